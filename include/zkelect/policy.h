@@ -1,0 +1,214 @@
+/*
+ * zkelect/policy.h - the ABI of a zkelect election policy (the one header a
+ * policy module needs).
+ *
+ * A policy is a shared object that exports one function, ZKELECT_POLICY_ENTRY
+ * ("zkelect_policy_entry"), returning a pointer to a static, read-only
+ * struct zkelect_policy. The host (libzkelect, on the elector) dlopen()s the
+ * module with RTLD_NOW|RTLD_LOCAL, checks the descriptor, calls init() once
+ * with the policy options, then choose() on every election, then fini().
+ *
+ * A policy is a pure function of its input: the same input gives the same
+ * output, it does no I/O, it keeps no pointer into the input after choose()
+ * returns, and it never blocks. It runs on the elector's state-machine thread.
+ *
+ * Versioning: the host refuses a module whose abi_major differs from its own,
+ * or whose descriptor is smaller than the ABI-1.0 struct. A later minor
+ * version only appends fields; the host reads them only when the module's
+ * abi_minor says they exist. Input structs carry their own size so a module
+ * can tell which fields the host filled.
+ *
+ * Ownership and lifetime, for every pointer below:
+ *  - struct zkelect_policy (returned by the entry): owned by the module,
+ *    static storage, must stay valid until the module is unloaded.
+ *  - every pointer inside struct zkelect_policy_input (strings, arrays):
+ *    owned by the host, valid only for the duration of one choose() call.
+ *  - options passed to init(): owned by the host, valid only during init();
+ *    copy what you keep into your state.
+ *  - the state pointer set by init(): owned by the module, passed back to
+ *    choose() and freed by fini(). It may be NULL for a stateless policy.
+ *  - err / out->reason buffers: owned by the host; the module writes a
+ *    NUL-terminated string of at most errlen/sizeof(reason) bytes.
+ */
+#ifndef ZKELECT_POLICY_H
+#define ZKELECT_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ZKELECT_POLICY_ABI_MAJOR 1                  /* incompatible changes */
+#define ZKELECT_POLICY_ABI_MINOR 0                  /* appended fields */
+#define ZKELECT_POLICY_ENTRY "zkelect_policy_entry" /* the exported symbol */
+
+/* Why an election runs: bits in zkelect_policy_input.reasons (several may be set). */
+#define ZKELECT_REASON_INITIAL        0x0001u /* first decision, or a new elector starts */
+#define ZKELECT_REASON_MEMBER_JOINED  0x0002u /* a member registered */
+#define ZKELECT_REASON_MEMBER_LEFT    0x0004u /* a member's registration vanished */
+#define ZKELECT_REASON_MEMBER_CHANGED 0x0008u /* a member's priority/eligibility/health changed */
+#define ZKELECT_REASON_LEADER_LOST    0x0010u /* the leader's registration or znode vanished */
+#define ZKELECT_REASON_CONFIG_CHANGED 0x0020u /* the cluster config changed */
+#define ZKELECT_REASON_WATCHDOG       0x0040u /* the elected node was not READY in time */
+#define ZKELECT_REASON_SWITCHOVER     0x0080u /* an operator asked to move leadership */
+#define ZKELECT_REASON_EXCLUSION_END  0x0100u /* an exclusion expired */
+#define ZKELECT_REASON_LEADER_RESIGNED 0x0200u /* the leader resigned gracefully */
+
+/* Status of the current leader's znode. */
+enum zkelect_leader_status {
+    ZKELECT_LEADER_NONE = 0,     /* no leader znode */
+    ZKELECT_LEADER_PROGRESS = 1, /* taking over */
+    ZKELECT_LEADER_READY = 2     /* serving */
+};
+
+/* One live member of the group, as registered under nodes/ and election/. */
+struct zkelect_member {
+    const char *id;               /* node id, never NULL */
+    const char *site;             /* site name, "" when the node has none */
+    int priority;                 /* node priority: higher is preferred */
+    int64_t seq;                  /* sequence of its election znode (lower = older) */
+    const char *const *tags;      /* ntags tag strings */
+    size_t ntags;                 /* number of tags */
+    int eligible;                 /* non-zero: the node may lead (its own config) */
+    int healthy;                  /* non-zero: its health check passes */
+    int excluded;                 /* non-zero: listed in the exclusions below */
+};
+
+/* A node excluded from leading for a while (by the watchdog, a failed takeover, ...). */
+struct zkelect_exclusion {
+    const char *id;               /* node id */
+    const char *reason;           /* why, e.g. "watchdog", "takeover-failed" */
+    uint64_t remaining_ms;        /* how much longer the exclusion lasts */
+};
+
+/* A site's priority from the cluster config: higher wins; <= 0 never leads. */
+struct zkelect_site_priority {
+    const char *site;             /* site name */
+    int priority;                 /* site priority */
+};
+
+/* A key=value option (policy options, from the cluster config). */
+struct zkelect_option {
+    const char *key;              /* lower-case key */
+    const char *value;            /* value as written */
+};
+
+/* Everything a policy may look at. */
+struct zkelect_policy_input {
+    size_t size;                                  /* sizeof(struct) as built by the host */
+    const struct zkelect_member *members;         /* live members, ordered by seq */
+    size_t nmembers;                              /* number of members */
+    const char *current_leader;                   /* node `elected` names now, or NULL */
+    const char *current_leader_site;              /* its site when elected ("" unknown), or NULL */
+    int current_present;                          /* non-zero: current_leader is a live member */
+    enum zkelect_leader_status current_status;    /* status of the leader znode */
+    const char *previous_leader;                  /* leader before current_leader, or NULL */
+    const struct zkelect_exclusion *excluded;     /* excluded nodes with reasons */
+    size_t nexcluded;                             /* number of exclusions */
+    const struct zkelect_site_priority *sites;    /* site priorities from the config */
+    size_t nsites;                                /* number of sites */
+    const struct zkelect_option *options;         /* policy options from the config */
+    size_t noptions;                              /* number of options */
+    unsigned reasons;                             /* ZKELECT_REASON_* bits */
+    const char *switchover_target;                /* with REASON_SWITCHOVER: the node asked
+                                                     for, or NULL for "any other node" */
+};
+
+/* What choose() returns. The host zero-fills it and sets chosen = -1 first. */
+struct zkelect_policy_output {
+    int chosen;                   /* index into input->members, or -1 for none */
+    char reason[160];             /* why (required when chosen == -1), NUL-terminated */
+};
+
+/* The descriptor a module's entry function returns. */
+struct zkelect_policy {
+    uint16_t abi_major;           /* ZKELECT_POLICY_ABI_MAJOR the module was built with */
+    uint16_t abi_minor;           /* ZKELECT_POLICY_ABI_MINOR the module was built with */
+    uint32_t size;                /* sizeof(struct zkelect_policy) */
+    const char *name;             /* policy name, e.g. "site"; static storage */
+
+    /*
+     * Parse options and set *state. Return 0, or non-zero with a message in
+     * err (an unknown key or bad value must fail here, naming it).
+     */
+    int (*init)(void **state, const struct zkelect_option *options, size_t noptions,
+                char *err, size_t errlen);
+
+    /* Free what init() allocated. Called exactly once per successful init(). */
+    void (*fini)(void *state);
+
+    /*
+     * Choose the leader. Return 0 with out->chosen set (or -1 and a reason);
+     * non-zero means the policy failed (out->reason says why). The host
+     * refuses a chosen member that is not eligible, healthy and unexcluded.
+     */
+    int (*choose)(void *state, const struct zkelect_policy_input *in,
+                  struct zkelect_policy_output *out);
+};
+
+/* The type of the exported entry function. */
+typedef const struct zkelect_policy *(*zkelect_policy_entry_fn)(void);
+
+/* Non-zero when a member may be chosen: eligible, healthy and not excluded. */
+static inline int
+zkelect_member_can_lead(const struct zkelect_member *m)
+{
+    return m->eligible && m->healthy && !m->excluded;
+}
+
+/*
+ * The node-id order every shipped policy uses ("numeric-aware"): ids are
+ * compared in runs; a run of digits compares as a number (leading zeros
+ * ignored, then fewer leading zeros first), anything else byte by byte. So
+ * "n2" < "n10" < "n10a" < "o1". Returns <0, 0, >0 like strcmp; 0 only for
+ * identical strings.
+ */
+static inline int
+zkelect_id_compare(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
+            const char *sa = a, *sb = b, *ea, *eb;
+            size_t la, lb;
+            while (*sa == '0') sa++;
+            while (*sb == '0') sb++;
+            for (ea = sa; *ea >= '0' && *ea <= '9'; ea++) ;
+            for (eb = sb; *eb >= '0' && *eb <= '9'; eb++) ;
+            la = (size_t)(ea - sa);
+            lb = (size_t)(eb - sb);
+            if (la != lb)
+                return la < lb ? -1 : 1;
+            for (; sa < ea; sa++, sb++)
+                if (*sa != *sb)
+                    return *sa < *sb ? -1 : 1;
+            /* same number: fewer leading zeros (shorter run) first */
+            if ((ea - a) != (eb - b))
+                return (ea - a) < (eb - b) ? -1 : 1;
+            a = ea;
+            b = eb;
+        } else {
+            if (*a != *b)
+                return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+            a++;
+            b++;
+        }
+    }
+    return (unsigned char)*a < (unsigned char)*b ? -1 : ((unsigned char)*a > (unsigned char)*b);
+}
+
+/* The entry every module defines, e.g.
+ *   ZKELECT_POLICY_EXPORT const struct zkelect_policy *zkelect_policy_entry(void)
+ *   { return &my_policy; }
+ */
+#if defined(__GNUC__)
+#define ZKELECT_POLICY_EXPORT __attribute__((visibility("default")))
+#else
+#define ZKELECT_POLICY_EXPORT
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ZKELECT_POLICY_H */

@@ -1,0 +1,58 @@
+#!/bin/sh
+# quickstart.sh - the README's two commands, for a fresh Debian 12 machine.
+#
+#   sh tests/quickstart.sh demo    install what is missing, build, run the live demo
+#   sh tests/quickstart.sh test    install what is missing, build with ASan/UBSan and
+#                                  -Werror, run the whole test suite (what CI runs)
+#
+# Run it as root or as a user with sudo, from the top of a clone. It builds in
+# ./build (test: ./build-check) and never touches the system outside apt-get.
+set -eu
+
+mode=${1:-}
+case "$mode" in
+    demo|test) ;;
+    *) echo "usage: sh tests/quickstart.sh demo|test" >&2; exit 2 ;;
+esac
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+# The Debian packages the project needs, build and run.
+PKGS="build-essential autoconf automake libtool pkg-config
+      libzookeeper-mt-dev libcjson-dev libiniparser-dev libcunit1-dev libmicrohttpd-dev
+      zookeeper default-jre-headless procps iproute2 curl"
+[ "$mode" = test ] && PKGS="$PKGS valgrind spin"
+
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "quickstart: installing:$missing"
+    SUDO=""
+    [ "$(id -u)" = 0 ] || SUDO=sudo
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    # shellcheck disable=SC2086
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+fi
+
+[ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi >/dev/null
+
+jobs=$(nproc 2>/dev/null || echo 2)
+if [ "$mode" = test ]; then
+    mkdir -p build-check && cd build-check
+    [ -f Makefile ] || ../configure --enable-sanitizers --enable-werror >/dev/null
+    make -j"$jobs"
+    status=0
+    make -j"$jobs" check || status=$?
+    make check-summary || status=1
+    exit $status
+fi
+
+mkdir -p build && cd build
+[ -f Makefile ] || ../configure >/dev/null
+make -j"$jobs"
+if [ -x ../tests/demo.sh ] || [ -f ../tests/demo.sh ]; then
+    exec sh ../tests/demo.sh "$@"
+fi
+exec ./tests/harness/zk-local

@@ -33,14 +33,27 @@ cutest_main(int argc, char **argv, CU_SuiteInfo *suites)
     }
     CU_basic_set_mode(CU_BRM_VERBOSE);
     if (argc > 1) {
+        /* arguments: SUITE, or SUITE:TEST-NAME-PREFIX to run one test */
         for (i = 1; i < argc; i++) {
-            CU_pSuite s = CU_get_suite(argv[i]);
-            if (s == NULL) {
-                fprintf(stderr, "%s: no suite named '%s'\n", name, argv[i]);
+            char sname[256];
+            const char *colon = strchr(argv[i], ':');
+            size_t n = colon ? (size_t)(colon - argv[i]) : strlen(argv[i]);
+            CU_pSuite s;
+            CU_pTest t = NULL;
+            snprintf(sname, sizeof(sname), "%.*s", (int)n, argv[i]);
+            s = CU_get_suite(sname);
+            if (s && colon)
+                for (t = s->pTest; t && strncmp(t->pName, colon + 1, strlen(colon + 1)) != 0; t = t->pNext)
+                    ;
+            if (s == NULL || (colon && t == NULL)) {
+                fprintf(stderr, "%s: no suite or test named '%s'\n", name, argv[i]);
                 CU_cleanup_registry();
                 return 99;
             }
-            CU_basic_run_suite(s);
+            if (t)
+                CU_basic_run_test(s, t);
+            else
+                CU_basic_run_suite(s);
         }
     } else {
         CU_basic_run_tests();

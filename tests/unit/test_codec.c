@@ -1,0 +1,2022 @@
+/*
+ * test_codec.c - unit tests of the znode payload codec (src/lib/codec.c).
+ *
+ * Suites: decode (table of payloads, each with the exact code it must give
+ * and the field its message must name), values (what decoding yields),
+ * generated (payloads built at run time: sizes, counts, nesting), encode
+ * (round trips, golden output, refused structs), messages, misc (validators,
+ * history_push), fault (allocation failures injected through cJSON's hooks).
+ *
+ * Payload literals use ' for " to stay readable; check_dec() swaps them.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "zkelect.h"
+#include "codec.h"
+#include "cutest.h"
+
+#define BIG (ZKE_PAYLOAD_MAX + 64)
+
+static char errbuf[512];        /* message of the last decode */
+static char work[BIG];          /* payload being decoded */
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* One decoder per kind, with the output struct hidden (static: history is big). */
+typedef int (*dec_fn)(const char *buf, int len, char *err, size_t errlen);
+
+static struct zke_member g_member;
+static struct zke_elected g_elected;
+static struct zke_leader g_leader;
+static struct zke_config g_config;
+static struct zke_switchover g_switchover;
+static struct zke_history g_history;
+
+static int
+dec_member(const char *b, int l, char *e, size_t n)
+{
+    return zke_member_decode(b, l, &g_member, e, n);
+}
+
+static int
+dec_elected(const char *b, int l, char *e, size_t n)
+{
+    return zke_elected_decode(b, l, &g_elected, e, n);
+}
+
+static int
+dec_leader(const char *b, int l, char *e, size_t n)
+{
+    return zke_leader_decode(b, l, &g_leader, e, n);
+}
+
+static int
+dec_config(const char *b, int l, char *e, size_t n)
+{
+    return zke_config_decode(b, l, &g_config, e, n);
+}
+
+static int
+dec_switchover(const char *b, int l, char *e, size_t n)
+{
+    return zke_switchover_decode(b, l, &g_switchover, e, n);
+}
+
+static int
+dec_history(const char *b, int l, char *e, size_t n)
+{
+    return zke_history_decode(b, l, &g_history, e, n);
+}
+
+/* Copy len bytes of a test payload into work, turning ' into ". */
+static int
+load(const char *src, size_t len)
+{
+    size_t i;
+
+    CU_ASSERT_FATAL(len <= sizeof(work));
+    for (i = 0; i < len; i++)
+        work[i] = src[i] == '\'' ? '"' : src[i];
+    return (int)len;
+}
+
+/*
+ * Decode len bytes of json with fn; assert the code, and for a failure that
+ * the message starts with "kind: ", is one line and names field (if any).
+ */
+static void
+check_raw(dec_fn fn, const char *kind, const char *buf, int len, int want,
+    const char *field)
+{
+    char needle[128];
+    size_t klen = strlen(kind);
+    int rc;
+
+    memset(errbuf, 'X', sizeof(errbuf));
+    rc = fn(buf, len, errbuf, sizeof(errbuf));
+    if (rc != want)
+        fprintf(stderr, "\n    got %s (\"%s\"), want %s\n", zkelect_errname(rc),
+            errbuf, zkelect_errname(want));
+    CU_ASSERT_EQUAL(rc, want);
+    CU_ASSERT(memchr(errbuf, '\0', sizeof(errbuf)) != NULL);
+    if (want == 0) {
+        CU_ASSERT_STRING_EQUAL(errbuf, "");
+        return;
+    }
+    CU_ASSERT(strncmp(errbuf, kind, klen) == 0 && errbuf[klen] == ':' &&
+        errbuf[klen + 1] == ' ' && errbuf[klen + 2] != '\0');
+    CU_ASSERT(strchr(errbuf, '\n') == NULL);
+    if (field != NULL) {
+        snprintf(needle, sizeof(needle), "field \"%s\"", field);
+        if (strstr(errbuf, needle) == NULL)
+            fprintf(stderr, "\n    message \"%s\" lacks %s\n", errbuf, needle);
+        CU_ASSERT(strstr(errbuf, needle) != NULL);
+    }
+}
+
+static void
+check_dec(dec_fn fn, const char *kind, const char *json, size_t len, int want,
+    const char *field)
+{
+    int n = load(json, len);
+
+    check_raw(fn, kind, work, n, want, field);
+}
+
+/* Growable string for generated payloads (quotes as '). */
+struct sb {
+    char buf[BIG * 2];
+    size_t len;
+};
+
+static struct sb sb;
+
+static void
+sb_reset(void)
+{
+    sb.len = 0;
+    sb.buf[0] = '\0';
+}
+
+static void
+sb_add(const char *s)
+{
+    size_t n = strlen(s);
+
+    CU_ASSERT_FATAL(sb.len + n < sizeof(sb.buf));
+    memcpy(sb.buf + sb.len, s, n + 1);
+    sb.len += n;
+}
+
+static void
+sb_repeat(const char *s, int times)
+{
+    while (times-- > 0)
+        sb_add(s);
+}
+
+static void sb_addf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+sb_addf(const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof(tmp), fmt, ap);
+    va_end(ap);
+    sb_add(tmp);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Payload builders                                                         */
+/* ------------------------------------------------------------------------ */
+
+#define A16 "aaaaaaaaaaaaaaaa"
+#define A64 A16 A16 A16 A16
+#define LETTERS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefgh"
+#define HEX32 "0123456789abcdef0123456789abcdef"
+
+#define MEM(id, site, prio, extra) \
+    "{'v':1,'id':" id ",'site':" site ",'priority':" prio \
+    ",'eligible':true,'healthy':true" extra "}"
+#define MEM_OK MEM("'n1'", "'dc1'", "5", "")
+
+#define ELE_TAIL "'elector':'n1','policy':'site','reason':'initial'"
+#define ELE(epoch, leader, extra) \
+    "{'v':1,'epoch':" epoch ",'leader':" leader "," ELE_TAIL ",'excluded':[]" \
+    extra "}"
+#define ELX(list) "{'v':1,'epoch':7,'leader':'n2'," ELE_TAIL ",'excluded':" list "}"
+#define XO(id, reason, rem) \
+    "{'id':" id ",'reason':" reason ",'remaining_ms':" rem "}"
+
+#define LEA(id, status, epoch, extra) \
+    "{'v':1,'id':" id ",'status':" status ",'epoch':" epoch extra "}"
+#define CFG(extra) "{'v':1" extra "}"
+#define SWI(id, to, extra) "{'v':1,'id':" id ",'to':" to extra "}"
+#define HIS(list) "{'v':1,'entries':" list "}"
+#define HE(epoch, leader, extra) \
+    "{'epoch':" epoch ",'leader':" leader \
+    ",'elector':'n1','policy':'site','reason':'r'" extra "}"
+
+/* ------------------------------------------------------------------------ */
+/* Suite "decode": name, kind, payload, expected code, field named (or NULL) */
+/* ------------------------------------------------------------------------ */
+
+#define DECODE_CASES(X)                                                       \
+    /* framing and syntax */                                                  \
+    X(empty_data, member, "", ESYNTAX, NULL)                                  \
+    X(only_whitespace, member, " \n\t ", ESYNTAX, NULL)                       \
+    X(empty_object_lacks_v, member, "{}", EMISSING, "v")                      \
+    X(top_array, member, "[]", ETYPE, NULL)                                   \
+    X(top_null, member, "null", ETYPE, NULL)                                  \
+    X(top_number, member, "1", ETYPE, NULL)                                   \
+    X(top_string, member, "'x'", ETYPE, NULL)                                 \
+    X(top_true, leader, "true", ETYPE, NULL)                                  \
+    X(truncated_object, member, "{'v':1,'id':'n1'", ESYNTAX, NULL)            \
+    X(truncated_string, member, "{'v':1,'id':'n", ESYNTAX, NULL)              \
+    X(truncated_after_colon, member, "{'v':", ESYNTAX, NULL)                  \
+    X(truncated_literal, member, "{'v':1,'x':tru", ESYNTAX, NULL)             \
+    X(trailing_garbage, member, MEM_OK "x", ETRAILING, NULL)                  \
+    X(trailing_object, member, MEM_OK "{}", ETRAILING, NULL)                  \
+    X(trailing_nul, member, MEM_OK "\0", ETRAILING, NULL)                     \
+    X(trailing_ws_ok, member, MEM_OK " \r\n\t ", OK, NULL)                    \
+    X(leading_ws_ok, member, "\n  " MEM_OK, OK, NULL)                         \
+    X(trailing_comma, member, "{'v':1,'id':'n1',}", ESYNTAX, NULL)            \
+    X(missing_colon, member, "{'v' 1}", ESYNTAX, NULL)                        \
+    X(missing_comma, member, "{'v':1 'id':'n1'}", ESYNTAX, NULL)              \
+    X(unquoted_key, member, "{v:1}", ESYNTAX, NULL)                           \
+    X(leading_zero, member, MEM("'n1'", "'dc1'", "05", ""), ESYNTAX, NULL)    \
+    X(plus_sign, member, MEM("'n1'", "'dc1'", "+5", ""), ESYNTAX, NULL)       \
+    X(bare_dot, member, MEM("'n1'", "'dc1'", "5.", ""), ESYNTAX, NULL)        \
+    X(nan_literal, member, MEM("'n1'", "'dc1'", "NaN", ""), ESYNTAX, NULL)    \
+    X(bad_escape, member, MEM("'n\\x1'", "'dc1'", "5", ""), ESYNTAX, NULL)    \
+    X(short_u_escape, member, MEM("'n\\u12'", "'dc1'", "5", ""), ESYNTAX,     \
+        NULL)                                                                 \
+    X(raw_control_char, member, MEM("'n\x01'", "'dc1'", "5", ""), ESYNTAX,    \
+        NULL)                                                                 \
+    X(raw_newline_in_string, member, MEM("'n\n1'", "'dc1'", "5", ""),         \
+        ESYNTAX, NULL)                                                        \
+    X(bom_refused, member, "\xEF\xBB\xBF" MEM_OK, ESYNTAX, NULL)              \
+    /* version */                                                             \
+    X(v_missing, member, "{'id':'n1','site':'','priority':1,'eligible':true," \
+        "'healthy':true}", EMISSING, "v")                                     \
+    X(v_string, member, "{'v':'1'}", ETYPE, "v")                              \
+    X(v_fraction, member, "{'v':1.5}", ETYPE, "v")                            \
+    X(v_huge, member, "{'v':1e400}", ETYPE, "v")                              \
+    X(v_null, elected, "{'v':null}", ETYPE, "v")                              \
+    X(v_bool, leader, "{'v':true}", ETYPE, "v")                               \
+    X(v_two, member, "{'v':2}", EVERSION, "v")                                \
+    X(v_zero, member, "{'v':0}", EVERSION, "v")                               \
+    X(v_negative, config, "{'v':-1}", EVERSION, "v")                          \
+    X(v_big_integral, config, "{'v':1e300}", EVERSION, "v")                   \
+    X(v_one_point_zero, config, "{'v':1.0}", OK, NULL)                        \
+    X(v_exponent_form, config, "{'v':10e-1}", OK, NULL)                       \
+    X(v_duplicate, config, "{'v':1,'v':1}", EBADVALUE, "v")                   \
+    X(v_checked_first, member, "{'v':2,'id':5}", EVERSION, "v")               \
+    X(unknown_fields_ignored, member,                                         \
+        MEM("'n1'", "'dc1'", "5", ",'zone':{'a':[1,2,{'b':null}]},'x':-1.5e3"), \
+        OK, NULL)                                                             \
+    X(unknown_duplicates_ignored, member,                                     \
+        MEM("'n1'", "'dc1'", "5", ",'x':1,'x':'y'"), OK, NULL)                \
+    X(key_case_matters, member,                                               \
+        "{'v':1,'ID':'n1','site':'dc1','priority':5,'eligible':true,"         \
+        "'healthy':true}", EMISSING, "id")                                    \
+    /* UTF-8 */                                                               \
+    X(utf8_overlong, member, MEM("'n1'", "'\xC0\xAF'", "5", ""), EUTF8, NULL) \
+    X(utf8_overlong3, member, MEM("'n1'", "'\xE0\x80\xAF'", "5", ""), EUTF8,  \
+        NULL)                                                                 \
+    X(utf8_overlong4, member, MEM("'n1'", "'\xF0\x80\x80\xAF'", "5", ""),     \
+        EUTF8, NULL)                                                          \
+    X(utf8_surrogate, member, MEM("'n1'", "'\xED\xA0\x80'", "5", ""), EUTF8,  \
+        NULL)                                                                 \
+    X(utf8_above_max, member, MEM("'n1'", "'\xF4\x90\x80\x80'", "5", ""),     \
+        EUTF8, NULL)                                                          \
+    X(utf8_f5, member, MEM("'n1'", "'\xF5\x80\x80\x80'", "5", ""), EUTF8,     \
+        NULL)                                                                 \
+    X(utf8_lone_continuation, member, MEM("'n1'", "'\x80'", "5", ""), EUTF8,  \
+        NULL)                                                                 \
+    X(utf8_truncated, member, MEM("'n1'", "'\xE2\x82'", "5", ""), EUTF8, NULL) \
+    X(utf8_truncated_at_end, member, MEM_OK "\xE2\x82", EUTF8, NULL)          \
+    X(utf8_in_key, member, MEM("'n1'", "'dc1'", "5", ",'\xFF':1"), EUTF8,     \
+        NULL)                                                                 \
+    X(utf8_in_unknown_field, member, MEM("'n1'", "'dc1'", "5", ",'x':'\xC1\xBF'"), \
+        EUTF8, NULL)                                                          \
+    X(escape_lone_high, member, MEM("'n1'", "'dc1'", "5", ",'host':'\\ud800'"), \
+        EUTF8, NULL)                                                          \
+    X(escape_lone_low, member, MEM("'n1'", "'dc1'", "5", ",'host':'\\udc00'"), \
+        EUTF8, NULL)                                                          \
+    X(escape_high_then_other, member,                                         \
+        MEM("'n1'", "'dc1'", "5", ",'host':'\\ud800\\u0041'"), EUTF8, NULL)   \
+    X(escape_high_at_end, member,                                             \
+        MEM("'n1'", "'dc1'", "5", ",'host':'x\\uD800'"), EUTF8, NULL)         \
+    X(escape_nul, member, MEM("'n1'", "'dc1'", "5", ",'host':'a\\u0000b'"),   \
+        EUTF8, NULL)                                                          \
+    X(escape_nul_in_key, member, MEM("'n1'", "'dc1'", "5", ",'a\\u0000':1"),  \
+        EUTF8, NULL)                                                          \
+    X(escape_pair_ok, member,                                                 \
+        MEM("'n1'", "'dc1'", "5", ",'host':'\\ud83d\\ude00'"), OK, NULL)      \
+    X(escaped_backslash_u_ok, member,                                         \
+        MEM("'n1'", "'dc1'", "5", ",'host':'\\\\ud800'"), OK, NULL)           \
+    X(raw_utf8_ok, member,                                                    \
+        MEM("'n1'", "'dc1'", "5", ",'host':'h\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80'"), \
+        OK, NULL)                                                             \
+    /* member: required fields */                                             \
+    X(member_id_missing, member, "{'v':1,'site':'dc1','priority':5,"          \
+        "'eligible':true,'healthy':true}", EMISSING, "id")                    \
+    X(member_site_missing, member, "{'v':1,'id':'n1','priority':5,"           \
+        "'eligible':true,'healthy':true}", EMISSING, "site")                  \
+    X(member_priority_missing, member, "{'v':1,'id':'n1','site':'dc1',"       \
+        "'eligible':true,'healthy':true}", EMISSING, "priority")              \
+    X(member_eligible_missing, member, "{'v':1,'id':'n1','site':'dc1',"       \
+        "'priority':5,'healthy':true}", EMISSING, "eligible")                 \
+    X(member_healthy_missing, member, "{'v':1,'id':'n1','site':'dc1',"        \
+        "'priority':5,'eligible':true}", EMISSING, "healthy")                 \
+    X(member_optional_absent_ok, member, MEM_OK, OK, NULL)                    \
+    /* member: types */                                                       \
+    X(member_id_number, member, MEM("5", "'dc1'", "5", ""), ETYPE, "id")      \
+    X(member_id_null, member, MEM("null", "'dc1'", "5", ""), ETYPE, "id")     \
+    X(member_id_array, member, MEM("['n1']", "'dc1'", "5", ""), ETYPE, "id")  \
+    X(member_site_number, member, MEM("'n1'", "1", "5", ""), ETYPE, "site")   \
+    X(member_site_null, member, MEM("'n1'", "null", "5", ""), ETYPE, "site")  \
+    X(member_priority_string, member, MEM("'n1'", "'dc1'", "'5'", ""), ETYPE, \
+        "priority")                                                           \
+    X(member_priority_bool, member, MEM("'n1'", "'dc1'", "true", ""), ETYPE,  \
+        "priority")                                                           \
+    X(member_eligible_string, member, "{'v':1,'id':'n1','site':'','priority':1," \
+        "'eligible':'true','healthy':true}", ETYPE, "eligible")               \
+    X(member_eligible_number, member, "{'v':1,'id':'n1','site':'','priority':1," \
+        "'eligible':1,'healthy':true}", ETYPE, "eligible")                    \
+    X(member_healthy_null, member, "{'v':1,'id':'n1','site':'','priority':1," \
+        "'eligible':true,'healthy':null}", ETYPE, "healthy")                  \
+    X(member_host_number, member, MEM("'n1'", "'dc1'", "5", ",'host':5"),     \
+        ETYPE, "host")                                                        \
+    X(member_pid_string, member, MEM("'n1'", "'dc1'", "5", ",'pid':'12'"),    \
+        ETYPE, "pid")                                                         \
+    X(member_version_bool, member, MEM("'n1'", "'dc1'", "5", ",'version':true"), \
+        ETYPE, "version")                                                     \
+    X(member_tags_object, member, MEM("'n1'", "'dc1'", "5", ",'tags':{}"),    \
+        ETYPE, "tags")                                                        \
+    X(member_tags_string, member, MEM("'n1'", "'dc1'", "5", ",'tags':'a'"),   \
+        ETYPE, "tags")                                                        \
+    X(member_tag_number, member, MEM("'n1'", "'dc1'", "5", ",'tags':['a',1]"), \
+        ETYPE, "tags[1]")                                                     \
+    X(member_guid_number, member, MEM("'n1'", "'dc1'", "5", ",'guid':1"),     \
+        ETYPE, "guid")                                                        \
+    /* member: ranges */                                                      \
+    X(member_priority_max_ok, member, MEM("'n1'", "'dc1'", "1000000", ""), OK, \
+        NULL)                                                                 \
+    X(member_priority_min_ok, member, MEM("'n1'", "'dc1'", "-1000000", ""),   \
+        OK, NULL)                                                             \
+    X(member_priority_too_big, member, MEM("'n1'", "'dc1'", "1000001", ""),   \
+        ERANGE, "priority")                                                   \
+    X(member_priority_too_small, member, MEM("'n1'", "'dc1'", "-1000001", ""), \
+        ERANGE, "priority")                                                   \
+    X(member_priority_fraction, member, MEM("'n1'", "'dc1'", "1.5", ""),      \
+        ERANGE, "priority")                                                   \
+    X(member_priority_inf, member, MEM("'n1'", "'dc1'", "1e400", ""), ERANGE, \
+        "priority")                                                           \
+    X(member_priority_neg_inf, member, MEM("'n1'", "'dc1'", "-1e400", ""),    \
+        ERANGE, "priority")                                                   \
+    X(member_pid_negative, member, MEM("'n1'", "'dc1'", "5", ",'pid':-1"),    \
+        ERANGE, "pid")                                                        \
+    X(member_pid_2p53, member,                                                \
+        MEM("'n1'", "'dc1'", "5", ",'pid':9007199254740992"), ERANGE, "pid")  \
+    X(member_pid_2p64, member,                                                \
+        MEM("'n1'", "'dc1'", "5", ",'pid':18446744073709551616"), ERANGE, "pid") \
+    X(member_pid_long_literal, member, MEM("'n1'", "'dc1'", "5", ",'pid':"    \
+        "1000000000000000000000000000000000000000000000000000000000000000000"), \
+        ERANGE, NULL)                                                         \
+    X(long_literal_in_unknown_field, member, MEM("'n1'", "'dc1'", "5",        \
+        ",'x':0.10000000000000000000000000000000000000000000000000000000000001"), \
+        ERANGE, NULL)                                                         \
+    X(literal_of_63_ok, member, MEM("'n1'", "'dc1'", "5",                     \
+        ",'x':0.1000000000000000000000000000000000000000000000000000000000001"), \
+        OK, NULL)                                                             \
+    /* member: sizes */                                                       \
+    X(member_id_64_ok, member, MEM("'" A64 "'", "'dc1'", "5", ""), OK, NULL)  \
+    X(member_id_65, member, MEM("'" A64 "a'", "'dc1'", "5", ""), ETOOBIG, "id") \
+    X(member_site_65, member, MEM("'n1'", "'" A64 "a'", "5", ""), ETOOBIG,    \
+        "site")                                                               \
+    X(member_host_256, member,                                                \
+        MEM("'n1'", "'dc1'", "5", ",'host':'" A64 A64 A64 A64 "a'"), ETOOBIG, \
+        "host")                                                               \
+    X(member_version_33, member,                                              \
+        MEM("'n1'", "'dc1'", "5", ",'version':'" A16 A16 "a'"), ETOOBIG,      \
+        "version")                                                            \
+    X(member_tag_65, member,                                                  \
+        MEM("'n1'", "'dc1'", "5", ",'tags':['x','" A64 "a']"), ETOOBIG,       \
+        "tags[1]")                                                            \
+    X(member_tags_17, member, MEM("'n1'", "'dc1'", "5", ",'tags':['a','b',"   \
+        "'c','d','e','f','g','h','i','j','k','l','m','n','o','p','q']"),      \
+        ETOOBIG, "tags")                                                      \
+    X(member_tags_16_ok, member, MEM("'n1'", "'dc1'", "5", ",'tags':['a','b'," \
+        "'c','d','e','f','g','h','i','j','k','l','m','n','o','p']"), OK, NULL) \
+    /* member: values */                                                      \
+    X(member_id_empty, member, MEM("''", "'dc1'", "5", ""), EBADVALUE, "id")  \
+    X(member_id_dot, member, MEM("'.x'", "'dc1'", "5", ""), EBADVALUE, "id")  \
+    X(member_id_dash, member, MEM("'-x'", "'dc1'", "5", ""), EBADVALUE, "id") \
+    X(member_id_slash, member, MEM("'a/b'", "'dc1'", "5", ""), EBADVALUE, "id") \
+    X(member_id_space, member, MEM("'a b'", "'dc1'", "5", ""), EBADVALUE, "id") \
+    X(member_id_non_ascii, member, MEM("'n\xC3\xA9'", "'dc1'", "5", ""),      \
+        EBADVALUE, "id")                                                      \
+    X(member_id_escaped_newline, member, MEM("'n\\n'", "'dc1'", "5", ""),     \
+        EBADVALUE, "id")                                                      \
+    X(member_id_inner_chars_ok, member, MEM("'_a.b-C9'", "'dc1'", "5", ""),   \
+        OK, NULL)                                                             \
+    X(member_site_empty_ok, member, MEM("'n1'", "''", "5", ""), OK, NULL)     \
+    X(member_site_space, member, MEM("'n1'", "'d c'", "5", ""), EBADVALUE,    \
+        "site")                                                               \
+    X(member_site_dash, member, MEM("'n1'", "'-dc'", "5", ""), EBADVALUE,     \
+        "site")                                                               \
+    X(member_tag_bad, member, MEM("'n1'", "'dc1'", "5", ",'tags':['ok','a:b']"), \
+        EBADVALUE, "tags[1]")                                                 \
+    X(member_tag_empty, member, MEM("'n1'", "'dc1'", "5", ",'tags':['']"),    \
+        EBADVALUE, "tags[0]")                                                 \
+    X(member_tag_duplicate, member,                                           \
+        MEM("'n1'", "'dc1'", "5", ",'tags':['a','b','a']"), EBADVALUE,        \
+        "tags[2]")                                                            \
+    X(member_guid_ok, member, MEM("'n1'", "'dc1'", "5", ",'guid':'" HEX32 "'"), \
+        OK, NULL)                                                             \
+    X(member_guid_upper, member,                                              \
+        MEM("'n1'", "'dc1'", "5", ",'guid':'0123456789ABCDEF0123456789abcdef'"), \
+        EBADVALUE, "guid")                                                    \
+    X(member_guid_31, member,                                                 \
+        MEM("'n1'", "'dc1'", "5", ",'guid':'0123456789abcdef0123456789abcde'"), \
+        EBADVALUE, "guid")                                                    \
+    X(member_guid_33, member,                                                 \
+        MEM("'n1'", "'dc1'", "5", ",'guid':'" HEX32 "0'"), ETOOBIG, "guid")   \
+    X(member_guid_non_hex, member,                                            \
+        MEM("'n1'", "'dc1'", "5", ",'guid':'0123456789abcdef0123456789abcdeg'"), \
+        EBADVALUE, "guid")                                                    \
+    X(member_host_control, member,                                            \
+        MEM("'n1'", "'dc1'", "5", ",'host':'a\\tb'"), EBADVALUE, "host")      \
+    X(member_host_del, member, MEM("'n1'", "'dc1'", "5", ",'host':'a\x7f'"),  \
+        EBADVALUE, "host")                                                    \
+    X(member_duplicate_id, member, MEM("'n1'", "'dc1'", "5", ",'id':'n2'"),   \
+        EBADVALUE, "id")                                                      \
+    X(member_duplicate_priority, member, MEM("'n1'", "'dc1'", "5",            \
+        ",'priority':5"), EBADVALUE, "priority")                              \
+    /* elected */                                                             \
+    X(elected_ok, elected, ELE("7", "'n2'", ""), OK, NULL)                    \
+    X(elected_null_leader_ok, elected, ELE("7", "null", ""), OK, NULL)        \
+    X(elected_epoch_missing, elected, "{'v':1,'leader':'n2'," ELE_TAIL        \
+        ",'excluded':[]}", EMISSING, "epoch")                                 \
+    X(elected_leader_missing, elected, "{'v':1,'epoch':7," ELE_TAIL           \
+        ",'excluded':[]}", EMISSING, "leader")                                \
+    X(elected_elector_missing, elected, "{'v':1,'epoch':7,'leader':'n2',"     \
+        "'policy':'site','reason':'r','excluded':[]}", EMISSING, "elector")   \
+    X(elected_policy_missing, elected, "{'v':1,'epoch':7,'leader':'n2',"      \
+        "'elector':'n1','reason':'r','excluded':[]}", EMISSING, "policy")     \
+    X(elected_reason_missing, elected, "{'v':1,'epoch':7,'leader':'n2',"      \
+        "'elector':'n1','policy':'site','excluded':[]}", EMISSING, "reason")  \
+    X(elected_excluded_missing, elected, "{'v':1,'epoch':7,'leader':'n2',"    \
+        ELE_TAIL "}", EMISSING, "excluded")                                   \
+    X(elected_epoch_string, elected, ELE("'7'", "'n2'", ""), ETYPE, "epoch")  \
+    X(elected_epoch_zero, elected, ELE("0", "'n2'", ""), ERANGE, "epoch")     \
+    X(elected_epoch_negative, elected, ELE("-1", "'n2'", ""), ERANGE, "epoch") \
+    X(elected_epoch_2p53, elected, ELE("9007199254740992", "'n2'", ""),       \
+        ERANGE, "epoch")                                                      \
+    X(elected_epoch_max_ok, elected, ELE("9007199254740991", "'n2'", ""), OK, \
+        NULL)                                                                 \
+    X(elected_epoch_inf, elected, ELE("1e400", "'n2'", ""), ERANGE, "epoch")  \
+    X(elected_epoch_fraction, elected, ELE("7.25", "'n2'", ""), ERANGE,       \
+        "epoch")                                                              \
+    X(elected_leader_number, elected, ELE("7", "2", ""), ETYPE, "leader")     \
+    X(elected_leader_empty, elected, ELE("7", "''", ""), EBADVALUE, "leader") \
+    X(elected_leader_bad, elected, ELE("7", "'a b'", ""), EBADVALUE, "leader") \
+    X(elected_leader_site_number, elected, ELE("7", "'n2'",                   \
+        ",'leader_site':1"), ETYPE, "leader_site")                            \
+    X(elected_previous_number, elected, ELE("7", "'n2'", ",'previous':1"),    \
+        ETYPE, "previous")                                                    \
+    X(elected_previous_bad, elected, ELE("7", "'n2'", ",'previous':'.p'"),    \
+        EBADVALUE, "previous")                                                \
+    X(elected_elector_number, elected, "{'v':1,'epoch':7,'leader':'n2',"      \
+        "'elector':1,'policy':'site','reason':'r','excluded':[]}", ETYPE,     \
+        "elector")                                                            \
+    X(elected_elector_null, elected, "{'v':1,'epoch':7,'leader':'n2',"        \
+        "'elector':null,'policy':'site','reason':'r','excluded':[]}", ETYPE,  \
+        "elector")                                                            \
+    X(elected_policy_bool, elected, "{'v':1,'epoch':7,'leader':'n2',"         \
+        "'elector':'n1','policy':false,'reason':'r','excluded':[]}", ETYPE,   \
+        "policy")                                                             \
+    X(elected_policy_bad, elected, "{'v':1,'epoch':7,'leader':'n2',"          \
+        "'elector':'n1','policy':'my policy','reason':'r','excluded':[]}",    \
+        EBADVALUE, "policy")                                                  \
+    X(elected_reason_array, elected, "{'v':1,'epoch':7,'leader':'n2',"        \
+        "'elector':'n1','policy':'site','reason':[],'excluded':[]}", ETYPE,   \
+        "reason")                                                             \
+    X(elected_reason_159_ok, elected, "{'v':1,'epoch':7,'leader':'n2',"       \
+        "'elector':'n1','policy':'site','reason':'" A64 A64 A16 "aaaaaaaaaaaaaaa'," \
+        "'excluded':[]}", OK, NULL)                                           \
+    X(elected_reason_160, elected, "{'v':1,'epoch':7,'leader':'n2',"          \
+        "'elector':'n1','policy':'site','reason':'" A64 A64 A16 A16 "',"      \
+        "'excluded':[]}", ETOOBIG, "reason")                                  \
+    X(elected_at_ms_string, elected, ELE("7", "'n2'", ",'at_ms':'now'"),      \
+        ETYPE, "at_ms")                                                       \
+    X(elected_at_ms_negative, elected, ELE("7", "'n2'", ",'at_ms':-5"),       \
+        ERANGE, "at_ms")                                                      \
+    X(elected_switchover_id_negative, elected,                                \
+        ELE("7", "'n2'", ",'switchover_id':-1"), ERANGE, "switchover_id")     \
+    X(elected_switchover_id_fraction, elected,                                \
+        ELE("7", "'n2'", ",'switchover_id':0.5"), ERANGE, "switchover_id")    \
+    X(elected_excluded_object, elected, ELX("{}"), ETYPE, "excluded")         \
+    X(elected_excluded_null, elected, ELX("null"), ETYPE, "excluded")         \
+    X(elected_exclusion_not_object, elected, ELX("['n3']"), ETYPE,            \
+        "excluded[0]")                                                        \
+    X(elected_exclusion_ok, elected,                                          \
+        ELX("[" XO("'n3'", "'watchdog'", "1000") "]"), OK, NULL)              \
+    X(elected_exclusion_id_missing, elected,                                  \
+        ELX("[{'reason':'watchdog','remaining_ms':5}]"), EMISSING,            \
+        "excluded[0].id")                                                     \
+    X(elected_exclusion_reason_missing, elected,                              \
+        ELX("[{'id':'n3','remaining_ms':5}]"), EMISSING, "excluded[0].reason") \
+    X(elected_exclusion_remaining_missing, elected,                           \
+        ELX("[{'id':'n3','reason':'watchdog'}]"), EMISSING,                   \
+        "excluded[0].remaining_ms")                                           \
+    X(elected_exclusion_id_number, elected,                                   \
+        ELX("[" XO("3", "'watchdog'", "1") "]"), ETYPE, "excluded[0].id")     \
+    X(elected_exclusion_reason_bad, elected,                                  \
+        ELX("[" XO("'n3'", "'too slow'", "1") "]"), EBADVALUE,                \
+        "excluded[0].reason")                                                 \
+    X(elected_exclusion_remaining_string, elected,                            \
+        ELX("[" XO("'n3'", "'watchdog'", "'1'") "]"), ETYPE,                  \
+        "excluded[0].remaining_ms")                                           \
+    X(elected_exclusion_remaining_7d_ok, elected,                             \
+        ELX("[" XO("'n3'", "'watchdog'", "604800000") "]"), OK, NULL)         \
+    X(elected_exclusion_remaining_too_big, elected,                           \
+        ELX("[" XO("'n3'", "'watchdog'", "1") "," XO("'n4'", "'watchdog'",    \
+        "604800001") "]"), ERANGE, "excluded[1].remaining_ms")                \
+    X(elected_exclusion_duplicate, elected,                                   \
+        ELX("[" XO("'n3'", "'a'", "1") "," XO("'n4'", "'b'", "1") ","         \
+        XO("'n3'", "'c'", "1") "]"), EBADVALUE, "excluded[2].id")             \
+    X(elected_exclusion_duplicate_key, elected,                               \
+        ELX("[{'id':'n3','reason':'a','remaining_ms':1,'id':'n4'}]"),         \
+        EBADVALUE, "excluded[0].id")                                          \
+    /* leader */                                                              \
+    X(leader_progress_ok, leader, LEA("'n1'", "'PROGRESS'", "3", ""), OK, NULL) \
+    X(leader_ready_ok, leader, LEA("'n1'", "'READY'", "3", ",'since_ms':5"),  \
+        OK, NULL)                                                             \
+    X(leader_id_missing, leader, "{'v':1,'status':'READY','epoch':3}",        \
+        EMISSING, "id")                                                       \
+    X(leader_status_missing, leader, "{'v':1,'id':'n1','epoch':3}", EMISSING, \
+        "status")                                                             \
+    X(leader_epoch_missing, leader, "{'v':1,'id':'n1','status':'READY'}",     \
+        EMISSING, "epoch")                                                    \
+    X(leader_id_bad, leader, LEA("'n/1'", "'READY'", "3", ""), EBADVALUE, "id") \
+    X(leader_id_null, leader, LEA("null", "'READY'", "3", ""), ETYPE, "id")   \
+    X(leader_status_unknown, leader, LEA("'n1'", "'DONE'", "3", ""),          \
+        EBADVALUE, "status")                                                  \
+    X(leader_status_lower, leader, LEA("'n1'", "'ready'", "3", ""),           \
+        EBADVALUE, "status")                                                  \
+    X(leader_status_empty, leader, LEA("'n1'", "''", "3", ""), EBADVALUE,     \
+        "status")                                                             \
+    X(leader_status_number, leader, LEA("'n1'", "2", "3", ""), ETYPE, "status") \
+    X(leader_epoch_zero, leader, LEA("'n1'", "'READY'", "0", ""), ERANGE,     \
+        "epoch")                                                              \
+    X(leader_epoch_bool, leader, LEA("'n1'", "'READY'", "true", ""), ETYPE,   \
+        "epoch")                                                              \
+    X(leader_since_string, leader, LEA("'n1'", "'READY'", "3", ",'since_ms':'x'"), \
+        ETYPE, "since_ms")                                                    \
+    X(leader_since_negative, leader, LEA("'n1'", "'READY'", "3",              \
+        ",'since_ms':-1"), ERANGE, "since_ms")                                \
+    X(leader_duplicate_status, leader, LEA("'n1'", "'READY'", "3",            \
+        ",'status':'PROGRESS'"), EBADVALUE, "status")                         \
+    /* config */                                                              \
+    X(config_minimal_ok, config, CFG(""), OK, NULL)                           \
+    X(config_policy_number, config, CFG(",'policy':1"), ETYPE, "policy")      \
+    X(config_policy_empty_ok, config, CFG(",'policy':''"), OK, NULL)          \
+    X(config_policy_bad, config, CFG(",'policy':'../x'"), EBADVALUE, "policy") \
+    X(config_sites_array, config, CFG(",'sites':[]"), ETYPE, "sites")         \
+    X(config_site_value_string, config, CFG(",'sites':{'dc1':'100'}"), ETYPE, \
+        "sites.dc1")                                                          \
+    X(config_site_value_null, config, CFG(",'sites':{'dc1':null}"), ETYPE,    \
+        "sites.dc1")                                                          \
+    X(config_site_priority_big, config, CFG(",'sites':{'dc1':1000001}"),      \
+        ERANGE, "sites.dc1")                                                  \
+    X(config_site_priority_fraction, config, CFG(",'sites':{'dc1':0.5}"),     \
+        ERANGE, "sites.dc1")                                                  \
+    X(config_site_key_bad, config, CFG(",'sites':{'dc 1':1}"), EBADVALUE,     \
+        "sites.dc 1")                                                         \
+    X(config_site_key_empty, config, CFG(",'sites':{'':1}"), EBADVALUE,       \
+        "sites.")                                                             \
+    X(config_site_key_65, config, CFG(",'sites':{'" A64 "b':1}"), ETOOBIG,    \
+        NULL)                                                                 \
+    X(config_site_duplicate, config, CFG(",'sites':{'dc1':1,'dc2':2,'dc1':3}"), \
+        EBADVALUE, "sites.dc1")                                               \
+    X(config_watchdog_string, config, CFG(",'watchdog_ms':'5s'"), ETYPE,      \
+        "watchdog_ms")                                                        \
+    X(config_watchdog_zero_ok, config, CFG(",'watchdog_ms':0"), OK, NULL)     \
+    X(config_watchdog_min_ok, config, CFG(",'watchdog_ms':100"), OK, NULL)    \
+    X(config_watchdog_max_ok, config, CFG(",'watchdog_ms':3600000"), OK, NULL) \
+    X(config_watchdog_low, config, CFG(",'watchdog_ms':99"), ERANGE,          \
+        "watchdog_ms")                                                        \
+    X(config_watchdog_high, config, CFG(",'watchdog_ms':3600001"), ERANGE,    \
+        "watchdog_ms")                                                        \
+    X(config_watchdog_negative, config, CFG(",'watchdog_ms':-100"), ERANGE,   \
+        "watchdog_ms")                                                        \
+    X(config_exclude_high, config, CFG(",'exclude_ms':86400001"), ERANGE,     \
+        "exclude_ms")                                                         \
+    X(config_exclude_one_ok, config, CFG(",'exclude_ms':1"), OK, NULL)        \
+    X(config_options_array, config, CFG(",'options':['a']"), ETYPE, "options") \
+    X(config_option_value_number, config, CFG(",'options':{'sticky':1}"),     \
+        ETYPE, "options.sticky")                                              \
+    X(config_option_value_256, config,                                        \
+        CFG(",'options':{'k':'" A64 A64 A64 A64 "x'}"), ETOOBIG, "options.k") \
+    X(config_option_value_255_ok, config,                                     \
+        CFG(",'options':{'k':'" A64 A64 A64 A16 A16 A16 "aaaaaaaaaaaaaaa'}"), \
+        OK, NULL)                                                             \
+    X(config_option_key_bad, config, CFG(",'options':{'a=b':'x'}"),           \
+        EBADVALUE, "options.a=b")                                             \
+    X(config_option_duplicate, config, CFG(",'options':{'k':'1','k':'2'}"),   \
+        EBADVALUE, "options.k")                                               \
+    X(config_option_value_control, config, CFG(",'options':{'k':'a\\nb'}"),   \
+        EBADVALUE, "options.k")                                               \
+    X(config_paused_string, config, CFG(",'paused':'yes'"), ETYPE, "paused")  \
+    X(config_paused_number, config, CFG(",'paused':1"), ETYPE, "paused")      \
+    X(config_duplicate_paused, config, CFG(",'paused':true,'paused':false"),  \
+        EBADVALUE, "paused")                                                  \
+    /* switchover */                                                          \
+    X(switchover_ok, switchover, SWI("4", "'n2'", ",'by':'alice@host'"), OK,  \
+        NULL)                                                                 \
+    X(switchover_to_null_ok, switchover, SWI("4", "null", ""), OK, NULL)      \
+    X(switchover_id_missing, switchover, "{'v':1,'to':'n2'}", EMISSING, "id") \
+    X(switchover_to_missing, switchover, "{'v':1,'id':4}", EMISSING, "to")    \
+    X(switchover_id_zero, switchover, SWI("0", "'n2'", ""), ERANGE, "id")     \
+    X(switchover_id_2p53, switchover, SWI("9007199254740992", "'n2'", ""),    \
+        ERANGE, "id")                                                         \
+    X(switchover_id_string, switchover, SWI("'4'", "'n2'", ""), ETYPE, "id")  \
+    X(switchover_to_number, switchover, SWI("4", "2", ""), ETYPE, "to")       \
+    X(switchover_to_empty, switchover, SWI("4", "''", ""), EBADVALUE, "to")   \
+    X(switchover_to_bad, switchover, SWI("4", "'-n2'", ""), EBADVALUE, "to")  \
+    X(switchover_at_string, switchover, SWI("4", "'n2'", ",'at_ms':'x'"),     \
+        ETYPE, "at_ms")                                                       \
+    X(switchover_by_number, switchover, SWI("4", "'n2'", ",'by':7"), ETYPE,   \
+        "by")                                                                 \
+    X(switchover_by_65, switchover, SWI("4", "'n2'", ",'by':'" A64 "a'"),     \
+        ETOOBIG, "by")                                                        \
+    /* history */                                                             \
+    X(history_empty_ok, history, HIS("[]"), OK, NULL)                         \
+    X(history_ok, history, HIS("[" HE("1", "'n1'", "") "," HE("2", "null",    \
+        ",'at_ms':5") "]"), OK, NULL)                                         \
+    X(history_entries_missing, history, "{'v':1}", EMISSING, "entries")       \
+    X(history_entries_object, history, HIS("{}"), ETYPE, "entries")           \
+    X(history_entry_not_object, history, HIS("[1]"), ETYPE, "entries[0]")     \
+    X(history_entry_epoch_missing, history,                                   \
+        HIS("[{'leader':'n1','elector':'n1','policy':'p','reason':''}]"),     \
+        EMISSING, "entries[0].epoch")                                         \
+    X(history_entry_leader_missing, history,                                  \
+        HIS("[{'epoch':1,'elector':'n1','policy':'p','reason':''}]"),         \
+        EMISSING, "entries[0].leader")                                        \
+    X(history_entry_elector_missing, history,                                 \
+        HIS("[{'epoch':1,'leader':'n1','policy':'p','reason':''}]"),          \
+        EMISSING, "entries[0].elector")                                       \
+    X(history_entry_policy_missing, history,                                  \
+        HIS("[{'epoch':1,'leader':'n1','elector':'n1','reason':''}]"),        \
+        EMISSING, "entries[0].policy")                                        \
+    X(history_entry_reason_missing, history,                                  \
+        HIS("[{'epoch':1,'leader':'n1','elector':'n1','policy':'p'}]"),       \
+        EMISSING, "entries[0].reason")                                        \
+    X(history_entry_epoch_zero, history, HIS("[" HE("1", "'n1'", "") ","      \
+        HE("0", "'n1'", "") "]"), ERANGE, "entries[1].epoch")                 \
+    X(history_entry_leader_bad, history, HIS("[" HE("1", "'a b'", "") "]"),   \
+        EBADVALUE, "entries[0].leader")                                       \
+    X(history_entry_at_string, history, HIS("[" HE("1", "'n1'",               \
+        ",'at_ms':'x'") "]"), ETYPE, "entries[0].at_ms")                      \
+    X(history_entry_duplicate_key, history, HIS("[" HE("1", "'n1'",           \
+        ",'epoch':2") "]"), EBADVALUE, "entries[0].epoch")
+
+#define X_DEFINE(name, kind, json, code, field)                               \
+    static void test_##name(void)                                             \
+    {                                                                         \
+        check_dec(dec_##kind, #kind, json, sizeof(json) - 1, ZKELECT_##code,  \
+            field);                                                           \
+    }
+DECODE_CASES(X_DEFINE)
+#undef X_DEFINE
+
+#define X_INFO(name, kind, json, code, field) { #name, test_##name },
+static CU_TestInfo decode_tests[] = {
+    DECODE_CASES(X_INFO)
+    CU_TEST_INFO_NULL
+};
+#undef X_INFO
+
+/* ------------------------------------------------------------------------ */
+/* Suite "values": what a successful decode yields                          */
+/* ------------------------------------------------------------------------ */
+
+static int
+decode_lit(dec_fn fn, const char *json)
+{
+    int n = load(json, strlen(json));
+
+    errbuf[0] = 'X';
+    return fn(work, n, errbuf, sizeof(errbuf));
+}
+
+static void
+test_member_values(void)
+{
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_member, MEM("'n1'", "'dc1'", "-7",
+        ",'host':'h1','pid':1234,'version':'0.1.0','tags':['a','b'],"
+        "'guid':'" HEX32 "'")), 0);
+    CU_ASSERT_STRING_EQUAL(g_member.id, "n1");
+    CU_ASSERT_STRING_EQUAL(g_member.site, "dc1");
+    CU_ASSERT_EQUAL(g_member.priority, -7);
+    CU_ASSERT_STRING_EQUAL(g_member.host, "h1");
+    CU_ASSERT_EQUAL(g_member.pid, 1234);
+    CU_ASSERT_STRING_EQUAL(g_member.version, "0.1.0");
+    CU_ASSERT_EQUAL(g_member.ntags, 2);
+    CU_ASSERT_STRING_EQUAL(g_member.tags[0], "a");
+    CU_ASSERT_STRING_EQUAL(g_member.tags[1], "b");
+    CU_ASSERT(g_member.eligible);
+    CU_ASSERT(g_member.healthy);
+    CU_ASSERT_STRING_EQUAL(g_member.guid, HEX32);
+    CU_ASSERT_STRING_EQUAL(errbuf, "");
+}
+
+static void
+test_member_defaults(void)
+{
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_member,
+        "{'v':1,'id':'n1','site':'','priority':0,'eligible':false,"
+        "'healthy':false}"), 0);
+    CU_ASSERT_STRING_EQUAL(g_member.site, "");
+    CU_ASSERT_STRING_EQUAL(g_member.host, "");
+    CU_ASSERT_EQUAL(g_member.pid, 0);
+    CU_ASSERT_EQUAL(g_member.ntags, 0);
+    CU_ASSERT(!g_member.eligible);
+    CU_ASSERT(!g_member.healthy);
+    CU_ASSERT_STRING_EQUAL(g_member.guid, "");
+}
+
+static void
+test_member_unicode_escapes(void)
+{
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_member, MEM("'n1'", "'dc1'", "5",
+        ",'host':'\\u00e9\\ud83d\\ude00\\/'")), 0);
+    CU_ASSERT_STRING_EQUAL(g_member.host, "\xC3\xA9\xF0\x9F\x98\x80/");
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_member, MEM("'\\u006e1'", "'dc1'",
+        "5", "")), 0);
+    CU_ASSERT_STRING_EQUAL(g_member.id, "n1");
+}
+
+static void
+test_integral_forms(void)
+{
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_member, MEM("'n1'", "'dc1'", "1.0e2",
+        ",'pid':-0")), 0);
+    CU_ASSERT_EQUAL(g_member.priority, 100);
+    CU_ASSERT_EQUAL(g_member.pid, 0);
+}
+
+static void
+test_elected_values(void)
+{
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_elected,
+        "{'v':1,'epoch':9007199254740991,'leader':'n2','leader_site':'dr',"
+        "'previous':'n1','elector':'n3','policy':'site','reason':'n1 failed',"
+        "'at_ms':1700000000000,'switchover_id':12,'excluded':["
+        XO("'n1'", "'watchdog'", "30000") "," XO("'n4'", "'takeover-failed'",
+        "0") "]}"), 0);
+    CU_ASSERT_EQUAL(g_elected.epoch, ZKE_EPOCH_MAX);
+    CU_ASSERT_STRING_EQUAL(g_elected.leader, "n2");
+    CU_ASSERT_STRING_EQUAL(g_elected.leader_site, "dr");
+    CU_ASSERT_STRING_EQUAL(g_elected.previous, "n1");
+    CU_ASSERT_STRING_EQUAL(g_elected.elector, "n3");
+    CU_ASSERT_STRING_EQUAL(g_elected.policy, "site");
+    CU_ASSERT_STRING_EQUAL(g_elected.reason, "n1 failed");
+    CU_ASSERT_EQUAL(g_elected.at_ms, 1700000000000LL);
+    CU_ASSERT_EQUAL(g_elected.switchover_id, 12);
+    CU_ASSERT_EQUAL_FATAL(g_elected.nexcluded, 2);
+    CU_ASSERT_STRING_EQUAL(g_elected.excluded[0].id, "n1");
+    CU_ASSERT_STRING_EQUAL(g_elected.excluded[0].reason, "watchdog");
+    CU_ASSERT_EQUAL(g_elected.excluded[0].remaining_ms, 30000);
+    CU_ASSERT_STRING_EQUAL(g_elected.excluded[1].id, "n4");
+    CU_ASSERT_STRING_EQUAL(g_elected.excluded[1].reason, "takeover-failed");
+    CU_ASSERT_EQUAL(g_elected.excluded[1].remaining_ms, 0);
+}
+
+static void
+test_elected_nulls(void)
+{
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_elected,
+        ELE("3", "null", ",'previous':null")), 0);
+    CU_ASSERT_STRING_EQUAL(g_elected.leader, "");
+    CU_ASSERT_STRING_EQUAL(g_elected.previous, "");
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_elected,
+        ELE("3", "'n1'", ",'previous':''")), 0);
+    CU_ASSERT_STRING_EQUAL(g_elected.previous, "");
+    CU_ASSERT_EQUAL(g_elected.nexcluded, 0);
+    CU_ASSERT_EQUAL(g_elected.switchover_id, 0);
+}
+
+static void
+test_leader_values(void)
+{
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_leader,
+        LEA("'n1'", "'PROGRESS'", "42", ",'since_ms':99")), 0);
+    CU_ASSERT_STRING_EQUAL(g_leader.id, "n1");
+    CU_ASSERT_EQUAL(g_leader.status, ZKE_STATUS_PROGRESS);
+    CU_ASSERT_EQUAL(g_leader.epoch, 42);
+    CU_ASSERT_EQUAL(g_leader.since_ms, 99);
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_leader,
+        LEA("'n1'", "'READY'", "43", "")), 0);
+    CU_ASSERT_EQUAL(g_leader.status, ZKE_STATUS_READY);
+    CU_ASSERT_EQUAL(g_leader.since_ms, 0);
+}
+
+static void
+test_config_values(void)
+{
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_config, CFG(",'policy':'site',"
+        "'sites':{'dc1':100,'dr':-5},'watchdog_ms':5000,'exclude_ms':60000,"
+        "'options':{'sticky':'yes','other-site':''},'paused':true")), 0);
+    CU_ASSERT_STRING_EQUAL(g_config.policy, "site");
+    CU_ASSERT_EQUAL_FATAL(g_config.nsites, 2);
+    CU_ASSERT_STRING_EQUAL(g_config.sites[0].site, "dc1");
+    CU_ASSERT_EQUAL(g_config.sites[0].priority, 100);
+    CU_ASSERT_STRING_EQUAL(g_config.sites[1].site, "dr");
+    CU_ASSERT_EQUAL(g_config.sites[1].priority, -5);
+    CU_ASSERT_EQUAL(g_config.watchdog_ms, 5000);
+    CU_ASSERT_EQUAL(g_config.exclude_ms, 60000);
+    CU_ASSERT_EQUAL_FATAL(g_config.noptions, 2);
+    CU_ASSERT_STRING_EQUAL(g_config.options[0].key, "sticky");
+    CU_ASSERT_STRING_EQUAL(g_config.options[0].value, "yes");
+    CU_ASSERT_STRING_EQUAL(g_config.options[1].key, "other-site");
+    CU_ASSERT_STRING_EQUAL(g_config.options[1].value, "");
+    CU_ASSERT(g_config.paused);
+}
+
+static void
+test_config_defaults(void)
+{
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_config, "{'v':1,'future':[1]}"), 0);
+    CU_ASSERT_STRING_EQUAL(g_config.policy, "");
+    CU_ASSERT_EQUAL(g_config.nsites, 0);
+    CU_ASSERT_EQUAL(g_config.watchdog_ms, 0);
+    CU_ASSERT_EQUAL(g_config.exclude_ms, 0);
+    CU_ASSERT_EQUAL(g_config.noptions, 0);
+    CU_ASSERT(!g_config.paused);
+}
+
+static void
+test_switchover_values(void)
+{
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_switchover,
+        SWI("8", "'n2'", ",'at_ms':77,'by':'ops team'")), 0);
+    CU_ASSERT_EQUAL(g_switchover.id, 8);
+    CU_ASSERT_STRING_EQUAL(g_switchover.to, "n2");
+    CU_ASSERT_EQUAL(g_switchover.at_ms, 77);
+    CU_ASSERT_STRING_EQUAL(g_switchover.by, "ops team");
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_switchover, SWI("9", "null", "")), 0);
+    CU_ASSERT_STRING_EQUAL(g_switchover.to, "");
+    CU_ASSERT_STRING_EQUAL(g_switchover.by, "");
+}
+
+static void
+test_history_values(void)
+{
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_history, HIS("[" HE("5", "'n1'", "")
+        "," HE("6", "null", ",'at_ms':10") "]")), 0);
+    CU_ASSERT_EQUAL_FATAL(g_history.n, 2);
+    CU_ASSERT_EQUAL(g_history.entries[0].epoch, 5);
+    CU_ASSERT_STRING_EQUAL(g_history.entries[0].leader, "n1");
+    CU_ASSERT_STRING_EQUAL(g_history.entries[0].elector, "n1");
+    CU_ASSERT_STRING_EQUAL(g_history.entries[0].policy, "site");
+    CU_ASSERT_STRING_EQUAL(g_history.entries[0].reason, "r");
+    CU_ASSERT_EQUAL(g_history.entries[0].at_ms, 0);
+    CU_ASSERT_EQUAL(g_history.entries[1].epoch, 6);
+    CU_ASSERT_STRING_EQUAL(g_history.entries[1].leader, "");
+    CU_ASSERT_EQUAL(g_history.entries[1].at_ms, 10);
+}
+
+/* On failure the output struct is zeroed, not left half-filled. */
+static void
+test_failure_zeroes_struct(void)
+{
+    static const struct zke_elected zero;
+
+    memset(&g_elected, 0xa5, sizeof(g_elected));
+    CU_ASSERT_EQUAL(decode_lit(dec_elected,
+        ELX("[" XO("'n3'", "'watchdog'", "1") ",5]")), ZKELECT_ETYPE);
+    CU_ASSERT(memcmp(&g_elected, &zero, sizeof(zero)) == 0);
+    memset(&g_member, 0xa5, sizeof(g_member));
+    CU_ASSERT_EQUAL(zke_member_decode(NULL, -1, &g_member, NULL, 0),
+        ZKELECT_EMISSING);
+    CU_ASSERT_EQUAL(g_member.id[0], '\0');
+    CU_ASSERT_EQUAL(g_member.priority, 0);
+}
+
+static void
+test_null_data(void)
+{
+    /* len -1 is ZooKeeper's NULL data, whatever buf points to. */
+    check_raw(dec_member, "member", NULL, -1, ZKELECT_EMISSING, NULL);
+    check_raw(dec_elected, "elected", "{}", -1, ZKELECT_EMISSING, NULL);
+    check_raw(dec_leader, "leader", NULL, -1, ZKELECT_EMISSING, NULL);
+    check_raw(dec_config, "config", NULL, -1, ZKELECT_EMISSING, NULL);
+    check_raw(dec_switchover, "switchover", NULL, -1, ZKELECT_EMISSING, NULL);
+    check_raw(dec_history, "history", NULL, -1, ZKELECT_EMISSING, NULL);
+}
+
+static void
+test_bad_arguments(void)
+{
+    check_raw(dec_member, "member", NULL, 3, ZKELECT_EINVAL, NULL);
+    check_raw(dec_member, "member", "{}", -2, ZKELECT_EINVAL, NULL);
+    check_raw(dec_member, "member", NULL, 0, ZKELECT_ESYNTAX, NULL);
+    CU_ASSERT_EQUAL(zke_member_decode("{}", 2, NULL, NULL, 0), ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zke_elected_decode("{}", 2, NULL, NULL, 0), ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zke_leader_decode("{}", 2, NULL, NULL, 0), ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zke_config_decode("{}", 2, NULL, NULL, 0), ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zke_switchover_decode("{}", 2, NULL, NULL, 0),
+        ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zke_history_decode("{}", 2, NULL, NULL, 0), ZKELECT_EINVAL);
+}
+
+/* buf is not NUL-terminated: only len bytes count, the rest is never read. */
+static void
+test_not_nul_terminated(void)
+{
+    static const char src[] = "{\"v\":1,\"id\":\"n1\",\"status\":\"READY\",\"epoch\":3}";
+    char *exact;
+    size_t n = sizeof(src) - 1;
+
+    exact = malloc(n);     /* ASan flags any read past the end */
+    CU_ASSERT_FATAL(exact != NULL);
+    memcpy(exact, src, n);
+    check_raw(dec_leader, "leader", exact, (int)n, 0, NULL);
+    /* A prefix of a valid payload is truncated JSON. */
+    check_raw(dec_leader, "leader", exact, (int)n - 1, ZKELECT_ESYNTAX, NULL);
+    free(exact);
+}
+
+/* A sequence cut by len is truncated even if the next byte would complete it. */
+static void
+test_utf8_cut_by_len(void)
+{
+    static const char src[] = "{\"v\":1}\xE2\x82\xAC";
+    char *exact;
+    size_t n = sizeof(src) - 1;
+
+    exact = malloc(n);
+    CU_ASSERT_FATAL(exact != NULL);
+    memcpy(exact, src, n);
+    check_raw(dec_config, "config", exact, (int)n, ZKELECT_ETRAILING, NULL);
+    check_raw(dec_config, "config", exact, (int)n - 1, ZKELECT_EUTF8, NULL);
+    check_raw(dec_config, "config", exact, (int)n - 2, ZKELECT_EUTF8, NULL);
+    free(exact);
+}
+
+static CU_TestInfo values_tests[] = {
+    { "member_values", test_member_values },
+    { "member_defaults", test_member_defaults },
+    { "member_unicode_escapes", test_member_unicode_escapes },
+    { "integral_forms", test_integral_forms },
+    { "elected_values", test_elected_values },
+    { "elected_nulls", test_elected_nulls },
+    { "leader_values", test_leader_values },
+    { "config_values", test_config_values },
+    { "config_defaults", test_config_defaults },
+    { "switchover_values", test_switchover_values },
+    { "history_values", test_history_values },
+    { "failure_zeroes_struct", test_failure_zeroes_struct },
+    { "null_data", test_null_data },
+    { "bad_arguments", test_bad_arguments },
+    { "not_nul_terminated", test_not_nul_terminated },
+    { "utf8_cut_by_len", test_utf8_cut_by_len },
+    CU_TEST_INFO_NULL
+};
+
+/* ------------------------------------------------------------------------ */
+/* Suite "generated": payloads built at run time                            */
+/* ------------------------------------------------------------------------ */
+
+static void
+check_sb(dec_fn fn, const char *kind, int want, const char *field)
+{
+    check_dec(fn, kind, sb.buf, sb.len, want, field);
+}
+
+/* A member payload padded with spaces to exactly size bytes. */
+static void
+build_padded_member(size_t size)
+{
+    sb_reset();
+    sb_add(MEM_OK);
+    CU_ASSERT_FATAL(size >= sb.len && size < sizeof(sb.buf));
+    memset(sb.buf + sb.len, ' ', size - sb.len);
+    sb.len = size;
+    sb.buf[sb.len] = '\0';
+}
+
+static void
+test_payload_max_ok(void)
+{
+    build_padded_member(ZKE_PAYLOAD_MAX);
+    check_sb(dec_member, "member", 0, NULL);
+}
+
+static void
+test_payload_too_big(void)
+{
+    build_padded_member(ZKE_PAYLOAD_MAX + 1);
+    check_sb(dec_member, "member", ZKELECT_ETOOBIG, NULL);
+}
+
+/* Size is checked before anything else: bad UTF-8 past the limit is ETOOBIG. */
+static void
+test_payload_too_big_first(void)
+{
+    memset(work, '\xff', ZKE_PAYLOAD_MAX + 1);
+    check_raw(dec_member, "member", work, ZKE_PAYLOAD_MAX + 1, ZKELECT_ETOOBIG,
+        NULL);
+}
+
+static void
+test_nesting_ok(void)
+{
+    sb_reset();
+    sb_add("{'v':1,'id':'n1','site':'','priority':1,'eligible':true,"
+        "'healthy':true,'deep':");
+    sb_repeat("[", 60);
+    sb_repeat("]", 60);
+    sb_add("}");
+    check_sb(dec_member, "member", 0, NULL);
+}
+
+static void
+test_nesting_too_deep(void)
+{
+    sb_reset();
+    sb_add("{'v':1,'deep':");
+    sb_repeat("[", 2000);
+    sb_repeat("]", 2000);
+    sb_add("}");
+    check_sb(dec_member, "member", ZKELECT_ESYNTAX, NULL);
+}
+
+static void
+test_tags_many(void)
+{
+    int i;
+
+    sb_reset();
+    sb_add("{'v':1,'id':'n1','site':'','priority':1,'eligible':true,"
+        "'healthy':true,'tags':[");
+    for (i = 0; i < 1000; i++)
+        sb_addf("%s't%d'", i ? "," : "", i);
+    sb_add("]}");
+    check_sb(dec_member, "member", ZKELECT_ETOOBIG, "tags");
+}
+
+static void
+build_exclusions(int n)
+{
+    int i;
+
+    sb_reset();
+    sb_add("{'v':1,'epoch':7,'leader':'n2'," ELE_TAIL ",'excluded':[");
+    for (i = 0; i < n; i++)
+        sb_addf("%s{'id':'x%d','reason':'watchdog','remaining_ms':%d}",
+            i ? "," : "", i, i * 1000);
+    sb_add("]}");
+}
+
+static void
+test_exclusions_64_ok(void)
+{
+    build_exclusions(ZKE_EXCLUDED_MAX);
+    check_sb(dec_elected, "elected", 0, NULL);
+    CU_ASSERT_EQUAL(g_elected.nexcluded, ZKE_EXCLUDED_MAX);
+    CU_ASSERT_STRING_EQUAL(g_elected.excluded[63].id, "x63");
+    CU_ASSERT_EQUAL(g_elected.excluded[63].remaining_ms, 63000);
+}
+
+static void
+test_exclusions_65(void)
+{
+    build_exclusions(ZKE_EXCLUDED_MAX + 1);
+    check_sb(dec_elected, "elected", ZKELECT_ETOOBIG, "excluded");
+}
+
+static void
+build_sites(int n)
+{
+    int i;
+
+    sb_reset();
+    sb_add("{'v':1,'sites':{");
+    for (i = 0; i < n; i++)
+        sb_addf("%s'dc%d':%d", i ? "," : "", i, i);
+    sb_add("}}");
+}
+
+static void
+test_sites_32_ok(void)
+{
+    build_sites(ZKE_SITES_MAX);
+    check_sb(dec_config, "config", 0, NULL);
+    CU_ASSERT_EQUAL(g_config.nsites, ZKE_SITES_MAX);
+    CU_ASSERT_STRING_EQUAL(g_config.sites[31].site, "dc31");
+    CU_ASSERT_EQUAL(g_config.sites[31].priority, 31);
+}
+
+static void
+test_sites_33(void)
+{
+    build_sites(ZKE_SITES_MAX + 1);
+    check_sb(dec_config, "config", ZKELECT_ETOOBIG, "sites");
+}
+
+static void
+test_options_33(void)
+{
+    int i;
+
+    sb_reset();
+    sb_add("{'v':1,'options':{");
+    for (i = 0; i <= ZKE_OPTIONS_MAX; i++)
+        sb_addf("%s'k%d':'v'", i ? "," : "", i);
+    sb_add("}}");
+    check_sb(dec_config, "config", ZKELECT_ETOOBIG, "options");
+}
+
+static void
+test_history_65(void)
+{
+    int i;
+
+    sb_reset();
+    sb_add("{'v':1,'entries':[");
+    for (i = 0; i <= ZKE_HISTORY_MAX; i++)
+        sb_addf("%s" HE("%d", "'n1'", ""), i ? "," : "", i + 1);
+    sb_add("]}");
+    check_sb(dec_history, "history", ZKELECT_ETOOBIG, "entries");
+}
+
+/* Every single-byte truncation of a valid payload fails, none crashes. */
+static void
+test_every_prefix_fails(void)
+{
+    static const char full[] = ELE("7", "'n2'", ",'excluded_note':'\\u00e9'");
+    int n = load(full, sizeof(full) - 1), i, rc;
+
+    for (i = 0; i < n; i++) {
+        rc = zke_elected_decode(work, i, &g_elected, errbuf, sizeof(errbuf));
+        CU_ASSERT(rc == ZKELECT_ESYNTAX);
+    }
+    CU_ASSERT_EQUAL(zke_elected_decode(work, n, &g_elected, NULL, 0), 0);
+}
+
+static CU_TestInfo generated_tests[] = {
+    { "payload_max_ok", test_payload_max_ok },
+    { "payload_too_big", test_payload_too_big },
+    { "payload_too_big_first", test_payload_too_big_first },
+    { "nesting_ok", test_nesting_ok },
+    { "nesting_too_deep", test_nesting_too_deep },
+    { "tags_many", test_tags_many },
+    { "exclusions_64_ok", test_exclusions_64_ok },
+    { "exclusions_65", test_exclusions_65 },
+    { "sites_32_ok", test_sites_32_ok },
+    { "sites_33", test_sites_33 },
+    { "options_33", test_options_33 },
+    { "history_65", test_history_65 },
+    { "every_prefix_fails", test_every_prefix_fails },
+    CU_TEST_INFO_NULL
+};
+
+/* ------------------------------------------------------------------------ */
+/* Suite "encode"                                                           */
+/* ------------------------------------------------------------------------ */
+
+static void
+fill_member(struct zke_member *m)
+{
+    memset(m, 0, sizeof(*m));
+    strcpy(m->id, "node-1.a_B");
+    strcpy(m->site, "dc1");
+    m->priority = ZKE_PRIORITY_MIN;
+    strcpy(m->host, "host \"one\" \\ caf\xC3\xA9");
+    m->pid = (int64_t)ZKE_EPOCH_MAX;
+    strcpy(m->version, "0.1.0");
+    strcpy(m->tags[0], "db");
+    strcpy(m->tags[1], "Primary-capable");
+    m->ntags = 2;
+    m->eligible = true;
+    m->healthy = false;
+    strcpy(m->guid, HEX32);
+}
+
+static void
+fill_elected(struct zke_elected *e)
+{
+    memset(e, 0, sizeof(*e));
+    e->epoch = ZKE_EPOCH_MAX;
+    strcpy(e->leader, "n2");
+    strcpy(e->leader_site, "dr");
+    strcpy(e->previous, "n1");
+    strcpy(e->elector, "n3");
+    strcpy(e->policy, "site");
+    strcpy(e->reason, "n1 stalled in PROGRESS; \"watchdog\" fired");
+    e->at_ms = 1700000000123LL;
+    e->switchover_id = 3;
+    strcpy(e->excluded[0].id, "n1");
+    strcpy(e->excluded[0].reason, "watchdog");
+    e->excluded[0].remaining_ms = ZKE_REMAINING_MAX;
+    strcpy(e->excluded[1].id, "n4");
+    strcpy(e->excluded[1].reason, "takeover-failed");
+    e->excluded[1].remaining_ms = 0;
+    e->nexcluded = 2;
+}
+
+static void
+fill_leader(struct zke_leader *l)
+{
+    memset(l, 0, sizeof(*l));
+    strcpy(l->id, "n1");
+    l->status = ZKE_STATUS_READY;
+    l->epoch = 7;
+    l->since_ms = 1700000000000LL;
+}
+
+static void
+fill_config(struct zke_config *c)
+{
+    memset(c, 0, sizeof(*c));
+    strcpy(c->policy, "site");
+    strcpy(c->sites[0].site, "dc1");
+    c->sites[0].priority = ZKE_PRIORITY_MAX;
+    strcpy(c->sites[1].site, "dr");
+    c->sites[1].priority = -1;
+    c->nsites = 2;
+    c->watchdog_ms = ZKE_WATCHDOG_MAX;
+    c->exclude_ms = ZKE_EXCLUDE_MAX;
+    strcpy(c->options[0].key, "sticky");
+    strcpy(c->options[0].value, "yes");
+    strcpy(c->options[1].key, "note");
+    strcpy(c->options[1].value, "");
+    c->noptions = 2;
+    c->paused = true;
+}
+
+static void
+fill_switchover(struct zke_switchover *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->id = 11;
+    strcpy(s->to, "n5");
+    s->at_ms = 5;
+    strcpy(s->by, "alice@admin1");
+}
+
+static void
+fill_history(struct zke_history *h)
+{
+    int i;
+
+    memset(h, 0, sizeof(*h));
+    for (i = 0; i < 3; i++) {
+        h->entries[i].epoch = (uint64_t)i + 1;
+        snprintf(h->entries[i].leader, sizeof(h->entries[i].leader), "n%d", i);
+        strcpy(h->entries[i].elector, "n0");
+        strcpy(h->entries[i].policy, "nodeid");
+        snprintf(h->entries[i].reason, sizeof(h->entries[i].reason),
+            "decision %d", i);
+        h->entries[i].at_ms = 1000 * i;
+    }
+    memset(h->entries[1].leader, 0, sizeof(h->entries[1].leader)); /* no leader */
+    h->n = 3;
+}
+
+/* A compact payload: no whitespace outside strings. */
+static int
+compact(const char *s)
+{
+    int in = 0;
+
+    for (; *s != '\0'; s++) {
+        if (*s == '\\' && in) {
+            s++;
+            continue;
+        }
+        if (*s == '"')
+            in = !in;
+        else if (!in && (*s == ' ' || *s == '\n' || *s == '\t'))
+            return 0;
+    }
+    return 1;
+}
+
+/*
+ * Round trip of one kind: encode, decode into a zeroed struct, memcmp with
+ * the original; encode the copy again and compare the bytes.
+ */
+#define ROUND_TRIP(kind, orig, copy)                                         \
+    do {                                                                     \
+        char *out = NULL, *out2 = NULL;                                      \
+        size_t outlen = 99, outlen2 = 0;                                     \
+        int rc_;                                                             \
+        rc_ = zke_##kind##_encode(orig, &out, &outlen);                      \
+        CU_ASSERT_EQUAL_FATAL(rc_, 0);                                       \
+        CU_ASSERT_FATAL(out != NULL);                                        \
+        CU_ASSERT_EQUAL(outlen, strlen(out));                                \
+        CU_ASSERT(strncmp(out, "{\"v\":1,", 7) == 0);                        \
+        CU_ASSERT(compact(out));                                             \
+        memset(copy, 0x5a, sizeof(*(copy)));                                 \
+        rc_ = zke_##kind##_decode(out, (int)outlen, copy, errbuf,            \
+            sizeof(errbuf));                                                 \
+        if (rc_ != 0)                                                        \
+            fprintf(stderr, "\n    %s\n    %s\n", out, errbuf);              \
+        CU_ASSERT_EQUAL(rc_, 0);                                             \
+        CU_ASSERT(memcmp(orig, copy, sizeof(*(copy))) == 0);                 \
+        CU_ASSERT_EQUAL(zke_##kind##_encode(copy, &out2, &outlen2), 0);      \
+        CU_ASSERT(out2 != NULL && strcmp(out, out2) == 0);                   \
+        free(out);                                                           \
+        free(out2);                                                          \
+    } while (0)
+
+static struct zke_member m1, m2;
+static struct zke_elected e1, e2;
+static struct zke_leader l1, l2;
+static struct zke_config c1, c2;
+static struct zke_switchover s1, s2;
+static struct zke_history h1, h2;
+
+static void
+test_rt_member(void)
+{
+    fill_member(&m1);
+    ROUND_TRIP(member, &m1, &m2);
+}
+
+static void
+test_rt_member_minimal(void)
+{
+    memset(&m1, 0, sizeof(m1));
+    strcpy(m1.id, "n");
+    m1.priority = ZKE_PRIORITY_MAX;
+    ROUND_TRIP(member, &m1, &m2);
+}
+
+static void
+test_rt_member_full_tags(void)
+{
+    int i;
+
+    fill_member(&m1);
+    for (i = 0; i < ZKE_TAGS_MAX; i++) {
+        memset(m1.tags[i], 'a' + i, ZKE_NAME_MAX);
+        m1.tags[i][ZKE_NAME_MAX] = '\0';
+    }
+    m1.ntags = ZKE_TAGS_MAX;
+    memset(m1.id, 'z', ZKE_ID_MAX);
+    memset(m1.host, 'h', ZKE_HOST_MAX);
+    ROUND_TRIP(member, &m1, &m2);
+}
+
+static void
+test_rt_elected(void)
+{
+    fill_elected(&e1);
+    ROUND_TRIP(elected, &e1, &e2);
+}
+
+static void
+test_rt_elected_no_leader(void)
+{
+    fill_elected(&e1);
+    /* Whole arrays cleared: memcmp also compares the bytes after the NUL. */
+    memset(e1.leader, 0, sizeof(e1.leader));
+    memset(e1.previous, 0, sizeof(e1.previous));
+    memset(e1.leader_site, 0, sizeof(e1.leader_site));
+    e1.nexcluded = 0;
+    e1.at_ms = 0;
+    memset(e1.excluded, 0, sizeof(e1.excluded));
+    ROUND_TRIP(elected, &e1, &e2);
+}
+
+static void
+test_rt_leader(void)
+{
+    fill_leader(&l1);
+    ROUND_TRIP(leader, &l1, &l2);
+    l1.status = ZKE_STATUS_PROGRESS;
+    l1.epoch = 1;
+    ROUND_TRIP(leader, &l1, &l2);
+}
+
+static void
+test_rt_config(void)
+{
+    fill_config(&c1);
+    ROUND_TRIP(config, &c1, &c2);
+}
+
+static void
+test_rt_config_defaults(void)
+{
+    memset(&c1, 0, sizeof(c1));
+    ROUND_TRIP(config, &c1, &c2);
+}
+
+static void
+test_rt_switchover(void)
+{
+    fill_switchover(&s1);
+    ROUND_TRIP(switchover, &s1, &s2);
+    memset(s1.to, 0, sizeof(s1.to));
+    ROUND_TRIP(switchover, &s1, &s2);
+}
+
+static void
+test_rt_history(void)
+{
+    fill_history(&h1);
+    ROUND_TRIP(history, &h1, &h2);
+}
+
+/* The largest structs, with text that doubles when escaped, still fit. */
+static void
+test_rt_largest(void)
+{
+    int i;
+
+    memset(&h1, 0, sizeof(h1));
+    for (i = 0; i < ZKE_HISTORY_MAX; i++) {
+        h1.entries[i].epoch = ZKE_EPOCH_MAX - (uint64_t)i;
+        memset(h1.entries[i].leader, 'l', ZKE_ID_MAX);
+        memset(h1.entries[i].elector, 'e', ZKE_ID_MAX);
+        memset(h1.entries[i].policy, 'p', ZKE_NAME_MAX);
+        memset(h1.entries[i].reason, '"', ZKE_REASON_MAX);
+        h1.entries[i].at_ms = (int64_t)ZKE_EPOCH_MAX;
+    }
+    h1.n = ZKE_HISTORY_MAX;
+    ROUND_TRIP(history, &h1, &h2);
+
+    memset(&c1, 0, sizeof(c1));
+    for (i = 0; i < ZKE_SITES_MAX; i++) {
+        memset(c1.sites[i].site, 's', ZKE_SITE_MAX);
+        c1.sites[i].site[0] = LETTERS[i];
+        c1.sites[i].priority = ZKE_PRIORITY_MIN;
+    }
+    c1.nsites = ZKE_SITES_MAX;
+    for (i = 0; i < ZKE_OPTIONS_MAX; i++) {
+        memset(c1.options[i].key, 'k', ZKE_NAME_MAX);
+        c1.options[i].key[0] = LETTERS[i];
+        memset(c1.options[i].value, '\\', ZKE_VALUE_MAX);
+    }
+    c1.noptions = ZKE_OPTIONS_MAX;
+    ROUND_TRIP(config, &c1, &c2);
+}
+
+static void
+test_golden_leader(void)
+{
+    char *out = NULL;
+    size_t n = 0;
+
+    fill_leader(&l1);
+    CU_ASSERT_EQUAL_FATAL(zke_leader_encode(&l1, &out, &n), 0);
+    CU_ASSERT_STRING_EQUAL(out, "{\"v\":1,\"id\":\"n1\",\"status\":\"READY\","
+        "\"epoch\":7,\"since_ms\":1700000000000}");
+    free(out);
+}
+
+static void
+test_golden_member(void)
+{
+    char *out = NULL;
+    size_t n = 0;
+
+    memset(&m1, 0, sizeof(m1));
+    strcpy(m1.id, "n1");
+    m1.priority = -3;
+    m1.eligible = true;
+    CU_ASSERT_EQUAL_FATAL(zke_member_encode(&m1, &out, &n), 0);
+    CU_ASSERT_STRING_EQUAL(out, "{\"v\":1,\"id\":\"n1\",\"site\":\"\","
+        "\"priority\":-3,\"host\":\"\",\"pid\":0,\"version\":\"\",\"tags\":[],"
+        "\"eligible\":true,\"healthy\":false,\"guid\":\"\"}");
+    free(out);
+}
+
+static void
+test_golden_nulls(void)
+{
+    char *out = NULL;
+    size_t n = 0;
+
+    fill_switchover(&s1);
+    s1.to[0] = '\0';
+    s1.by[0] = '\0';
+    CU_ASSERT_EQUAL_FATAL(zke_switchover_encode(&s1, &out, &n), 0);
+    CU_ASSERT_STRING_EQUAL(out, "{\"v\":1,\"id\":11,\"to\":null,\"at_ms\":5,"
+        "\"by\":\"\"}");
+    free(out);
+    fill_elected(&e1);
+    e1.leader[0] = '\0';
+    e1.previous[0] = '\0';
+    CU_ASSERT_EQUAL_FATAL(zke_elected_encode(&e1, &out, &n), 0);
+    CU_ASSERT(strstr(out, "\"leader\":null,") != NULL);
+    CU_ASSERT(strstr(out, "\"previous\":null,") != NULL);
+    CU_ASSERT(strstr(out, "\"epoch\":9007199254740991,") != NULL);
+    free(out);
+}
+
+/* Encode a struct that must be refused; *out must stay NULL. */
+#define REFUSE(kind, ptr)                                                    \
+    do {                                                                     \
+        char *out_ = (char *)"untouched";                                    \
+        size_t n_ = 7;                                                       \
+        CU_ASSERT_EQUAL(zke_##kind##_encode(ptr, &out_, &n_), ZKELECT_EINVAL); \
+        CU_ASSERT_PTR_NULL(out_);                                            \
+        CU_ASSERT_EQUAL(n_, 0);                                              \
+    } while (0)
+
+static void
+test_refuse_member(void)
+{
+    fill_member(&m1); m1.id[0] = '\0';               REFUSE(member, &m1);
+    fill_member(&m1); strcpy(m1.id, ".x");           REFUSE(member, &m1);
+    fill_member(&m1); strcpy(m1.id, "a b");          REFUSE(member, &m1);
+    fill_member(&m1); memset(m1.id, 'a', sizeof(m1.id)); REFUSE(member, &m1);
+    fill_member(&m1); strcpy(m1.site, "-dc");        REFUSE(member, &m1);
+    fill_member(&m1); m1.priority = ZKE_PRIORITY_MAX + 1; REFUSE(member, &m1);
+    fill_member(&m1); m1.priority = ZKE_PRIORITY_MIN - 1; REFUSE(member, &m1);
+    fill_member(&m1); m1.pid = -1;                   REFUSE(member, &m1);
+    fill_member(&m1); m1.pid = (int64_t)ZKE_EPOCH_MAX + 1; REFUSE(member, &m1);
+    fill_member(&m1); strcpy(m1.host, "a\nb");       REFUSE(member, &m1);
+    fill_member(&m1); strcpy(m1.host, "\xC0\xAF");   REFUSE(member, &m1);
+    fill_member(&m1); strcpy(m1.version, "\xED\xA0\x80"); REFUSE(member, &m1);
+    fill_member(&m1); m1.ntags = -1;                 REFUSE(member, &m1);
+    fill_member(&m1); m1.ntags = ZKE_TAGS_MAX + 1;   REFUSE(member, &m1);
+    fill_member(&m1); strcpy(m1.tags[1], "db");      REFUSE(member, &m1);
+    fill_member(&m1); strcpy(m1.tags[1], "a:b");     REFUSE(member, &m1);
+    fill_member(&m1); strcpy(m1.guid, "0123456789ABCDEF0123456789abcdef");
+    REFUSE(member, &m1);
+    fill_member(&m1); strcpy(m1.guid, "abc");        REFUSE(member, &m1);
+}
+
+static void
+test_refuse_elected(void)
+{
+    fill_elected(&e1); e1.epoch = 0;                 REFUSE(elected, &e1);
+    fill_elected(&e1); e1.epoch = ZKE_EPOCH_MAX + 1; REFUSE(elected, &e1);
+    fill_elected(&e1); e1.epoch = UINT64_MAX;        REFUSE(elected, &e1);
+    fill_elected(&e1); strcpy(e1.leader, "a/b");     REFUSE(elected, &e1);
+    fill_elected(&e1); strcpy(e1.previous, "-p");    REFUSE(elected, &e1);
+    fill_elected(&e1); e1.elector[0] = '\0';         REFUSE(elected, &e1);
+    fill_elected(&e1); e1.policy[0] = '\0';          REFUSE(elected, &e1);
+    fill_elected(&e1); strcpy(e1.reason, "two\nlines"); REFUSE(elected, &e1);
+    fill_elected(&e1); e1.at_ms = -1;                REFUSE(elected, &e1);
+    fill_elected(&e1); e1.switchover_id = ZKE_EPOCH_MAX + 1; REFUSE(elected, &e1);
+    fill_elected(&e1); e1.nexcluded = ZKE_EXCLUDED_MAX + 1; REFUSE(elected, &e1);
+    fill_elected(&e1); e1.nexcluded = -1;            REFUSE(elected, &e1);
+    fill_elected(&e1); strcpy(e1.excluded[1].id, "n1"); REFUSE(elected, &e1);
+    fill_elected(&e1); e1.excluded[0].reason[0] = '\0'; REFUSE(elected, &e1);
+    fill_elected(&e1); e1.excluded[0].remaining_ms = ZKE_REMAINING_MAX + 1;
+    REFUSE(elected, &e1);
+}
+
+static void
+test_refuse_leader(void)
+{
+    fill_leader(&l1); l1.status = (enum zke_status)0; REFUSE(leader, &l1);
+    fill_leader(&l1); l1.status = (enum zke_status)3; REFUSE(leader, &l1);
+    fill_leader(&l1); l1.epoch = 0;                  REFUSE(leader, &l1);
+    fill_leader(&l1); l1.id[0] = '\0';               REFUSE(leader, &l1);
+    fill_leader(&l1); l1.since_ms = -2;              REFUSE(leader, &l1);
+}
+
+static void
+test_refuse_config(void)
+{
+    fill_config(&c1); strcpy(c1.policy, "a b");      REFUSE(config, &c1);
+    fill_config(&c1); c1.watchdog_ms = 99;           REFUSE(config, &c1);
+    fill_config(&c1); c1.watchdog_ms = ZKE_WATCHDOG_MAX + 1; REFUSE(config, &c1);
+    fill_config(&c1); c1.exclude_ms = ZKE_EXCLUDE_MAX + 1; REFUSE(config, &c1);
+    fill_config(&c1); c1.sites[1].site[0] = '\0';    REFUSE(config, &c1);
+    fill_config(&c1); strcpy(c1.sites[1].site, "dc1"); REFUSE(config, &c1);
+    fill_config(&c1); c1.sites[0].priority = ZKE_PRIORITY_MAX + 1;
+    REFUSE(config, &c1);
+    fill_config(&c1); c1.nsites = ZKE_SITES_MAX + 1; REFUSE(config, &c1);
+    fill_config(&c1); c1.noptions = -1;              REFUSE(config, &c1);
+    fill_config(&c1); strcpy(c1.options[1].key, "sticky"); REFUSE(config, &c1);
+    fill_config(&c1); strcpy(c1.options[1].key, "a=b"); REFUSE(config, &c1);
+    fill_config(&c1); strcpy(c1.options[1].value, "tab\there"); REFUSE(config, &c1);
+}
+
+static void
+test_refuse_switchover_history(void)
+{
+    fill_switchover(&s1); s1.id = 0;                 REFUSE(switchover, &s1);
+    fill_switchover(&s1); strcpy(s1.to, "a b");      REFUSE(switchover, &s1);
+    fill_switchover(&s1); memset(s1.by, 'b', sizeof(s1.by)); REFUSE(switchover, &s1);
+    fill_history(&h1); h1.n = ZKE_HISTORY_MAX + 1;   REFUSE(history, &h1);
+    fill_history(&h1); h1.n = -1;                    REFUSE(history, &h1);
+    fill_history(&h1); h1.entries[2].epoch = 0;      REFUSE(history, &h1);
+    fill_history(&h1); h1.entries[0].elector[0] = '\0'; REFUSE(history, &h1);
+    fill_history(&h1); strcpy(h1.entries[0].policy, "-x"); REFUSE(history, &h1);
+}
+
+/*
+ * A count beyond its array is refused before any entry is read: the structs
+ * are on the heap so that ASan would see a read past the end.
+ */
+static void
+test_refuse_counts(void)
+{
+    struct zke_member *m = malloc(sizeof(*m));
+    struct zke_elected *e = malloc(sizeof(*e));
+    struct zke_config *c = malloc(sizeof(*c));
+    struct zke_history *h = malloc(sizeof(*h));
+
+    CU_ASSERT_FATAL(m != NULL && e != NULL && c != NULL && h != NULL);
+    fill_member(m); m->ntags = ZKE_TAGS_MAX + 2;     REFUSE(member, m);
+    fill_elected(e); e->nexcluded = ZKE_EXCLUDED_MAX + 1; REFUSE(elected, e);
+    fill_config(c); c->noptions = ZKE_OPTIONS_MAX + 1; REFUSE(config, c);
+    fill_history(h); h->n = ZKE_HISTORY_MAX + 1;     REFUSE(history, h);
+    free(m);
+    free(e);
+    free(c);
+    free(h);
+}
+
+static void
+test_encode_bad_arguments(void)
+{
+    char *out = NULL;
+    size_t n = 0;
+
+    fill_member(&m1);
+    CU_ASSERT_EQUAL(zke_member_encode(NULL, &out, &n), ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zke_member_encode(&m1, NULL, &n), ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zke_member_encode(&m1, &out, NULL), ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zke_elected_encode(NULL, &out, &n), ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zke_leader_encode(NULL, &out, &n), ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zke_config_encode(NULL, &out, &n), ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zke_switchover_encode(NULL, &out, &n), ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zke_history_encode(NULL, &out, &n), ZKELECT_EINVAL);
+    CU_ASSERT_PTR_NULL(out);
+}
+
+static CU_TestInfo encode_tests[] = {
+    { "rt_member", test_rt_member },
+    { "rt_member_minimal", test_rt_member_minimal },
+    { "rt_member_full_tags", test_rt_member_full_tags },
+    { "rt_elected", test_rt_elected },
+    { "rt_elected_no_leader", test_rt_elected_no_leader },
+    { "rt_leader", test_rt_leader },
+    { "rt_config", test_rt_config },
+    { "rt_config_defaults", test_rt_config_defaults },
+    { "rt_switchover", test_rt_switchover },
+    { "rt_history", test_rt_history },
+    { "rt_largest", test_rt_largest },
+    { "golden_leader", test_golden_leader },
+    { "golden_member", test_golden_member },
+    { "golden_nulls", test_golden_nulls },
+    { "refuse_member", test_refuse_member },
+    { "refuse_elected", test_refuse_elected },
+    { "refuse_leader", test_refuse_leader },
+    { "refuse_config", test_refuse_config },
+    { "refuse_switchover_history", test_refuse_switchover_history },
+    { "refuse_counts", test_refuse_counts },
+    { "encode_bad_arguments", test_encode_bad_arguments },
+    CU_TEST_INFO_NULL
+};
+
+/* ------------------------------------------------------------------------ */
+/* Suite "messages"                                                         */
+/* ------------------------------------------------------------------------ */
+
+static void
+test_msg_epoch_exact(void)
+{
+    CU_ASSERT_EQUAL(decode_lit(dec_elected, ELE("0", "'n2'", "")),
+        ZKELECT_ERANGE);
+    CU_ASSERT_STRING_EQUAL(errbuf, "elected: field \"epoch\": expected an "
+        "integer from 1 to 9007199254740991");
+}
+
+static void
+test_msg_missing_exact(void)
+{
+    CU_ASSERT_EQUAL(decode_lit(dec_leader, "{'v':1,'id':'n1','epoch':3}"),
+        ZKELECT_EMISSING);
+    CU_ASSERT_STRING_EQUAL(errbuf, "leader: field \"status\": missing");
+}
+
+static void
+test_msg_type_names_both(void)
+{
+    CU_ASSERT_EQUAL(decode_lit(dec_member, MEM("'n1'", "'dc1'", "'5'", "")),
+        ZKELECT_ETYPE);
+    CU_ASSERT(strstr(errbuf, "expected an integer") != NULL);
+    CU_ASSERT(strstr(errbuf, "got a string") != NULL);
+}
+
+/* Untrusted text is escaped: no raw control or non-ASCII byte, quotes doubled. */
+static void
+test_msg_escapes(void)
+{
+    const char *p;
+
+    CU_ASSERT_EQUAL(decode_lit(dec_member,
+        MEM("'a\\\"b\\u0001\\u00e9\x7f'", "'dc1'", "5", "")), ZKELECT_EBADVALUE);
+    CU_ASSERT(strstr(errbuf, "\"a\\\"b\\x01\\xc3\\xa9\\x7f\"") != NULL);
+    for (p = errbuf; *p != '\0'; p++)
+        CU_ASSERT(*p >= 0x20 && *p < 0x7f);
+}
+
+static void
+test_msg_truncates_value(void)
+{
+    CU_ASSERT_EQUAL(decode_lit(dec_config, CFG(",'options':{'k':'" A64 A64
+        "\\n'}")), ZKELECT_EBADVALUE);
+    CU_ASSERT(strstr(errbuf, "field \"options.k\"") != NULL);
+    CU_ASSERT(strstr(errbuf, "...") != NULL);
+    CU_ASSERT(strstr(errbuf, A64) == NULL);     /* not the whole value */
+    CU_ASSERT(strlen(errbuf) < 200);
+}
+
+static void
+test_msg_escapes_key(void)
+{
+    CU_ASSERT_EQUAL(decode_lit(dec_config, CFG(",'sites':{'d\\tc':1}")),
+        ZKELECT_EBADVALUE);
+    CU_ASSERT(strstr(errbuf, "field \"sites.d\\x09c\"") != NULL);
+    CU_ASSERT(strchr(errbuf, '\t') == NULL);
+}
+
+static void
+test_msg_positions(void)
+{
+    CU_ASSERT_EQUAL(decode_lit(dec_member, "{'v':1,'id':'n1'}x"),
+        ZKELECT_ETRAILING);
+    CU_ASSERT(strstr(errbuf, "byte 17") != NULL);
+    CU_ASSERT_EQUAL(decode_lit(dec_member, "{'v':1,'id':'\xE2\x82'}"),
+        ZKELECT_EUTF8);
+    CU_ASSERT(strstr(errbuf, "byte 13") != NULL);
+}
+
+static void
+test_msg_small_buffer(void)
+{
+    char small[10];
+    int n = load(MEM("'a b'", "'dc1'", "5", ""),
+        sizeof(MEM("'a b'", "'dc1'", "5", "")) - 1);
+
+    memset(small, 'X', sizeof(small));
+    CU_ASSERT_EQUAL(zke_member_decode(work, n, &g_member, small, sizeof(small)),
+        ZKELECT_EBADVALUE);
+    CU_ASSERT_STRING_EQUAL(small, "member: f");
+    CU_ASSERT_EQUAL(zke_member_decode(work, n, &g_member, NULL, 0),
+        ZKELECT_EBADVALUE);
+    small[0] = 'X';
+    CU_ASSERT_EQUAL(zke_member_decode(work, n, &g_member, small, 0),
+        ZKELECT_EBADVALUE);
+    CU_ASSERT_EQUAL(small[0], 'X');     /* errlen 0: nothing written */
+}
+
+static void
+test_msg_cleared_on_success(void)
+{
+    CU_ASSERT_EQUAL(decode_lit(dec_leader, LEA("'n'", "'READY'", "1", "")), 0);
+    CU_ASSERT_STRING_EQUAL(errbuf, "");
+}
+
+static CU_TestInfo message_tests[] = {
+    { "epoch_exact", test_msg_epoch_exact },
+    { "missing_exact", test_msg_missing_exact },
+    { "type_names_both", test_msg_type_names_both },
+    { "escapes", test_msg_escapes },
+    { "truncates_value", test_msg_truncates_value },
+    { "escapes_key", test_msg_escapes_key },
+    { "positions", test_msg_positions },
+    { "small_buffer", test_msg_small_buffer },
+    { "cleared_on_success", test_msg_cleared_on_success },
+    CU_TEST_INFO_NULL
+};
+
+/* ------------------------------------------------------------------------ */
+/* Suite "misc": validators, status names, history_push                     */
+/* ------------------------------------------------------------------------ */
+
+static void
+test_id_valid(void)
+{
+    CU_ASSERT_EQUAL(zke_id_valid("n1"), 1);
+    CU_ASSERT_EQUAL(zke_id_valid("_x"), 1);
+    CU_ASSERT_EQUAL(zke_id_valid("a.b-c_D9"), 1);
+    CU_ASSERT_EQUAL(zke_id_valid(A64), 1);
+    CU_ASSERT_EQUAL(zke_id_valid(A64 "a"), 0);
+    CU_ASSERT_EQUAL(zke_id_valid(""), 0);
+    CU_ASSERT_EQUAL(zke_id_valid(".x"), 0);
+    CU_ASSERT_EQUAL(zke_id_valid("-x"), 0);
+    CU_ASSERT_EQUAL(zke_id_valid("a/b"), 0);
+    CU_ASSERT_EQUAL(zke_id_valid("a b"), 0);
+    CU_ASSERT_EQUAL(zke_id_valid("a\xC3\xA9"), 0);
+    CU_ASSERT_EQUAL(zke_id_valid(NULL), 0);
+}
+
+static void
+test_site_valid(void)
+{
+    CU_ASSERT_EQUAL(zke_site_valid(""), 1);
+    CU_ASSERT_EQUAL(zke_site_valid("dc1"), 1);
+    CU_ASSERT_EQUAL(zke_site_valid(A64), 1);
+    CU_ASSERT_EQUAL(zke_site_valid(A64 "a"), 0);
+    CU_ASSERT_EQUAL(zke_site_valid("d c"), 0);
+    CU_ASSERT_EQUAL(zke_site_valid(".dc"), 0);
+    CU_ASSERT_EQUAL(zke_site_valid(NULL), 0);
+}
+
+static void
+test_name_valid(void)
+{
+    CU_ASSERT_EQUAL(zke_name_valid("site"), 1);
+    CU_ASSERT_EQUAL(zke_name_valid("takeover-failed"), 1);
+    CU_ASSERT_EQUAL(zke_name_valid("Round_Robin.v2"), 1);
+    CU_ASSERT_EQUAL(zke_name_valid(""), 0);
+    CU_ASSERT_EQUAL(zke_name_valid("-x"), 0);
+    CU_ASSERT_EQUAL(zke_name_valid("a=b"), 0);
+    CU_ASSERT_EQUAL(zke_name_valid(A64 "a"), 0);
+    CU_ASSERT_EQUAL(zke_name_valid(NULL), 0);
+}
+
+static void
+test_status_name(void)
+{
+    CU_ASSERT_STRING_EQUAL(zke_status_name(ZKE_STATUS_PROGRESS), "PROGRESS");
+    CU_ASSERT_STRING_EQUAL(zke_status_name(ZKE_STATUS_READY), "READY");
+    CU_ASSERT_STRING_EQUAL(zke_status_name((enum zke_status)0), "?");
+    CU_ASSERT_STRING_EQUAL(zke_status_name((enum zke_status)7), "?");
+    CU_ASSERT_EQUAL(ZKE_STATUS_PROGRESS, 1);
+    CU_ASSERT_EQUAL(ZKE_STATUS_READY, 2);
+}
+
+static void
+test_history_push(void)
+{
+    struct zke_history_entry x;
+    int i;
+
+    memset(&h1, 0, sizeof(h1));
+    memset(&x, 0, sizeof(x));
+    strcpy(x.elector, "n0");
+    strcpy(x.policy, "p");
+    for (i = 1; i <= ZKE_HISTORY_MAX + 5; i++) {
+        x.epoch = (uint64_t)i;
+        snprintf(x.leader, sizeof(x.leader), "n%d", i);
+        zke_history_push(&h1, &x);
+        CU_ASSERT_EQUAL(h1.n, i < ZKE_HISTORY_MAX ? i : ZKE_HISTORY_MAX);
+    }
+    /* The 5 oldest were dropped; order is oldest first. */
+    CU_ASSERT_EQUAL(h1.entries[0].epoch, 6);
+    CU_ASSERT_STRING_EQUAL(h1.entries[0].leader, "n6");
+    CU_ASSERT_EQUAL(h1.entries[ZKE_HISTORY_MAX - 1].epoch, ZKE_HISTORY_MAX + 5);
+    for (i = 1; i < ZKE_HISTORY_MAX; i++)
+        CU_ASSERT_EQUAL(h1.entries[i].epoch, h1.entries[i - 1].epoch + 1);
+    /* Pushing an entry of the history itself copies it before shifting. */
+    zke_history_push(&h1, &h1.entries[0]);
+    CU_ASSERT_EQUAL(h1.entries[ZKE_HISTORY_MAX - 1].epoch, 6);
+    CU_ASSERT_EQUAL(h1.entries[0].epoch, 7);
+    /* The pushed history still encodes. */
+    ROUND_TRIP(history, &h1, &h2);
+}
+
+static void
+test_history_push_small(void)
+{
+    struct zke_history_entry x;
+
+    memset(&h1, 0, sizeof(h1));
+    memset(&x, 0, sizeof(x));
+    x.epoch = 9;
+    zke_history_push(&h1, &x);
+    CU_ASSERT_EQUAL(h1.n, 1);
+    CU_ASSERT_EQUAL(h1.entries[0].epoch, 9);
+    zke_history_push(NULL, &x);         /* no crash */
+    zke_history_push(&h1, NULL);
+    CU_ASSERT_EQUAL(h1.n, 1);
+}
+
+static CU_TestInfo misc_tests[] = {
+    { "id_valid", test_id_valid },
+    { "site_valid", test_site_valid },
+    { "name_valid", test_name_valid },
+    { "status_name", test_status_name },
+    { "history_push", test_history_push },
+    { "history_push_small", test_history_push_small },
+    CU_TEST_INFO_NULL
+};
+
+/* ------------------------------------------------------------------------ */
+/* Suite "fault": the Nth cJSON allocation fails, for every N               */
+/* ------------------------------------------------------------------------ */
+
+static long fault_at = -1;  /* index of the allocation that fails, -1: none */
+static long fault_count;    /* allocations seen since fault_on() */
+
+static void *
+fault_malloc(size_t n)
+{
+    if (fault_at >= 0 && fault_count++ == fault_at)
+        return NULL;
+    return malloc(n);
+}
+
+static void
+fault_free(void *p)
+{
+    free(p);
+}
+
+static void
+fault_on(long at)
+{
+    cJSON_Hooks hooks = { fault_malloc, fault_free };
+
+    fault_at = at;
+    fault_count = 0;
+    cJSON_InitHooks(&hooks);
+}
+
+static void
+fault_off(void)
+{
+    cJSON_InitHooks(NULL);
+    fault_at = -1;
+}
+
+/*
+ * Run op with the Nth allocation failing, N = 0, 1, ... until it succeeds.
+ * Every failing run must return ZKELECT_ENOMEM (and leak nothing: LSan).
+ */
+#define FAULT_LOOP(op, cleanup)                                              \
+    do {                                                                     \
+        long at_;                                                            \
+        int rc_ = -1, bad_ = 0;                                              \
+        for (at_ = 0; at_ < 100000; at_++) {                                 \
+            fault_on(at_);                                                   \
+            rc_ = (op);                                                      \
+            fault_off();                                                     \
+            if (rc_ == 0) {                                                  \
+                cleanup;                                                     \
+                break;                                                       \
+            }                                                                \
+            if (rc_ != ZKELECT_ENOMEM)                                       \
+                bad_++;                                                      \
+        }                                                                    \
+        CU_ASSERT_EQUAL(rc_, 0);                                             \
+        CU_ASSERT_EQUAL(bad_, 0);                                            \
+        CU_ASSERT(at_ > 3);     /* some allocations were made and failed */  \
+    } while (0)
+
+static void
+test_fault_encode(void)
+{
+    char *out = NULL;
+    size_t n = 0;
+
+    fill_elected(&e1);
+    FAULT_LOOP(zke_elected_encode(&e1, &out, &n), free(out));
+    fill_config(&c1);
+    FAULT_LOOP(zke_config_encode(&c1, &out, &n), free(out));
+    fill_member(&m1);
+    FAULT_LOOP(zke_member_encode(&m1, &out, &n), free(out));
+    fill_history(&h1);
+    FAULT_LOOP(zke_history_encode(&h1, &out, &n), free(out));
+}
+
+static void
+test_fault_decode(void)
+{
+    char *out = NULL;
+    size_t n = 0;
+
+    fill_elected(&e1);
+    CU_ASSERT_EQUAL_FATAL(zke_elected_encode(&e1, &out, &n), 0);
+    FAULT_LOOP(zke_elected_decode(out, (int)n, &e2, NULL, 0), (void)0);
+    CU_ASSERT(memcmp(&e1, &e2, sizeof(e1)) == 0);
+    free(out);
+    fill_config(&c1);
+    CU_ASSERT_EQUAL_FATAL(zke_config_encode(&c1, &out, &n), 0);
+    FAULT_LOOP(zke_config_decode(out, (int)n, &c2, NULL, 0), (void)0);
+    free(out);
+}
+
+static CU_TestInfo fault_tests[] = {
+    { "encode", test_fault_encode },
+    { "decode", test_fault_decode },
+    CU_TEST_INFO_NULL
+};
+
+static CU_SuiteInfo suites[] = {
+    { "decode", NULL, NULL, NULL, NULL, decode_tests },
+    { "values", NULL, NULL, NULL, NULL, values_tests },
+    { "generated", NULL, NULL, NULL, NULL, generated_tests },
+    { "encode", NULL, NULL, NULL, NULL, encode_tests },
+    { "messages", NULL, NULL, NULL, NULL, message_tests },
+    { "misc", NULL, NULL, NULL, NULL, misc_tests },
+    { "fault", NULL, NULL, NULL, NULL, fault_tests },
+    CU_SUITE_INFO_NULL
+};
+
+int
+main(int argc, char **argv)
+{
+    return cutest_main(argc, argv, suites);
+}

@@ -82,6 +82,242 @@ ZKELECT_API const char *zkelect_errname(int err);
 /* The library's version string, e.g. "0.1.0". Static storage. */
 ZKELECT_API const char *zkelect_version(void);
 
+
+/* ------------------------------------------------------------------------
+ * Handles, groups and events
+ *
+ * Threading: a handle owns one ZooKeeper session and one library thread.
+ * ZooKeeper's own threads only queue what happened; the library thread runs
+ * every group's state machine, one event at a time, and calls every callback
+ * below. Callbacks must not block for long (they delay every group of the
+ * handle); long work (a takeover, a step-down) is finished later with
+ * zkelect_takeover_done() / zkelect_stepdown_done(), which any thread may call.
+ * Every other function is thread-safe. A library thread (rather than an fd the
+ * caller polls) keeps timers - watchdog, exclusions, request nudges - running
+ * even while the caller is busy, which is what an election needs.
+ * ------------------------------------------------------------------------ */
+
+typedef struct zkelect zkelect_t;             /* a handle: one ZooKeeper session */
+typedef struct zkelect_group zkelect_group_t; /* one election group (a base path) */
+
+/* Log levels (the same numbers as syslog's). */
+#define ZKELECT_LOG_ERR     3
+#define ZKELECT_LOG_WARNING 4
+#define ZKELECT_LOG_NOTICE  5
+#define ZKELECT_LOG_INFO    6
+#define ZKELECT_LOG_DEBUG   7
+
+/* Log callback: msg is one line without a newline, valid during the call. */
+typedef void (*zkelect_log_fn)(void *data, int level, const char *msg);
+
+/* Event types: a stable vocabulary (see zkelect_event_name()). */
+enum zkelect_event_type {
+    ZKELECT_EV_CONNECTED = 1,     /* "+connected": session (re)established */
+    ZKELECT_EV_DISCONNECTED,      /* "-disconnected": connection lost, session may live */
+    ZKELECT_EV_EXPIRED,           /* "-session-expired": everything is rebuilt on a new session */
+    ZKELECT_EV_AUTH_FAILED,       /* "-auth-failed": credentials refused */
+    ZKELECT_EV_REGISTERED,        /* "+registered": this node is a candidate */
+    ZKELECT_EV_UNREGISTERED,      /* "-registered": this node left the group */
+    ZKELECT_EV_ELECTOR,           /* "+elector": this node became the elector */
+    ZKELECT_EV_ELECTOR_LOST,      /* "-elector": it no longer is */
+    ZKELECT_EV_DECISION,          /* "+decision": this elector wrote a decision */
+    ZKELECT_EV_NO_ELIGIBLE,       /* "-no-eligible": the policy found no node to lead */
+    ZKELECT_EV_WATCHDOG,          /* "+watchdog": the elected node was not READY in time */
+    ZKELECT_EV_LEADER_FENCED,     /* "+leader-fenced": a stale leader znode was removed */
+    ZKELECT_EV_TAKEOVER,          /* "+takeover": this node is elected, now PROGRESS */
+    ZKELECT_EV_READY,             /* "+ready": this node is the READY leader */
+    ZKELECT_EV_TAKEOVER_ABORT,    /* "-takeover-abort": takeover aborted (elected moved) */
+    ZKELECT_EV_TAKEOVER_FAILED,   /* "-takeover-failed": the application's takeover failed */
+    ZKELECT_EV_STEPDOWN,          /* "-stepdown": this node stops leading (elected moved) */
+    ZKELECT_EV_SUSPENDED,         /* "-suspended": leader suspended (disconnected) */
+    ZKELECT_EV_RESUMED,           /* "+resumed": leadership verified after a reconnect */
+    ZKELECT_EV_LOST,              /* "-leadership-lost": leadership lost (expiry, znode gone) */
+    ZKELECT_EV_LEADER_CHANGED,    /* "+leader-changed": the group's leader/status/epoch changed */
+    ZKELECT_EV_MALFORMED,         /* "-malformed": a znode holds data we cannot decode */
+    ZKELECT_EV_ERROR,             /* "-error": any other error (error field says which) */
+    ZKELECT_EV_STALLED,           /* "-request-stalled": a request was slow; session nudged */
+    ZKELECT_EV__COUNT
+};
+
+/* Subscription masks. */
+#define ZKELECT_MASK(ev) (1u << (ev))
+#define ZKELECT_MASK_ALL 0xffffffffu
+#define ZKELECT_MASK_LEADER (ZKELECT_MASK(ZKELECT_EV_LEADER_CHANGED))
+#define ZKELECT_MASK_ERRORS (ZKELECT_MASK(ZKELECT_EV_DISCONNECTED) | ZKELECT_MASK(ZKELECT_EV_EXPIRED) | \
+    ZKELECT_MASK(ZKELECT_EV_AUTH_FAILED) | ZKELECT_MASK(ZKELECT_EV_SUSPENDED) |                    \
+    ZKELECT_MASK(ZKELECT_EV_LOST) | ZKELECT_MASK(ZKELECT_EV_MALFORMED) |                           \
+    ZKELECT_MASK(ZKELECT_EV_ERROR) | ZKELECT_MASK(ZKELECT_EV_NO_ELIGIBLE) |                        \
+    ZKELECT_MASK(ZKELECT_EV_STALLED) | ZKELECT_MASK(ZKELECT_EV_TAKEOVER_FAILED))
+
+/* Leader status, as in the leader znode. */
+enum zkelect_status {
+    ZKELECT_STATUS_NONE = 0,      /* no leader */
+    ZKELECT_STATUS_PROGRESS = 1,  /* taking over */
+    ZKELECT_STATUS_READY = 2      /* serving */
+};
+
+/* One event. Every pointer is valid only during the callback. */
+struct zkelect_event {
+    enum zkelect_event_type type;  /* what happened */
+    const char *name;              /* its stable name, e.g. "+ready" */
+    const char *group;             /* group base path, or NULL for session events */
+    const char *node;              /* node concerned (leader, elected...), or NULL */
+    uint64_t epoch;                /* epoch concerned, or 0 */
+    enum zkelect_status status;    /* leader status, for LEADER_CHANGED */
+    int error;                     /* ZKELECT_E* code for error events, else 0 */
+    const char *detail;            /* human-readable detail, never NULL */
+    uint64_t mono_ms;              /* CLOCK_MONOTONIC time of the event, ms */
+};
+
+typedef void (*zkelect_event_fn)(void *data, const struct zkelect_event *ev);
+
+/* Handle options: zero-fill, then set what you need (size = sizeof). */
+struct zkelect_options {
+    size_t size;                   /* sizeof(struct zkelect_options) */
+    const char *hosts;             /* "host:port,...[/chroot]"; required */
+    int session_timeout_ms;        /* default 10000 */
+    int connect_timeout_ms;        /* zkelect_open fails after this; default 15000 */
+    const char *auth_file;         /* file holding "user:password" (digest), or NULL:
+                                      then $ZKELECT_AUTH_FILE, then $ZKELECT_AUTH */
+    zkelect_log_fn log;            /* log callback, or NULL for none */
+    void *log_data;                /* passed to log */
+    int log_level;                 /* most verbose level passed; default ZKELECT_LOG_INFO */
+    zkelect_event_fn on_event;     /* handle-wide events (session), or NULL */
+    void *event_data;              /* passed to on_event */
+    int nudge_ms;                  /* a request outstanding this long nudges the session
+                                      (ZooKeeper 3.8.0 stall); default 250, <0 disables */
+};
+
+/* Open a handle and wait until the session is connected (or connect_timeout_ms).
+ * *out must be closed with zkelect_close(). */
+ZKELECT_API int zkelect_open(const struct zkelect_options *opts, zkelect_t **out);
+
+/* Resign every group gracefully (bounded by the session timeout), close the
+ * session and free the handle. NULL-safe. Must not be called from a callback. */
+ZKELECT_API void zkelect_close(zkelect_t *h);
+
+/* The current ZooKeeper session id (0 when none). */
+ZKELECT_API int64_t zkelect_session_id(zkelect_t *h);
+
+/* Non-zero while the session is connected. */
+ZKELECT_API int zkelect_connected(zkelect_t *h);
+
+/* Takeover callback: this node was elected at `epoch`; the leader znode is in
+ * PROGRESS. Return ZKELECT_OK when the takeover is complete (the node goes
+ * READY), a negative code when it failed, or ZKELECT_EBUSY to finish later
+ * with zkelect_takeover_done(). */
+typedef int (*zkelect_takeover_fn)(void *data, zkelect_group_t *g, uint64_t epoch);
+
+/* Step-down callback: this node must stop leading (epoch = the epoch it led).
+ * Return ZKELECT_OK when done (the leader znode is then deleted), or
+ * ZKELECT_EBUSY to finish later with zkelect_stepdown_done(). */
+typedef int (*zkelect_stepdown_fn)(void *data, zkelect_group_t *g, uint64_t epoch);
+
+/* Group options: zero-fill, then set what you need (size = sizeof). */
+struct zkelect_group_options {
+    size_t size;                   /* sizeof(struct zkelect_group_options) */
+    const char *path;              /* base path, default "/cluster" */
+    const char *policy;            /* policy name or path used when this node is the
+                                      elector and the config znode names none; default "site" */
+    const char *policy_path;       /* extra colon-separated module search path, or NULL */
+    const char *const *policy_options; /* "key=value" strings (overridden by the
+                                      config znode's options), or NULL */
+    size_t npolicy_options;        /* their number */
+    int watchdog_ms;               /* takeover deadline when config has none; default 10000 */
+    int exclude_ms;                /* exclusion period when config has none; default 60000 */
+    zkelect_event_fn on_event;     /* this group's events, or NULL */
+    void *event_data;              /* passed to on_event */
+    zkelect_takeover_fn on_takeover; /* NULL: a takeover completes at once */
+    zkelect_stepdown_fn on_stepdown; /* NULL: a step-down completes at once */
+    void *cb_data;                 /* passed to on_takeover / on_stepdown */
+};
+
+/* Open a group as an observer (it sees the leader; it is no candidate). */
+ZKELECT_API int zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *opts,
+                                   zkelect_group_t **out);
+
+/* Leave (unnominate if needed, bounded by the session timeout) and free the
+ * group. NULL-safe. Must not be called from a callback. */
+ZKELECT_API void zkelect_group_close(zkelect_group_t *g);
+
+/* This node, as a candidate. Strings are copied by zkelect_nominate*(). */
+struct zkelect_node {
+    const char *id;                /* node id: 1-64 of [A-Za-z0-9._-] */
+    const char *site;              /* site, or NULL/"" */
+    int priority;                  /* higher is preferred */
+    const char *const *tags;       /* tags, or NULL */
+    size_t ntags;                  /* their number */
+    int eligible;                  /* non-zero: may lead */
+    const char *host;              /* host name shown to operators, or NULL */
+};
+
+/* Completion of an asynchronous nominate: err is 0 or a ZKELECT_E* code. */
+typedef void (*zkelect_done_fn)(void *data, zkelect_group_t *g, int err);
+
+/* Join the group as a candidate and wait until registered (or timeout_ms;
+ * ZKELECT_ETIMEDOUT). ZKELECT_EIDINUSE when a live session holds the id. */
+ZKELECT_API int zkelect_nominate(zkelect_group_t *g, const struct zkelect_node *self, int timeout_ms);
+
+/* The same without waiting: done (may be NULL) is called from the library thread. */
+ZKELECT_API int zkelect_nominate_async(zkelect_group_t *g, const struct zkelect_node *self,
+                                       zkelect_done_fn done, void *data);
+
+/* Resign: step down if leading (step-down callback, then the leader znode is
+ * deleted), then remove this node's registration. Waits up to timeout_ms. */
+ZKELECT_API int zkelect_unnominate(zkelect_group_t *g, int timeout_ms);
+
+/* Change this candidate's priority / eligibility / health (health checks). */
+ZKELECT_API int zkelect_set_priority(zkelect_group_t *g, int priority);
+ZKELECT_API int zkelect_set_eligible(zkelect_group_t *g, int eligible);
+ZKELECT_API int zkelect_set_healthy(zkelect_group_t *g, int healthy);
+
+/* Finish a takeover / step-down that the callback returned ZKELECT_EBUSY for.
+ * err: ZKELECT_OK or a negative code (takeover failed). Stale epochs are ignored. */
+ZKELECT_API int zkelect_takeover_done(zkelect_group_t *g, uint64_t epoch, int err);
+ZKELECT_API int zkelect_stepdown_done(zkelect_group_t *g, uint64_t epoch);
+
+/* The group's leader as this handle sees it. */
+struct zkelect_leader {
+    char id[65];                   /* leader node id, "" when none */
+    enum zkelect_status status;    /* NONE, PROGRESS or READY */
+    uint64_t epoch;                /* the leader's epoch: use it as a fencing token */
+    char site[65];                 /* the leader's site ("" unknown) */
+    int priority;                  /* the leader's node priority */
+    int is_self;                   /* non-zero when this handle's node is that leader
+                                      and is not suspended */
+};
+
+/* Copy the current view into *out. ZKELECT_ENOLEADER (and out->id "") when none. */
+ZKELECT_API int zkelect_get_leader(zkelect_group_t *g, struct zkelect_leader *out);
+
+/* Wait until a leader with status >= `status` exists (or this node leads when
+ * self is non-zero), up to timeout_ms. Returns 0 or ZKELECT_ETIMEDOUT. */
+ZKELECT_API int zkelect_wait_leader(zkelect_group_t *g, enum zkelect_status status, int self,
+                                    int timeout_ms);
+
+/* Subscribe to events of this group (mask of ZKELECT_MASK(ev) bits). Returns a
+ * positive subscription id or a negative code. */
+ZKELECT_API int zkelect_subscribe(zkelect_group_t *g, uint32_t mask, zkelect_event_fn fn, void *data);
+ZKELECT_API int zkelect_unsubscribe(zkelect_group_t *g, int id);
+
+/* The stable name of an event type ("+ready"), "?" if unknown. */
+ZKELECT_API const char *zkelect_event_name(enum zkelect_event_type type);
+
+/* The group's base path (valid while the group is open). */
+ZKELECT_API const char *zkelect_group_path(const zkelect_group_t *g);
+
+/* Counters of a group, for metrics. */
+struct zkelect_stats {
+    uint64_t decisions;            /* decisions written as elector */
+    uint64_t transitions;          /* times this node became READY */
+    uint64_t watchdog_firings;     /* watchdog firings as elector */
+    uint64_t stalled_requests;     /* requests nudged (handle-wide) */
+    uint64_t last_contact_mono_ms; /* last reply from ZooKeeper (handle-wide) */
+    int is_elector;                /* non-zero while this node is the elector */
+    int registered;                /* non-zero while registered as a candidate */
+};
+ZKELECT_API int zkelect_get_stats(zkelect_group_t *g, struct zkelect_stats *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,401 @@
+/*
+ * api.c - the group half of the public API: thin wrappers that validate
+ * arguments, post work to the library thread and, for the blocking calls,
+ * wait for the state machine with a deadline.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static int
+path_valid(const char *p)
+{
+    const char *c;
+    size_t n = strlen(p);
+
+    if (n < 2 || n > ZKE_PATH_MAX - 80 || p[0] != '/' || p[n - 1] == '/')
+        return 0;
+    for (c = p; *c; c++) {
+        if (c[0] == '/' && c[1] == '/')
+            return 0;
+        if (c[0] == '/' && c[1] == '.' && (c[2] == '/' || c[2] == '\0' ||
+                                           (c[2] == '.' && (c[3] == '/' || c[3] == '\0'))))
+            return 0;
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return 0;
+    }
+    return 1;
+}
+
+static void
+call_group_add(struct zkelect *h, void *arg)
+{
+    struct zkelect_group *g = arg;
+
+    g->next = h->groups;
+    h->groups = g;
+    group_resync(g);
+}
+
+struct wait_view {
+    struct zkelect_group *g;
+};
+
+static bool
+pred_view_read(void *arg)
+{
+    struct zkelect_group *g = arg;
+    return (g->elected_read && g->leader_read) || g->h->sess != SESS_CONNECTED;
+}
+
+ZKELECT_API int
+zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *o, zkelect_group_t **out)
+{
+    struct zkelect_group *g;
+    const char *path;
+    size_t i;
+
+    if (out == NULL)
+        return ZKELECT_EINVAL;
+    *out = NULL;
+    if (h == NULL || o == NULL || o->size < sizeof(*o))
+        return ZKELECT_EINVAL;
+    path = o->path ? o->path : "/cluster";
+    if (!path_valid(path) || o->watchdog_ms < 0 || o->exclude_ms < 0 ||
+        (o->npolicy_options && o->policy_options == NULL))
+        return ZKELECT_EINVAL;
+    for (i = 0; i < o->npolicy_options; i++)
+        if (o->policy_options[i] == NULL || strchr(o->policy_options[i], '=') == NULL)
+            return ZKELECT_EINVAL;
+    g = calloc(1, sizeof(*g));
+    if (g == NULL)
+        return ZKELECT_ENOMEM;
+    g->h = h;
+    g->refs = 1;
+    snprintf(g->path, sizeof(g->path), "%s", path);
+    snprintf(g->p_nodes, sizeof(g->p_nodes), "%s/nodes", path);
+    snprintf(g->p_election, sizeof(g->p_election), "%s/election", path);
+    snprintf(g->p_elected, sizeof(g->p_elected), "%s/elected", path);
+    snprintf(g->p_leader, sizeof(g->p_leader), "%s/leader", path);
+    snprintf(g->p_config, sizeof(g->p_config), "%s/config", path);
+    snprintf(g->p_switchover, sizeof(g->p_switchover), "%s/switchover", path);
+    snprintf(g->p_history, sizeof(g->p_history), "%s/history", path);
+    g->policy_name = strdup(o->policy ? o->policy : "site");
+    g->policy_path = o->policy_path ? strdup(o->policy_path) : NULL;
+    g->watchdog_ms = o->watchdog_ms ? o->watchdog_ms : 10000;
+    g->exclude_ms = o->exclude_ms ? o->exclude_ms : 60000;
+    g->on_event = o->on_event;
+    g->event_data = o->event_data;
+    g->on_takeover = o->on_takeover;
+    g->on_stepdown = o->on_stepdown;
+    g->cb_data = o->cb_data;
+    g->elected_version = g->leader_version = -1;
+    g->config_version = g->history_version = -1;
+    g->next_sub = 1;
+    if (o->npolicy_options) {
+        g->opt_kv = calloc(o->npolicy_options, sizeof(char *));
+        if (g->opt_kv == NULL)
+            goto err;
+        for (i = 0; i < o->npolicy_options; i++) {
+            if ((g->opt_kv[i] = strdup(o->policy_options[i])) == NULL)
+                goto err;
+            g->nopt_kv++;
+        }
+    }
+    if (g->policy_name == NULL || (o->policy_path && g->policy_path == NULL))
+        goto err;
+    zke_call(h, call_group_add, g);
+    /* wait (bounded) for the first view so zkelect_get_leader answers at once */
+    zke_call_wait(h, NULL, NULL, pred_view_read, g, h->session_timeout_ms);
+    *out = g;
+    return 0;
+err:
+    group_free(g);
+    return ZKELECT_ENOMEM;
+}
+
+static bool
+pred_left(void *arg)
+{
+    struct zkelect_group *g = arg;
+    return !group_registered(g) && g->reg == 0 /* REG_NONE */;
+}
+
+static void
+call_group_remove(struct zkelect *h, void *arg)
+{
+    struct zkelect_group *g = arg, **pp;
+
+    for (pp = &h->groups; *pp; pp = &(*pp)->next) {
+        if (*pp == g) {
+            *pp = g->next;
+            break;
+        }
+    }
+    g->closed = true;
+    group_release(g);
+}
+
+ZKELECT_API void
+zkelect_group_close(zkelect_group_t *g)
+{
+    struct zkelect *h;
+
+    if (g == NULL)
+        return;
+    h = g->h;
+    zkelect_unnominate(g, h->session_timeout_ms);
+    zke_call(h, call_group_remove, g);
+    /* the group is freed on the library thread once its requests are answered */
+}
+
+struct nominate_wait {
+    struct zkelect_group *g;
+    int err;
+    bool done;
+};
+
+static void
+nominate_done_cb(void *data, zkelect_group_t *g, int err)
+{
+    struct nominate_wait *w = data;
+
+    (void)g;
+    w->err = err;
+    w->done = true;
+}
+
+static void
+call_forget_wait(struct zkelect *h, void *arg)
+{
+    struct nominate_wait *w = arg;
+
+    (void)h;
+    if (w->g->nominate_data == w) {
+        w->g->nominate_done = NULL;
+        w->g->nominate_data = NULL;
+    }
+    free(w);
+}
+
+static bool
+pred_nominated(void *arg)
+{
+    return ((struct nominate_wait *)arg)->done;
+}
+
+ZKELECT_API int
+zkelect_nominate(zkelect_group_t *g, const struct zkelect_node *self, int timeout_ms)
+{
+    struct nominate_wait *w;
+    int rc;
+
+    if (g == NULL || timeout_ms < 0)
+        return ZKELECT_EINVAL;
+    w = calloc(1, sizeof(*w));
+    if (w == NULL)
+        return ZKELECT_ENOMEM;
+    w->g = g;
+    rc = group_nominate(g, self, nominate_done_cb, w);
+    if (rc != 0) {
+        free(w);
+        return rc;
+    }
+    rc = zke_call_wait(g->h, NULL, NULL, pred_nominated, w, timeout_ms);
+    if (rc == 0) {
+        rc = w->err;
+        free(w);
+        return rc;
+    }
+    /* timed out (or on the library thread): detach w there, after the
+       nominate call it follows in the queue */
+    zke_call(g->h, call_forget_wait, w);
+    return rc;
+}
+
+ZKELECT_API int
+zkelect_nominate_async(zkelect_group_t *g, const struct zkelect_node *self, zkelect_done_fn done,
+                       void *data)
+{
+    if (g == NULL)
+        return ZKELECT_EINVAL;
+    return group_nominate(g, self, done, data);
+}
+
+ZKELECT_API int
+zkelect_unnominate(zkelect_group_t *g, int timeout_ms)
+{
+    if (g == NULL || timeout_ms < 0)
+        return ZKELECT_EINVAL;
+    group_unnominate(g);
+    return zke_call_wait(g->h, NULL, NULL, pred_left, g, timeout_ms);
+}
+
+ZKELECT_API int
+zkelect_set_priority(zkelect_group_t *g, int priority)
+{
+    if (g == NULL)
+        return ZKELECT_EINVAL;
+    if (priority < ZKE_PRIORITY_MIN || priority > ZKE_PRIORITY_MAX)
+        return ZKELECT_ERANGE;
+    return group_set_member(g, 0, priority);
+}
+
+ZKELECT_API int
+zkelect_set_eligible(zkelect_group_t *g, int eligible)
+{
+    if (g == NULL)
+        return ZKELECT_EINVAL;
+    return group_set_member(g, 1, eligible != 0);
+}
+
+ZKELECT_API int
+zkelect_set_healthy(zkelect_group_t *g, int healthy)
+{
+    if (g == NULL)
+        return ZKELECT_EINVAL;
+    return group_set_member(g, 2, healthy != 0);
+}
+
+ZKELECT_API int
+zkelect_takeover_done(zkelect_group_t *g, uint64_t epoch, int err)
+{
+    if (g == NULL || epoch == 0 || err > 0)
+        return ZKELECT_EINVAL;
+    return group_done(g, epoch, err, false);
+}
+
+ZKELECT_API int
+zkelect_stepdown_done(zkelect_group_t *g, uint64_t epoch)
+{
+    if (g == NULL || epoch == 0)
+        return ZKELECT_EINVAL;
+    return group_done(g, epoch, 0, true);
+}
+
+static void
+fill_leader(struct zkelect_group *g, struct zkelect_leader *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!g->have_leader)
+        return;
+    snprintf(out->id, sizeof(out->id), "%s", g->leader.id);
+    out->status = (enum zkelect_status)g->leader.status;
+    out->epoch = g->leader.epoch;
+    if (g->have_leader_info && strcmp(g->leader_info.id, g->leader.id) == 0) {
+        snprintf(out->site, sizeof(out->site), "%s", g->leader_info.site);
+        out->priority = g->leader_info.priority;
+    }
+    out->is_self = group_is_leading(g) && strcmp(g->leader.id, g->self.id) == 0;
+}
+
+ZKELECT_API int
+zkelect_get_leader(zkelect_group_t *g, struct zkelect_leader *out)
+{
+    if (g == NULL || out == NULL)
+        return ZKELECT_EINVAL;
+    pthread_mutex_lock(&g->h->mu);
+    fill_leader(g, out);
+    pthread_mutex_unlock(&g->h->mu);
+    return out->id[0] ? 0 : ZKELECT_ENOLEADER;
+}
+
+struct leader_wait {
+    struct zkelect_group *g;
+    enum zkelect_status status;
+    int self;
+};
+
+static bool
+pred_leader(void *arg)
+{
+    struct leader_wait *w = arg;
+    struct zkelect_leader l;
+
+    fill_leader(w->g, &l);
+    if (w->self)
+        return l.is_self && l.status >= w->status;
+    return l.id[0] && l.status >= w->status;
+}
+
+ZKELECT_API int
+zkelect_wait_leader(zkelect_group_t *g, enum zkelect_status status, int self, int timeout_ms)
+{
+    struct leader_wait w = {g, status, self};
+
+    if (g == NULL || timeout_ms < 0)
+        return ZKELECT_EINVAL;
+    return zke_call_wait(g->h, NULL, NULL, pred_leader, &w, timeout_ms);
+}
+
+ZKELECT_API int
+zkelect_subscribe(zkelect_group_t *g, uint32_t mask, zkelect_event_fn fn, void *data)
+{
+    struct sub *s;
+    int id;
+
+    if (g == NULL || fn == NULL || mask == 0)
+        return ZKELECT_EINVAL;
+    s = calloc(1, sizeof(*s));
+    if (s == NULL)
+        return ZKELECT_ENOMEM;
+    s->mask = mask;
+    s->fn = fn;
+    s->data = data;
+    pthread_mutex_lock(&g->h->mu);
+    id = s->id = g->next_sub++;
+    s->next = g->subs;
+    g->subs = s;
+    pthread_mutex_unlock(&g->h->mu);
+    return id;
+}
+
+ZKELECT_API int
+zkelect_unsubscribe(zkelect_group_t *g, int id)
+{
+    struct sub **pp, *s;
+    int rc = ZKELECT_EINVAL;
+
+    if (g == NULL)
+        return ZKELECT_EINVAL;
+    pthread_mutex_lock(&g->h->mu);
+    for (pp = &g->subs; (s = *pp) != NULL; pp = &s->next) {
+        if (s->id == id) {
+            *pp = s->next;
+            free(s);
+            rc = 0;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g->h->mu);
+    return rc;
+}
+
+ZKELECT_API const char *
+zkelect_group_path(const zkelect_group_t *g)
+{
+    return g ? g->path : NULL;
+}
+
+ZKELECT_API int
+zkelect_get_stats(zkelect_group_t *g, struct zkelect_stats *out)
+{
+    if (g == NULL || out == NULL)
+        return ZKELECT_EINVAL;
+    memset(out, 0, sizeof(*out));
+    pthread_mutex_lock(&g->h->mu);
+    out->decisions = g->n_decisions;
+    out->transitions = g->n_transitions;
+    out->watchdog_firings = g->n_watchdog;
+    out->is_elector = g->is_elector;
+    out->registered = group_registered(g);
+    pthread_mutex_unlock(&g->h->mu);
+    pthread_mutex_lock(&g->h->qmu);
+    out->stalled_requests = g->h->stalled;
+    out->last_contact_mono_ms = g->h->last_contact_ms;
+    pthread_mutex_unlock(&g->h->qmu);
+    return 0;
+}

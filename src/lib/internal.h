@@ -1,0 +1,346 @@
+/*
+ * internal.h - libzkelect's internal structures: the handle (session, library
+ * thread, event queue, outstanding requests) and the group state machine.
+ *
+ * Concurrency: ZooKeeper's completion thread only calls req_complete_* and
+ * session_watcher, which copy what happened into a struct zev and queue it.
+ * The library thread (loop.c) pops events one at a time and is the only code
+ * that reads or changes group state. API calls from user threads post
+ * commands into the same queue and, when blocking, wait on a condition
+ * variable for a predicate that the library thread updates under h->mu.
+ */
+#ifndef ZKELECT_INTERNAL_H
+#define ZKELECT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <zookeeper/zookeeper.h>
+
+#include "zkelect.h"
+#include "zkelect/policy.h"
+#include "codec.h"
+#include "policy.h"
+
+#define ZKE_PATH_MAX 512
+
+struct zkelect_group;
+struct zkelect;
+
+/* ---- requests and events ------------------------------------------------ */
+
+/* What an outstanding request was for (dispatched by the group code). */
+enum req_kind {
+    REQ_GET_ELECTED = 1,  /* aget elected (watch) */
+    REQ_GET_LEADER,       /* aget leader (watch) */
+    REQ_EXISTS_LEADER,    /* aexists leader (watch), after NONODE */
+    REQ_EXISTS_ELECTED,   /* aexists elected (watch), after NONODE */
+    REQ_ENSURE_PATH,      /* acreate of a persistent parent */
+    REQ_REGISTER,         /* amulti: create nodes/<id> + election/<id>_<guid>_ */
+    REQ_FIND_MINE,        /* aget_children election: find my znode by guid */
+    REQ_CHECK_ID,         /* aexists nodes/<id>: who owns it */
+    REQ_LIST_ELECTION,    /* aget_children election (watch when elector) */
+    REQ_EXISTS_PRED,      /* aexists predecessor (watch) */
+    REQ_GET_MEMBER,       /* aget nodes/<id> (watch, elector) */
+    REQ_GET_CONFIG,       /* aget config (watch, elector) */
+    REQ_EXISTS_CONFIG,    /* aexists config (watch) */
+    REQ_GET_SWITCHOVER,   /* aget switchover (watch, elector) */
+    REQ_EXISTS_SWITCHOVER,/* aexists switchover (watch) */
+    REQ_GET_HISTORY,      /* aget history (elector) */
+    REQ_DECIDE,           /* amulti: write elected + history */
+    REQ_LEADER_CREATE,    /* amulti: check elected, create leader PROGRESS */
+    REQ_LEADER_READY,     /* amulti: check elected, set leader READY */
+    REQ_LEADER_DELETE,    /* adelete leader (version) */
+    REQ_LEADER_FENCE,     /* adelete a stale leader znode (elector) */
+    REQ_UPDATE_MEMBER,    /* aset nodes/<id> */
+    REQ_UNREGISTER,       /* amulti: delete nodes/<id> + election znode */
+    REQ_GET_LEADER_INFO,  /* aget nodes/<leader> (observer info) */
+    REQ_NUDGE,            /* aexists "/" to unstick a stalled session */
+    REQ_STAT_MINE         /* aexists my election znode: its czxid */
+};
+
+/* One outstanding asynchronous request. Freed by the library thread. */
+struct req {
+    struct req *next, *prev;          /* h->outstanding list (h->mu) */
+    struct zkelect *h;                /* owning handle */
+    struct zkelect_group *g;          /* group (holds a reference), or NULL */
+    uint64_t gen;                     /* session generation it was sent on */
+    enum req_kind kind;               /* what for */
+    uint64_t sent_ms;                 /* CLOCK_MONOTONIC when sent */
+    uint64_t token;                   /* kind-specific (epoch, version...) */
+    char arg[ZKE_PATH_MAX];           /* kind-specific (member id, child name) */
+    /* multi storage: must live until the completion runs */
+    zoo_op_t ops[3];                  /* multi ops */
+    zoo_op_result_t results[3];       /* multi results */
+    char pathbuf[2][ZKE_PATH_MAX];    /* created paths */
+    char *payload[2];                 /* encoded data (freed with the req) */
+};
+
+/* Kinds of queued events. */
+enum zev_kind {
+    ZEV_SESSION = 1,  /* session state change (state) */
+    ZEV_WATCH,        /* a watch fired (type, path) */
+    ZEV_REPLY,        /* a request completed (req, rc, data...) */
+    ZEV_CALL          /* an API call from a user thread (fn, arg) */
+};
+
+/* One queued event: owns its copies of data. */
+struct zev {
+    struct zev *next;                 /* queue link */
+    enum zev_kind kind;               /* what */
+    uint64_t gen;                     /* session generation (SESSION, WATCH) */
+    int state;                        /* ZEV_SESSION: ZooKeeper state */
+    int type;                         /* ZEV_WATCH: event type */
+    char *path;                       /* ZEV_WATCH: path (owned) */
+    struct req *req;                  /* ZEV_REPLY: the request */
+    int rc;                           /* ZEV_REPLY: ZooKeeper rc */
+    char *data;                       /* ZEV_REPLY: data copy (owned), or NULL */
+    int datalen;                      /* -1 when the znode had NULL data */
+    struct Stat stat;                 /* ZEV_REPLY: stat, when has_stat */
+    bool has_stat;                    /* stat is valid */
+    char **strings;                   /* ZEV_REPLY: children (owned) */
+    int nstrings;                     /* their number */
+    void (*fn)(struct zkelect *, void *); /* ZEV_CALL: run on the library thread */
+    void *arg;                        /* ZEV_CALL: its argument */
+};
+
+/* ---- the handle ---------------------------------------------------------- */
+
+/* Per-zhandle context for the session watcher: which generation it is. */
+struct zctx {
+    struct zkelect *h;                /* handle */
+    uint64_t gen;                     /* generation of that zhandle */
+};
+
+enum sess_state {
+    SESS_CONNECTING = 0,              /* no session yet / reconnecting */
+    SESS_CONNECTED,                   /* live and connected */
+    SESS_EXPIRED,                     /* expired: rebuilding on a new session */
+    SESS_AUTH_FAILED,                 /* refused: nothing works */
+    SESS_CLOSING                      /* zkelect_close in progress */
+};
+
+struct sub {
+    struct sub *next;                 /* list link */
+    int id;                           /* subscription id */
+    uint32_t mask;                    /* event mask */
+    zkelect_event_fn fn;              /* callback */
+    void *data;                       /* its data */
+};
+
+struct zkelect {
+    /* configuration (immutable after open) */
+    char *hosts;                      /* connect string */
+    int session_timeout_ms;           /* requested session timeout */
+    int connect_timeout_ms;           /* zkelect_open deadline */
+    char *auth;                       /* digest credential "user:password", or NULL */
+    zkelect_log_fn log;               /* log callback */
+    void *log_data;                   /* its data */
+    int log_level;                    /* max level passed */
+    zkelect_event_fn on_event;        /* handle-wide events */
+    void *event_data;                 /* their data */
+    int nudge_ms;                     /* stalled-request threshold, <= 0 off */
+
+    /* owned by the library thread */
+    zhandle_t *zh;                    /* current ZooKeeper handle */
+    struct zctx *zctx;                /* its watcher context (freed after close) */
+    uint64_t gen;                     /* generation of zh (increments per session) */
+    enum sess_state sess;             /* session state */
+    int64_t session_id;               /* current session id (copied when connected) */
+    int negotiated_timeout_ms;        /* session timeout the server granted */
+    uint64_t disconnected_ms;         /* when the connection was lost, 0 if connected */
+    uint64_t last_nudge_ms;           /* last nudge sent */
+    struct zkelect_group *groups;     /* all groups (list) */
+
+    /* state lock: held by the library thread while it processes an event */
+    pthread_mutex_t mu;               /* recursive; guards all group state */
+    pthread_cond_t cv;                /* broadcast after every processed event */
+    bool connected_once;              /* a session was established (mu) */
+    int sess_public;                  /* copy of sess for API readers (mu) */
+    int64_t session_id_public;        /* copy of session_id for API readers (mu) */
+
+    /* queue lock: the only lock ZooKeeper's threads take */
+    pthread_mutex_t qmu;              /* guards the fields below */
+    pthread_cond_t qcv;               /* wakes the library thread */
+    struct zev *qhead, *qtail;        /* event queue */
+    struct req outstanding;           /* sentinel of the outstanding request list */
+    bool stop;                        /* the library thread must exit */
+    uint64_t stalled;                 /* requests nudged */
+    uint64_t last_contact_ms;         /* last reply from ZooKeeper */
+    pthread_t thread;                 /* the library thread */
+};
+
+/* ---- the group ----------------------------------------------------------- */
+
+/* This node's role in the group as a candidate. */
+enum role {
+    ROLE_NONE = 0,       /* observer, or not yet registered */
+    ROLE_MEMBER,         /* registered, not elected */
+    ROLE_WAITING,        /* elected; waiting for the old leader znode to go */
+    ROLE_CREATING,       /* elected; creating the leader znode */
+    ROLE_PROGRESS,       /* leader znode PROGRESS, takeover running */
+    ROLE_READYING,       /* takeover done; setting READY */
+    ROLE_READY,          /* READY leader */
+    ROLE_STEPPING_DOWN,  /* step-down callback running */
+    ROLE_DELETING,       /* deleting the leader znode */
+    ROLE_SUSPENDED       /* was leading, connection lost: verify on reconnect */
+};
+
+enum reg_state {
+    REG_NONE = 0,        /* not a candidate */
+    REG_PENDING,         /* registration request outstanding */
+    REG_UNKNOWN,         /* outcome unknown: find by guid on reconnect */
+    REG_DONE,            /* registered */
+    REG_LEAVING          /* unregister outstanding */
+};
+
+struct member_cache {                 /* elector's view of one member */
+    struct member_cache *next;        /* list link */
+    struct zke_member rec;            /* decoded record */
+    bool valid;                       /* rec decoded OK */
+    bool loaded;                      /* a read completed */
+    int64_t seq;                      /* election znode sequence (lowest for the id) */
+    char znode[ZKE_ZNODE_MAX + 1];    /* that election znode's name */
+    bool seen;                        /* still in the election children (mark/sweep) */
+};
+
+struct exclusion {                    /* elector: node excluded until deadline */
+    struct exclusion *next;           /* list link */
+    char id[ZKE_ID_MAX + 1];          /* node id */
+    char reason[ZKE_NAME_MAX + 1];    /* why */
+    uint64_t until_ms;                /* CLOCK_MONOTONIC deadline */
+};
+
+struct zkelect_group {
+    struct zkelect_group *next;       /* h->groups link */
+    struct zkelect *h;                /* handle */
+    int refs;                         /* outstanding requests + 1 while open */
+    bool closed;                      /* zkelect_group_close called */
+    char path[ZKE_PATH_MAX];          /* base path */
+    char p_nodes[ZKE_PATH_MAX], p_election[ZKE_PATH_MAX], p_elected[ZKE_PATH_MAX];
+    char p_leader[ZKE_PATH_MAX], p_config[ZKE_PATH_MAX], p_switchover[ZKE_PATH_MAX];
+    char p_history[ZKE_PATH_MAX];     /* derived paths */
+
+    /* options */
+    char *policy_name;                /* default policy */
+    char *policy_path;                /* module search path */
+    char **opt_kv;                    /* "key=value" policy options */
+    size_t nopt_kv;                   /* their number */
+    int watchdog_ms, exclude_ms;      /* defaults */
+    zkelect_event_fn on_event;        /* group events */
+    void *event_data;
+    zkelect_takeover_fn on_takeover;  /* takeover callback */
+    zkelect_stepdown_fn on_stepdown;  /* step-down callback */
+    void *cb_data;
+    struct sub *subs;                 /* subscriptions (h->mu) */
+    int next_sub;                     /* next subscription id */
+
+    /* shared view (all groups): library thread writes, API reads under h->mu */
+    bool have_elected;                /* elected read and valid */
+    struct zke_elected elected;       /* last decoded elected */
+    int32_t elected_version;          /* its znode version, -1 = absent */
+    int64_t elected_mzxid;            /* zxid of its last write (INT64_MAX: our own write) */
+    bool elected_read;                /* a read of elected completed (present or not) */
+    bool have_leader;                 /* leader znode present and valid */
+    struct zke_leader leader;         /* last decoded leader */
+    int32_t leader_version;           /* its version */
+    int64_t leader_owner;             /* its ephemeralOwner */
+    bool leader_read;                 /* a read of leader completed */
+    struct zke_member leader_info;    /* nodes/<leader> record, when loaded */
+    bool have_leader_info;
+    char pub_id[ZKE_ID_MAX + 1];      /* last published leader (for LEADER_CHANGED) */
+    int pub_status;
+    uint64_t pub_epoch;
+
+    /* candidate */
+    enum reg_state reg;               /* registration state */
+    struct zke_member self;           /* this node's record */
+    int32_t self_version;             /* nodes/<id> version */
+    char guid[ZKE_GUID_LEN + 1];      /* per-session registration guid */
+    char my_znode[ZKE_PATH_MAX];      /* election/<id>_<guid>_<seq> name (child only) */
+    int64_t my_seq;                   /* its sequence */
+    int64_t my_czxid;                 /* zxid that created it; 0 until known. A decision
+                                         older than this predates our registration and
+                                         is never acted on (it named a former session) */
+    int reg_err;                      /* last registration error (for nominate) */
+    zkelect_done_fn nominate_done;    /* async nominate completion */
+    void *nominate_data;
+    enum role role;                   /* role as candidate */
+    uint64_t role_epoch;              /* epoch the role is about */
+    int32_t role_elected_version;     /* elected version the takeover is based on */
+    uint64_t failed_epoch;            /* epoch whose takeover failed (never retried) */
+    bool takeover_ok;                 /* the takeover of role_epoch completed */
+    bool leaving;                     /* unnominate requested */
+    bool member_dirty;                /* self record changed; write it */
+
+    /* elector */
+    bool is_elector;                  /* this node is the elector */
+    char pred[ZKE_PATH_MAX];          /* predecessor child name being watched */
+    struct member_cache *members;     /* members (elector only) */
+    int pending_reads;                /* elector reads outstanding before a decision */
+    bool config_read, switchover_read, history_read, election_read;
+    struct zke_config config;         /* cluster config (zeroed = absent) */
+    int32_t config_version;
+    struct zke_switchover switchover; /* last switchover request (id 0 = none) */
+    struct zke_history *history;      /* history (heap) */
+    int32_t history_version;          /* -1 absent */
+    unsigned reasons;                 /* ZKELECT_REASON_* accumulated for the next run */
+    bool deciding;                    /* a decision write is outstanding */
+    bool eval_pending;                /* re-evaluate once the write completes */
+    struct exclusion *exclusions;     /* active exclusions */
+    uint64_t watchdog_ms_deadline;    /* 0 = not armed */
+    uint64_t watchdog_epoch;          /* epoch the watchdog guards */
+    bool watchdog_fenced;             /* already fenced a stale leader for this epoch */
+    struct zke_policy *policy;        /* loaded policy, or NULL */
+    char policy_loaded_key[1024];     /* name + options it was loaded with */
+
+    /* counters (h->mu for readers) */
+    uint64_t n_decisions, n_transitions, n_watchdog;
+};
+
+/* ---- functions shared between files ------------------------------------ */
+
+/* time.c-ish helpers (loop.c) */
+uint64_t zke_now_ms(void);
+
+/* logging and events (event.c) */
+void zke_log(struct zkelect *h, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void zke_event(struct zkelect *h, struct zkelect_group *g, enum zkelect_event_type type,
+               const char *node, uint64_t epoch, int error, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+void zke_escape(const char *in, size_t inlen, char *out, size_t outlen);
+
+/* loop.c */
+struct req *req_new(struct zkelect *h, struct zkelect_group *g, enum req_kind kind);
+void req_sent(struct req *r, int rc);   /* rc of the a* call: on error queue a reply */
+void req_free(struct req *r);
+void zke_call(struct zkelect *h, void (*fn)(struct zkelect *, void *), void *arg);
+int zke_call_wait(struct zkelect *h, void (*fn)(struct zkelect *, void *), void *arg,
+                  bool (*pred)(void *), void *pred_arg, int timeout_ms);
+void data_completion(int rc, const char *value, int len, const struct Stat *stat, const void *data);
+void stat_completion(int rc, const struct Stat *stat, const void *data);
+void strings_completion(int rc, const struct String_vector *sv, const struct Stat *stat,
+                        const void *data);
+void void_completion(int rc, const void *data);
+void string_completion(int rc, const char *value, const void *data);
+void multi_completion(int rc, const void *data);
+
+/* group.c */
+void group_on_session(struct zkelect_group *g, enum sess_state prev, enum sess_state now);
+void group_on_watch(struct zkelect_group *g, int type, const char *path);
+void group_on_reply(struct zkelect_group *g, struct zev *ev);
+void group_on_timer(struct zkelect_group *g, uint64_t now);
+uint64_t group_next_deadline(struct zkelect_group *g);
+void group_resync(struct zkelect_group *g);
+void group_release(struct zkelect_group *g);
+void group_free(struct zkelect_group *g);
+int group_nominate(struct zkelect_group *g, const struct zkelect_node *n, zkelect_done_fn done,
+                   void *data);
+int group_unnominate(struct zkelect_group *g);
+int group_set_member(struct zkelect_group *g, int what, int value);
+int group_done(struct zkelect_group *g, uint64_t epoch, int err, bool stepdown);
+bool group_is_leading(const struct zkelect_group *g);
+bool group_registered(const struct zkelect_group *g);
+
+#endif

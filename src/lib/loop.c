@@ -1,0 +1,960 @@
+/*
+ * loop.c - the handle: its ZooKeeper session, the library thread, the event
+ * queue, outstanding requests and the stalled-request nudge.
+ *
+ * Locks: h->qmu guards the queue and the outstanding-request list; it is the
+ * only lock ZooKeeper's threads take (to queue a reply or a watch). h->mu
+ * (recursive) guards every group's state; the library thread holds it while
+ * it processes one event, user threads hold it to read a view or to wait.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "zkerr.h"
+
+#define HASH_BUCKETS 16384
+
+uint64_t
+zke_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void
+abs_deadline(struct timespec *ts, int timeout_ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ts->tv_sec += timeout_ms / 1000;
+    ts->tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+/* ---- the queue (any thread) ---------------------------------------------- */
+
+static void
+queue_push(struct zkelect *h, struct zev *ev)
+{
+    pthread_mutex_lock(&h->qmu);
+    ev->next = NULL;
+    if (h->qtail)
+        h->qtail->next = ev;
+    else
+        h->qhead = ev;
+    h->qtail = ev;
+    pthread_cond_signal(&h->qcv);
+    pthread_mutex_unlock(&h->qmu);
+}
+
+static void
+zev_free(struct zev *ev)
+{
+    int i;
+
+    if (ev == NULL)
+        return;
+    free(ev->path);
+    free(ev->data);
+    for (i = 0; i < ev->nstrings; i++)
+        free(ev->strings[i]);
+    free(ev->strings);
+    free(ev);
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+struct req *
+req_new(struct zkelect *h, struct zkelect_group *g, enum req_kind kind)
+{
+    struct req *r = calloc(1, sizeof(*r));
+
+    if (r == NULL)
+        return NULL;
+    r->h = h;
+    r->g = g;
+    r->gen = h->gen;
+    r->kind = kind;
+    r->sent_ms = zke_now_ms();
+    if (g)
+        g->refs++;
+    pthread_mutex_lock(&h->qmu);
+    r->next = h->outstanding.next;
+    r->prev = &h->outstanding;
+    h->outstanding.next->prev = r;
+    h->outstanding.next = r;
+    pthread_mutex_unlock(&h->qmu);
+    return r;
+}
+
+/* Unlink from the outstanding list; h->qmu held. Idempotent. */
+static void
+req_unlink_locked(struct req *r)
+{
+    if (r->next) {
+        r->next->prev = r->prev;
+        r->prev->next = r->next;
+        r->next = r->prev = NULL;
+    }
+}
+
+void
+req_free(struct req *r)
+{
+    int i;
+
+    if (r == NULL)
+        return;
+    for (i = 0; i < 2; i++)
+        free(r->payload[i]);
+    if (r->g)
+        group_release(r->g);
+    free(r);
+}
+
+/* Queue the reply of a request (completion thread, or req_sent on failure). */
+static void
+reply_push(struct req *r, struct zev *ev, int rc)
+{
+    struct zkelect *h = r->h;
+
+    ev->kind = ZEV_REPLY;
+    ev->req = r;
+    ev->rc = rc;
+    pthread_mutex_lock(&h->qmu);
+    req_unlink_locked(r);
+    if (rc != ZCONNECTIONLOSS && rc != ZOPERATIONTIMEOUT && rc != ZCLOSING &&
+        rc != ZINVALIDSTATE && rc != ZSESSIONEXPIRED)
+        h->last_contact_ms = zke_now_ms();
+    ev->next = NULL;
+    if (h->qtail)
+        h->qtail->next = ev;
+    else
+        h->qhead = ev;
+    h->qtail = ev;
+    pthread_cond_signal(&h->qcv);
+    pthread_mutex_unlock(&h->qmu);
+}
+
+void
+req_sent(struct req *r, int rc)
+{
+    struct zev *ev;
+
+    if (rc == ZOK)
+        return;
+    /* the completion will never run: answer it ourselves */
+    ev = calloc(1, sizeof(*ev));
+    if (ev == NULL) {
+        pthread_mutex_lock(&r->h->qmu);
+        req_unlink_locked(r);
+        pthread_mutex_unlock(&r->h->qmu);
+        req_free(r);
+        return;
+    }
+    ev->datalen = -1;
+    reply_push(r, ev, rc);
+}
+
+/* ---- ZooKeeper completions (completion thread: copy and queue only) ------ */
+
+static struct zev *
+zev_alloc(void)
+{
+    struct zev *ev = calloc(1, sizeof(*ev));
+
+    if (ev)
+        ev->datalen = -1;
+    return ev;
+}
+
+void
+data_completion(int rc, const char *value, int len, const struct Stat *stat, const void *data)
+{
+    struct req *r = (struct req *)data;
+    struct zev *ev = zev_alloc();
+
+    if (ev == NULL)
+        abort(); /* cannot even report: the state machine would wedge */
+    if (rc == ZOK && value != NULL && len >= 0) {
+        ev->data = malloc((size_t)len + 1);
+        if (ev->data == NULL)
+            abort();
+        memcpy(ev->data, value, (size_t)len);
+        ev->data[len] = '\0';
+        ev->datalen = len;
+    }
+    if (rc == ZOK && stat) {
+        ev->stat = *stat;
+        ev->has_stat = true;
+    }
+    reply_push(r, ev, rc);
+}
+
+void
+stat_completion(int rc, const struct Stat *stat, const void *data)
+{
+    struct req *r = (struct req *)data;
+    struct zev *ev = zev_alloc();
+
+    if (ev == NULL)
+        abort();
+    if (rc == ZOK && stat) {
+        ev->stat = *stat;
+        ev->has_stat = true;
+    }
+    reply_push(r, ev, rc);
+}
+
+void
+strings_completion(int rc, const struct String_vector *sv, const struct Stat *stat,
+                   const void *data)
+{
+    struct req *r = (struct req *)data;
+    struct zev *ev = zev_alloc();
+    int i;
+
+    if (ev == NULL)
+        abort();
+    if (rc == ZOK && sv && sv->count > 0) {
+        ev->strings = calloc((size_t)sv->count, sizeof(char *));
+        if (ev->strings == NULL)
+            abort();
+        for (i = 0; i < sv->count; i++) {
+            ev->strings[i] = strdup(sv->data[i]);
+            if (ev->strings[i] == NULL)
+                abort();
+        }
+        ev->nstrings = sv->count;
+    }
+    if (rc == ZOK && stat) {
+        ev->stat = *stat;
+        ev->has_stat = true;
+    }
+    reply_push(r, ev, rc);
+}
+
+void
+void_completion(int rc, const void *data)
+{
+    struct zev *ev = zev_alloc();
+
+    if (ev == NULL)
+        abort();
+    reply_push((struct req *)data, ev, rc);
+}
+
+void
+string_completion(int rc, const char *value, const void *data)
+{
+    struct zev *ev = zev_alloc();
+
+    if (ev == NULL)
+        abort();
+    if (rc == ZOK && value) {
+        ev->data = strdup(value);
+        if (ev->data == NULL)
+            abort();
+        ev->datalen = (int)strlen(value);
+    }
+    reply_push((struct req *)data, ev, rc);
+}
+
+void
+multi_completion(int rc, const void *data)
+{
+    void_completion(rc, data);
+}
+
+/* The session watcher: every watch is set with watch=1, so node events come
+ * here too, with their path. Runs on the completion thread. */
+static void
+session_watcher(zhandle_t *zh, int type, int state, const char *path, void *ctx)
+{
+    struct zctx *zc = ctx;
+    struct zev *ev = zev_alloc();
+
+    (void)zh;
+    if (ev == NULL)
+        abort();
+    ev->gen = zc->gen;
+    if (type == ZOO_SESSION_EVENT) {
+        ev->kind = ZEV_SESSION;
+        ev->state = state;
+    } else {
+        ev->kind = ZEV_WATCH;
+        ev->type = type;
+        ev->path = strdup(path ? path : "");
+        if (ev->path == NULL)
+            abort();
+    }
+    queue_push(zc->h, ev);
+}
+
+/* ---- ZooKeeper's own log lines ------------------------------------------- */
+
+/*
+ * The client's log callback has no user pointer. Its lines go to the log of
+ * the most recently opened handle at debug level (warnings and errors at
+ * notice), which is where a user debugging a connection looks.
+ */
+static pthread_mutex_t zklog_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct zkelect *zklog_handle;
+
+static void
+zk_log_cb(const char *msg)
+{
+    char line[512];
+    size_t n;
+    int level = ZKELECT_LOG_DEBUG;
+
+    if (strstr(msg, "ZOO_ERROR@") || strstr(msg, "ZOO_WARN@"))
+        level = ZKELECT_LOG_NOTICE;
+    n = strlen(msg);
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+        n--;
+    if (n >= sizeof(line))
+        n = sizeof(line) - 1;
+    memcpy(line, msg, n);
+    line[n] = '\0';
+    pthread_mutex_lock(&zklog_mu);
+    if (zklog_handle)
+        zke_log(zklog_handle, level, "zookeeper: %s", line);
+    pthread_mutex_unlock(&zklog_mu);
+}
+
+/* ---- session (library thread) -------------------------------------------- */
+
+static int
+session_start(struct zkelect *h)
+{
+    struct zctx *zc = calloc(1, sizeof(*zc));
+
+    if (zc == NULL)
+        return ZKELECT_ENOMEM;
+    h->gen++;
+    zc->h = h;
+    zc->gen = h->gen;
+    h->zctx = zc;
+    h->sess = SESS_CONNECTING;
+    h->zh = zookeeper_init2(h->hosts, session_watcher, h->session_timeout_ms, NULL, zc,
+                            ZOO_NO_LOG_CLIENTENV, zk_log_cb);
+    if (h->zh == NULL) {
+        int e = errno;
+        zke_log(h, ZKELECT_LOG_ERR, "zookeeper_init(%s) failed: %s", h->hosts, strerror(e));
+        h->zctx = NULL;
+        free(zc);
+        return e == ENOMEM ? ZKELECT_ENOMEM : ZKELECT_EINVAL;
+    }
+    if (h->auth) {
+        int rc = zoo_add_auth(h->zh, "digest", h->auth, (int)strlen(h->auth), NULL, NULL);
+        if (rc != ZOK)
+            zke_log(h, ZKELECT_LOG_ERR, "zoo_add_auth failed: %s", zerror(rc));
+    }
+    return 0;
+}
+
+/* Close the current zhandle. Called with h->mu held (recursive): the
+ * completion thread only needs h->qmu, so joining it cannot deadlock. */
+static void
+session_stop(struct zkelect *h)
+{
+    struct req *r, *next, *orphans = NULL;
+
+    if (h->zh) {
+        zookeeper_close(h->zh);
+        h->zh = NULL;
+    }
+    free(h->zctx);
+    h->zctx = NULL;
+    /* zookeeper_close has joined ZooKeeper's threads. After an expiry the
+       3.8.0 client drops some completions without calling them; their
+       requests would stay on our list for ever: free them now. */
+    pthread_mutex_lock(&h->qmu);
+    for (r = h->outstanding.next; r != &h->outstanding; r = next) {
+        next = r->next;
+        if (r->gen == h->gen) {
+            req_unlink_locked(r);
+            r->next = orphans;
+            orphans = r;
+        }
+    }
+    pthread_mutex_unlock(&h->qmu);
+    while ((r = orphans) != NULL) {
+        orphans = r->next;
+        r->next = NULL;
+        req_free(r);
+    }
+}
+
+static void
+publish_session(struct zkelect *h)
+{
+    h->sess_public = h->sess;
+    h->session_id_public = h->sess == SESS_CONNECTED ? h->session_id : 0;
+}
+
+static void
+on_session(struct zkelect *h, struct zev *ev)
+{
+    enum sess_state prev = h->sess, now;
+    struct zkelect_group *g, *next;
+
+    if (ev->gen != h->gen || h->zh == NULL)
+        return; /* a late event of an old zhandle */
+    if (ev->state == ZOO_CONNECTED_STATE || ev->state == ZOO_READONLY_STATE)
+        now = SESS_CONNECTED;
+    else if (ev->state == ZOO_EXPIRED_SESSION_STATE)
+        now = SESS_EXPIRED;
+    else if (ev->state == ZOO_AUTH_FAILED_STATE)
+        now = SESS_AUTH_FAILED;
+    else
+        now = SESS_CONNECTING;
+    if (now == prev && now != SESS_EXPIRED)
+        return;
+
+    if (now == SESS_CONNECTED) {
+        const clientid_t *cid = zoo_client_id(h->zh);
+        int64_t old = h->session_id;
+        h->session_id = cid ? cid->client_id : 0;
+        h->negotiated_timeout_ms = zoo_recv_timeout(h->zh);
+        h->disconnected_ms = 0;
+        h->sess = SESS_CONNECTED;
+        h->connected_once = true;
+        publish_session(h);
+        zke_event(h, NULL, ZKELECT_EV_CONNECTED, NULL, 0, 0,
+                  "session 0x%llx%s, timeout %d ms", (unsigned long long)h->session_id,
+                  old == h->session_id ? " (same session)" : "", h->negotiated_timeout_ms);
+    } else if (now == SESS_CONNECTING) {
+        h->sess = SESS_CONNECTING;
+        h->disconnected_ms = zke_now_ms();
+        publish_session(h);
+        zke_event(h, NULL, ZKELECT_EV_DISCONNECTED, NULL, 0, 0,
+                  "connection to ZooKeeper lost; session 0x%llx may still live",
+                  (unsigned long long)h->session_id);
+    } else if (now == SESS_EXPIRED) {
+        h->sess = SESS_EXPIRED;
+        publish_session(h);
+        zke_event(h, NULL, ZKELECT_EV_EXPIRED, NULL, 0, ZKELECT_EEXPIRED,
+                  "session 0x%llx expired; rebuilding on a new session",
+                  (unsigned long long)h->session_id);
+    } else {
+        h->sess = SESS_AUTH_FAILED;
+        publish_session(h);
+        zke_event(h, NULL, ZKELECT_EV_AUTH_FAILED, NULL, 0, ZKELECT_EAUTHFAILED,
+                  "ZooKeeper refused the credentials; nothing will be written");
+    }
+
+    for (g = h->groups; g; g = next) {
+        next = g->next;
+        group_on_session(g, prev, now);
+    }
+
+    if (now == SESS_EXPIRED) {
+        session_stop(h);
+        h->session_id = 0;
+        if (session_start(h) != 0)
+            zke_event(h, NULL, ZKELECT_EV_ERROR, NULL, 0, ZKELECT_ECONNECT,
+                      "cannot create a new ZooKeeper session");
+    }
+}
+
+static struct zkelect_group *
+group_by_path(struct zkelect *h, const char *path)
+{
+    struct zkelect_group *g;
+    char buf[ZKE_PATH_MAX];
+    char *slash;
+    int up;
+
+    /* a group's znodes are <base>/x or <base>/x/y */
+    if (strlen(path) >= sizeof(buf))
+        return NULL;
+    strcpy(buf, path);
+    for (up = 0; up < 2; up++) {
+        slash = strrchr(buf, '/');
+        if (slash == NULL || slash == buf)
+            return NULL;
+        *slash = '\0';
+        for (g = h->groups; g; g = g->next)
+            if (!g->closed && strcmp(g->path, buf) == 0)
+                return g;
+    }
+    return NULL;
+}
+
+static void
+process(struct zkelect *h, struct zev *ev)
+{
+    struct zkelect_group *g;
+
+    switch (ev->kind) {
+    case ZEV_SESSION:
+        on_session(h, ev);
+        break;
+    case ZEV_WATCH:
+        if (ev->gen != h->gen)
+            break;
+        g = group_by_path(h, ev->path);
+        if (g)
+            group_on_watch(g, ev->type, ev->path);
+        break;
+    case ZEV_REPLY:
+        /* replies of an older session, of a closed group, and nudges are dropped */
+        if (ev->req->gen == h->gen && ev->req->g && !ev->req->g->closed)
+            group_on_reply(ev->req->g, ev);
+        req_free(ev->req);
+        ev->req = NULL;
+        break;
+    case ZEV_CALL:
+        ev->fn(h, ev->arg);
+        break;
+    }
+}
+
+/* A request outstanding longer than nudge_ms: send another request on the
+ * same session, which releases the 3.8.0 server stall (ZK-NOTES §10). */
+static void
+check_stalled(struct zkelect *h, uint64_t now)
+{
+    struct req *r, *oldest = NULL;
+    struct req *nudge;
+    uint64_t age;
+    int rc;
+
+    if (h->nudge_ms <= 0 || h->sess != SESS_CONNECTED || h->zh == NULL)
+        return;
+    pthread_mutex_lock(&h->qmu);
+    for (r = h->outstanding.next; r != &h->outstanding; r = r->next)
+        if (r->kind != REQ_NUDGE && r->gen == h->gen && (oldest == NULL || r->sent_ms < oldest->sent_ms))
+            oldest = r;
+    age = oldest ? now - oldest->sent_ms : 0;
+    pthread_mutex_unlock(&h->qmu);
+    if (oldest == NULL || age < (uint64_t)h->nudge_ms || now - h->last_nudge_ms < (uint64_t)h->nudge_ms)
+        return;
+    h->last_nudge_ms = now;
+    pthread_mutex_lock(&h->qmu);
+    h->stalled++;
+    pthread_mutex_unlock(&h->qmu);
+    zke_event(h, NULL, ZKELECT_EV_STALLED, NULL, 0, ZKELECT_ETIMEDOUT,
+              "a request has been outstanding for %llu ms; nudging the session",
+              (unsigned long long)age);
+    nudge = req_new(h, NULL, REQ_NUDGE);
+    if (nudge == NULL)
+        return;
+    rc = zoo_aexists(h->zh, "/", 0, stat_completion, nudge);
+    req_sent(nudge, rc);
+}
+
+static uint64_t
+next_deadline(struct zkelect *h, uint64_t now)
+{
+    struct zkelect_group *g;
+    uint64_t d = now + 1000, x;
+
+    for (g = h->groups; g; g = g->next) {
+        x = group_next_deadline(g);
+        if (x && x < d)
+            d = x;
+    }
+    if (h->nudge_ms > 0) {
+        x = now + (uint64_t)(h->nudge_ms / 2 > 10 ? h->nudge_ms / 2 : 10);
+        if (x < d)
+            d = x;
+    }
+    return d;
+}
+
+static void
+run_timers(struct zkelect *h, uint64_t now)
+{
+    struct zkelect_group *g, *next;
+
+    for (g = h->groups; g; g = next) {
+        uint64_t d = group_next_deadline(g);
+        next = g->next;
+        if (d && d <= now)
+            group_on_timer(g, now);
+    }
+    check_stalled(h, now);
+}
+
+static void *
+loop_main(void *arg)
+{
+    struct zkelect *h = arg;
+    struct zev *ev;
+    sigset_t all;
+    uint64_t now, deadline;
+    struct timespec ts;
+
+    /* signals belong to the application's threads; ZooKeeper's threads,
+       created from this one, inherit the mask */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+
+    pthread_mutex_lock(&h->mu);
+    if (session_start(h) != 0)
+        h->sess = SESS_AUTH_FAILED; /* unusable: zkelect_open reports it */
+    publish_session(h);
+    pthread_mutex_unlock(&h->mu);
+    pthread_cond_broadcast(&h->cv);
+
+    for (;;) {
+        pthread_mutex_lock(&h->mu);
+        now = zke_now_ms();
+        deadline = next_deadline(h, now);
+        pthread_mutex_unlock(&h->mu);
+
+        pthread_mutex_lock(&h->qmu);
+        while (h->qhead == NULL && !h->stop) {
+            now = zke_now_ms();
+            if (now >= deadline)
+                break;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            ts.tv_sec += (time_t)((deadline - now) / 1000);
+            ts.tv_nsec += (long)((deadline - now) % 1000) * 1000000L;
+            if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&h->qcv, &h->qmu, &ts);
+        }
+        ev = h->qhead;
+        if (ev) {
+            h->qhead = ev->next;
+            if (h->qhead == NULL)
+                h->qtail = NULL;
+        }
+        if (h->stop && ev == NULL) {
+            pthread_mutex_unlock(&h->qmu);
+            break;
+        }
+        pthread_mutex_unlock(&h->qmu);
+
+        pthread_mutex_lock(&h->mu);
+        if (ev)
+            process(h, ev);
+        run_timers(h, zke_now_ms());
+        pthread_mutex_unlock(&h->mu);
+        pthread_cond_broadcast(&h->cv);
+        zev_free(ev);
+    }
+    return NULL;
+}
+
+/* ---- calls from user threads --------------------------------------------- */
+
+void
+zke_call(struct zkelect *h, void (*fn)(struct zkelect *, void *), void *arg)
+{
+    struct zev *ev = zev_alloc();
+
+    if (ev == NULL)
+        abort();
+    ev->kind = ZEV_CALL;
+    ev->fn = fn;
+    ev->arg = arg;
+    queue_push(h, ev);
+}
+
+/*
+ * Post fn to the library thread, then wait until pred(pred_arg) holds
+ * (evaluated under h->mu after every processed event) or timeout_ms passes.
+ * Returns 0 or ZKELECT_ETIMEDOUT. Refused (ZKELECT_ESTATE) on the library
+ * thread itself, where waiting would deadlock.
+ */
+int
+zke_call_wait(struct zkelect *h, void (*fn)(struct zkelect *, void *), void *arg,
+              bool (*pred)(void *), void *pred_arg, int timeout_ms)
+{
+    struct timespec ts;
+    int rc = 0;
+
+    if (pthread_equal(pthread_self(), h->thread))
+        return ZKELECT_ESTATE;
+    if (fn)
+        zke_call(h, fn, arg);
+    abs_deadline(&ts, timeout_ms);
+    pthread_mutex_lock(&h->mu);
+    while (!pred(pred_arg)) {
+        if (pthread_cond_timedwait(&h->cv, &h->mu, &ts) == ETIMEDOUT) {
+            rc = pred(pred_arg) ? 0 : ZKELECT_ETIMEDOUT;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&h->mu);
+    return rc;
+}
+
+/* ---- credentials --------------------------------------------------------- */
+
+/* Read "user:password" from a file that only its owner can read. */
+static int
+read_secret_file(struct zkelect *h, const char *path, char **out)
+{
+    char buf[1024];
+    struct stat st;
+    ssize_t n;
+    int fd;
+
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) {
+        zke_log(h, ZKELECT_LOG_ERR, "auth file %s: %s", path, strerror(errno));
+        return ZKELECT_EIO;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        zke_log(h, ZKELECT_LOG_ERR, "auth file %s: not a regular file", path);
+        close(fd);
+        return ZKELECT_EIO;
+    }
+    if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+        zke_log(h, ZKELECT_LOG_ERR, "auth file %s: readable by others (mode %03o); chmod 600 it",
+                path, (unsigned)(st.st_mode & 0777));
+        close(fd);
+        return ZKELECT_EINVAL;
+    }
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n < 0) {
+        zke_log(h, ZKELECT_LOG_ERR, "auth file %s: %s", path, strerror(errno));
+        return ZKELECT_EIO;
+    }
+    buf[n] = '\0';
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+        buf[--n] = '\0';
+    if (strchr(buf, '\n') || strchr(buf, ':') == NULL || buf[0] == ':' || buf[n - 1] == ':') {
+        zke_log(h, ZKELECT_LOG_ERR, "auth file %s: expected one line \"user:password\"", path);
+        explicit_bzero(buf, sizeof(buf));
+        return ZKELECT_EINVAL;
+    }
+    *out = strdup(buf);
+    explicit_bzero(buf, sizeof(buf));
+    return *out ? 0 : ZKELECT_ENOMEM;
+}
+
+static int
+load_auth(struct zkelect *h, const char *auth_file)
+{
+    const char *env;
+
+    if (auth_file == NULL)
+        auth_file = getenv("ZKELECT_AUTH_FILE");
+    if (auth_file && *auth_file)
+        return read_secret_file(h, auth_file, &h->auth);
+    env = getenv("ZKELECT_AUTH");
+    if (env && *env) {
+        const char *colon = strchr(env, ':');
+        if (colon == NULL || colon == env || colon[1] == '\0') {
+            zke_log(h, ZKELECT_LOG_ERR, "ZKELECT_AUTH: expected \"user:password\"");
+            return ZKELECT_EINVAL;
+        }
+        h->auth = strdup(env);
+        return h->auth ? 0 : ZKELECT_ENOMEM;
+    }
+    return 0;
+}
+
+/* ---- open / close -------------------------------------------------------- */
+
+static bool
+pred_open_done(void *arg)
+{
+    struct zkelect *h = arg;
+    return h->connected_once || h->sess == SESS_AUTH_FAILED;
+}
+
+static void
+handle_free(struct zkelect *h)
+{
+    free(h->hosts);
+    if (h->auth) {
+        explicit_bzero(h->auth, strlen(h->auth));
+        free(h->auth);
+    }
+    pthread_mutex_destroy(&h->mu);
+    pthread_mutex_destroy(&h->qmu);
+    pthread_cond_destroy(&h->cv);
+    pthread_cond_destroy(&h->qcv);
+    free(h);
+}
+
+static void
+loop_stop(struct zkelect *h)
+{
+    struct zkelect_group *g, *next;
+    struct zev *ev;
+
+    pthread_mutex_lock(&h->mu);
+    h->sess = SESS_CLOSING;
+    session_stop(h); /* completes every outstanding request (ZCLOSING) */
+    pthread_mutex_unlock(&h->mu);
+
+    pthread_mutex_lock(&h->qmu);
+    h->stop = true;
+    pthread_cond_signal(&h->qcv);
+    pthread_mutex_unlock(&h->qmu);
+    pthread_join(h->thread, NULL);
+
+    /* replies still queued hold group references */
+    while ((ev = h->qhead) != NULL) {
+        h->qhead = ev->next;
+        if (ev->kind == ZEV_REPLY)
+            req_free(ev->req);
+        zev_free(ev);
+    }
+    h->qtail = NULL;
+    for (g = h->groups; g; g = next) {
+        next = g->next;
+        group_free(g);
+    }
+    h->groups = NULL;
+    pthread_mutex_lock(&zklog_mu);
+    if (zklog_handle == h)
+        zklog_handle = NULL;
+    pthread_mutex_unlock(&zklog_mu);
+}
+
+ZKELECT_API int
+zkelect_open(const struct zkelect_options *o, zkelect_t **out)
+{
+    struct zkelect *h;
+    pthread_mutexattr_t ma;
+    pthread_condattr_t ca;
+    int rc;
+
+    if (out == NULL)
+        return ZKELECT_EINVAL;
+    *out = NULL;
+    if (o == NULL || o->size < sizeof(*o) || o->hosts == NULL || *o->hosts == '\0')
+        return ZKELECT_EINVAL;
+    if (o->session_timeout_ms < 0 || o->connect_timeout_ms < 0)
+        return ZKELECT_EINVAL;
+    h = calloc(1, sizeof(*h));
+    if (h == NULL)
+        return ZKELECT_ENOMEM;
+    h->log = o->log;
+    h->log_data = o->log_data;
+    h->log_level = o->log_level ? o->log_level : ZKELECT_LOG_INFO;
+    h->on_event = o->on_event;
+    h->event_data = o->event_data;
+    h->session_timeout_ms = o->session_timeout_ms ? o->session_timeout_ms : 10000;
+    h->connect_timeout_ms = o->connect_timeout_ms ? o->connect_timeout_ms : 15000;
+    h->nudge_ms = o->nudge_ms == 0 ? 250 : o->nudge_ms;
+    h->hosts = strdup(o->hosts);
+    h->outstanding.next = h->outstanding.prev = &h->outstanding;
+
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&h->mu, &ma);
+    pthread_mutexattr_destroy(&ma);
+    pthread_mutex_init(&h->qmu, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&h->cv, &ca);
+    pthread_cond_init(&h->qcv, &ca);
+    pthread_condattr_destroy(&ca);
+
+    if (h->hosts == NULL) {
+        handle_free(h);
+        return ZKELECT_ENOMEM;
+    }
+    rc = load_auth(h, o->auth_file);
+    if (rc != 0) {
+        handle_free(h);
+        return rc;
+    }
+    pthread_mutex_lock(&zklog_mu);
+    zklog_handle = h;
+    pthread_mutex_unlock(&zklog_mu);
+    zoo_set_debug_level(ZOO_LOG_LEVEL_WARN);
+
+    if (pthread_create(&h->thread, NULL, loop_main, h) != 0) {
+        pthread_mutex_lock(&zklog_mu);
+        zklog_handle = NULL;
+        pthread_mutex_unlock(&zklog_mu);
+        handle_free(h);
+        return ZKELECT_ENOMEM;
+    }
+    rc = zke_call_wait(h, NULL, NULL, pred_open_done, h, h->connect_timeout_ms);
+    if (rc == 0 && h->sess == SESS_AUTH_FAILED && !h->connected_once)
+        rc = h->zh ? ZKELECT_EAUTHFAILED : ZKELECT_EINVAL;
+    else if (rc == ZKELECT_ETIMEDOUT)
+        rc = ZKELECT_ECONNECT;
+    if (rc != 0) {
+        zke_log(h, ZKELECT_LOG_ERR, "cannot connect to ZooKeeper at %s: %s", h->hosts,
+                zkelect_strerror(rc));
+        loop_stop(h);
+        handle_free(h);
+        return rc;
+    }
+    *out = h;
+    return 0;
+}
+
+ZKELECT_API void
+zkelect_close(zkelect_t *h)
+{
+    struct zkelect_group *g;
+    int n = 0, i;
+    struct zkelect_group **list;
+
+    if (h == NULL)
+        return;
+    /* resign every open group first, gracefully */
+    pthread_mutex_lock(&h->mu);
+    for (g = h->groups; g; g = g->next)
+        if (!g->closed)
+            n++;
+    list = calloc((size_t)n + 1, sizeof(*list));
+    i = 0;
+    for (g = h->groups; g && list; g = g->next)
+        if (!g->closed)
+            list[i++] = g;
+    pthread_mutex_unlock(&h->mu);
+    for (i = 0; list && i < n; i++)
+        zkelect_group_close(list[i]);
+    free(list);
+    loop_stop(h);
+    handle_free(h);
+}
+
+ZKELECT_API int64_t
+zkelect_session_id(zkelect_t *h)
+{
+    int64_t id;
+
+    if (h == NULL)
+        return 0;
+    pthread_mutex_lock(&h->mu);
+    id = h->session_id_public;
+    pthread_mutex_unlock(&h->mu);
+    return id;
+}
+
+ZKELECT_API int
+zkelect_connected(zkelect_t *h)
+{
+    int c;
+
+    if (h == NULL)
+        return 0;
+    pthread_mutex_lock(&h->mu);
+    c = h->sess_public == SESS_CONNECTED;
+    pthread_mutex_unlock(&h->mu);
+    return c;
+}

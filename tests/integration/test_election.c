@@ -1,0 +1,781 @@
+/*
+ * test_election.c - libzkelect end to end on a real ZooKeeper (standalone and
+ * a 3-server ensemble started by the harness).
+ *
+ * Every node's events go through one recorder that checks, as they happen,
+ * that no two nodes are READY leaders at once and that every READY epoch is
+ * larger than the one before. Each test ends by asserting the recorder saw no
+ * violation.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zookeeper/zookeeper.h>
+
+#include "cutest.h"
+#include "internal.h"
+#include "zkelect.h"
+#include "zkharness.h"
+
+#define MAXNODES 8
+#define T_SESSION 2000   /* session timeout for the nodes, ms */
+#define WAIT_MS 15000    /* generous deadline for anything to happen */
+
+static struct zkh *zk1;  /* standalone */
+static struct zkh *zk3;  /* ensemble */
+static const char *hosts;
+static int test_no;
+
+/* ---- the recorder / safety checker ---------------------------------------- */
+
+struct node {
+    char id[32];
+    zkelect_t *h;
+    zkelect_group_t *g;
+    int ready;              /* READY as this node's events say */
+    int takeover_mode;      /* 0 complete at once, 1 never complete, 2 fail */
+    uint64_t pending_epoch; /* takeover in progress (mode 1) */
+    int observer;           /* counts leader changes */
+    int nready, nstepdown, nlost, nsuspended, nabort, nelector, nmalformed, nwatchdog, nregistered;
+};
+
+static pthread_mutex_t rec_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct node nodes[MAXNODES];
+static int violations;
+static uint64_t max_ready_epoch;
+static int leader_changes_seen; /* observer */
+static char observer_last[64];
+
+static void
+violation(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "VIOLATION: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    violations++;
+}
+
+static void
+on_event(void *data, const struct zkelect_event *ev)
+{
+    struct node *n = data;
+    int i;
+
+    pthread_mutex_lock(&rec_mu);
+    if (n < nodes || n >= nodes + MAXNODES) {
+        /* a second group's node: the checker covers the first group only */
+        if (ev->type == ZKELECT_EV_READY)
+            n->nready++;
+        pthread_mutex_unlock(&rec_mu);
+        return;
+    }
+    if (getenv("TEST_VERBOSE"))
+        fprintf(stderr, "[%llu] %s %s node=%s epoch=%llu %s\n", (unsigned long long)ev->mono_ms,
+                n->id, ev->name, ev->node ? ev->node : "-", (unsigned long long)ev->epoch, ev->detail);
+    switch (ev->type) {
+    case ZKELECT_EV_READY:
+    case ZKELECT_EV_RESUMED:
+        for (i = 0; i < MAXNODES; i++)
+            if (&nodes[i] != n && nodes[i].ready)
+                violation("%s READY at epoch %llu while %s is READY", n->id,
+                          (unsigned long long)ev->epoch, nodes[i].id);
+        if (ev->type == ZKELECT_EV_READY && ev->epoch <= max_ready_epoch)
+            violation("%s READY at epoch %llu, not above %llu", n->id,
+                      (unsigned long long)ev->epoch, (unsigned long long)max_ready_epoch);
+        if (ev->epoch > max_ready_epoch)
+            max_ready_epoch = ev->epoch;
+        n->ready = 1;
+        n->nready++;
+        break;
+    case ZKELECT_EV_STEPDOWN:
+        n->ready = 0;
+        n->nstepdown++;
+        break;
+    case ZKELECT_EV_SUSPENDED:
+        n->ready = 0;
+        n->nsuspended++;
+        break;
+    case ZKELECT_EV_LOST:
+        n->ready = 0;
+        n->nlost++;
+        break;
+    case ZKELECT_EV_TAKEOVER_ABORT:
+        n->ready = 0;
+        n->nabort++;
+        break;
+    case ZKELECT_EV_ELECTOR:
+        n->nelector++;
+        break;
+    case ZKELECT_EV_MALFORMED:
+        n->nmalformed++;
+        break;
+    case ZKELECT_EV_WATCHDOG:
+        n->nwatchdog++;
+        break;
+    case ZKELECT_EV_REGISTERED:
+        n->nregistered++;
+        break;
+    case ZKELECT_EV_LEADER_CHANGED:
+        if (n->observer) {
+            leader_changes_seen++;
+            snprintf(observer_last, sizeof(observer_last), "%s/%d/%llu", ev->node ? ev->node : "",
+                     (int)ev->status, (unsigned long long)ev->epoch);
+        }
+        break;
+    default:
+        break;
+    }
+    pthread_mutex_unlock(&rec_mu);
+}
+
+static int
+on_takeover(void *data, zkelect_group_t *g, uint64_t epoch)
+{
+    struct node *n = data;
+    (void)g;
+    if (n->takeover_mode == 1) {
+        n->pending_epoch = epoch;
+        return ZKELECT_EBUSY;
+    }
+    if (n->takeover_mode == 2)
+        return ZKELECT_EIO;
+    return 0;
+}
+
+static void
+log_cb(void *data, int level, const char *msg)
+{
+    (void)data;
+    if (getenv("TEST_VERBOSE") || level <= ZKELECT_LOG_ERR)
+        fprintf(stderr, "log[%d] %s\n", level, msg);
+}
+
+/* ---- helpers --------------------------------------------------------------- */
+
+static char group_path[64];
+static int preempt; /* nodeid policy option for the next groups opened */
+
+static void
+new_group_path(void)
+{
+    snprintf(group_path, sizeof(group_path), "/t%d_%d", (int)getpid(), ++test_no);
+}
+
+static zkelect_t *
+open_handle(const char *hs)
+{
+    struct zkelect_options o;
+    zkelect_t *h = NULL;
+    int rc;
+
+    memset(&o, 0, sizeof(o));
+    o.size = sizeof(o);
+    o.hosts = hs;
+    o.session_timeout_ms = T_SESSION;
+    o.connect_timeout_ms = 10000;
+    o.log = log_cb;
+    rc = zkelect_open(&o, &h);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    return h;
+}
+
+static zkelect_group_t *
+open_group(zkelect_t *h, const char *path, struct node *n, const char *policy)
+{
+    struct zkelect_group_options go;
+    zkelect_group_t *g = NULL;
+    static const char *opts_off[] = {"preempt=off"}, *opts_on[] = {"preempt=on"};
+
+    memset(&go, 0, sizeof(go));
+    go.size = sizeof(go);
+    go.path = path;
+    go.policy = policy ? policy : "nodeid";
+    go.policy_options = preempt ? opts_on : opts_off;
+    go.npolicy_options = 1;
+    go.watchdog_ms = 1500;
+    go.exclude_ms = 60000;
+    go.on_event = on_event;
+    go.event_data = n;
+    go.on_takeover = on_takeover;
+    go.cb_data = n;
+    CU_ASSERT_EQUAL_FATAL(zkelect_group_open(h, &go, &g), 0);
+    return g;
+}
+
+static struct node *
+start_node(int i, const char *id, const char *hs)
+{
+    struct node *n = &nodes[i];
+    struct zkelect_node self;
+
+    memset(n, 0, sizeof(*n));
+    snprintf(n->id, sizeof(n->id), "%s", id);
+    n->h = open_handle(hs);
+    n->g = open_group(n->h, group_path, n, NULL);
+    memset(&self, 0, sizeof(self));
+    self.id = id;
+    self.site = "dc1";
+    self.eligible = 1;
+    CU_ASSERT_EQUAL(zkelect_nominate(n->g, &self, WAIT_MS), 0);
+    return n;
+}
+
+static void
+stop_node(struct node *n)
+{
+    if (n->h) {
+        zkelect_close(n->h);
+        n->h = NULL;
+        n->g = NULL;
+    }
+    pthread_mutex_lock(&rec_mu);
+    n->ready = 0;
+    pthread_mutex_unlock(&rec_mu);
+}
+
+static void
+reset(void)
+{
+    int i;
+    for (i = 0; i < MAXNODES; i++)
+        stop_node(&nodes[i]);
+    memset(nodes, 0, sizeof(nodes));
+    violations = 0;
+    max_ready_epoch = 0;
+    leader_changes_seen = 0;
+    observer_last[0] = '\0';
+    preempt = 0;
+    new_group_path();
+}
+
+static uint64_t
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Wait until exactly one node is READY by its own view; return its index or -1. */
+static int
+wait_one_ready(int timeout_ms, const char *expect)
+{
+    uint64_t end = now_ms() + (uint64_t)timeout_ms;
+    int i, found, count;
+    struct timespec ts = {0, 5 * 1000000};
+
+    do {
+        pthread_mutex_lock(&rec_mu);
+        found = -1;
+        count = 0;
+        for (i = 0; i < MAXNODES; i++)
+            if (nodes[i].h && nodes[i].ready) {
+                found = i;
+                count++;
+            }
+        pthread_mutex_unlock(&rec_mu);
+        if (count == 1 && (expect == NULL || strcmp(nodes[found].id, expect) == 0))
+            return found;
+        nanosleep(&ts, NULL); /* polling interval of a deadline wait */
+    } while (now_ms() < end);
+    return -1;
+}
+
+/* Expire a handle's session with the clone trick (ZK-NOTES §8.1). */
+static void
+expire_session(zkelect_t *h, const char *hs)
+{
+    clientid_t cid;
+    zhandle_t *clone;
+    uint64_t end;
+
+    pthread_mutex_lock(&h->mu);
+    cid = *zoo_client_id(h->zh);
+    pthread_mutex_unlock(&h->mu);
+    clone = zookeeper_init(hs, NULL, T_SESSION, &cid, NULL, ZOO_NO_LOG_CLIENTENV);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(clone);
+    end = now_ms() + 10000;
+    while (zoo_state(clone) != ZOO_CONNECTED_STATE && now_ms() < end) {
+        struct timespec ts = {0, 5 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+    CU_ASSERT_EQUAL(zoo_state(clone), ZOO_CONNECTED_STATE);
+    zookeeper_close(clone);
+}
+
+static int
+count_children(const char *path)
+{
+    zhandle_t *zh = zookeeper_init(hosts, NULL, 4000, NULL, NULL, ZOO_NO_LOG_CLIENTENV);
+    struct String_vector sv;
+    uint64_t end = now_ms() + 10000;
+    int n = -1;
+
+    while (zoo_state(zh) != ZOO_CONNECTED_STATE && now_ms() < end) {
+        struct timespec ts = {0, 5 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+    memset(&sv, 0, sizeof(sv));
+    if (zoo_get_children(zh, path, 0, &sv) == ZOK) {
+        n = sv.count;
+        deallocate_String_vector(&sv);
+    }
+    zookeeper_close(zh);
+    return n;
+}
+
+static int
+zk_set(const char *path, const char *data, int len)
+{
+    zhandle_t *zh = zookeeper_init(hosts, NULL, 4000, NULL, NULL, ZOO_NO_LOG_CLIENTENV);
+    uint64_t end = now_ms() + 10000;
+    int rc;
+
+    while (zoo_state(zh) != ZOO_CONNECTED_STATE && now_ms() < end) {
+        struct timespec ts = {0, 5 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+    rc = zoo_set(zh, path, data, len, -1);
+    if (rc == ZNONODE)
+        rc = zoo_create(zh, path, data, len, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
+    zookeeper_close(zh);
+    return rc;
+}
+
+static int
+wait_counter(int *counter, int atleast, int timeout_ms)
+{
+    uint64_t end = now_ms() + (uint64_t)timeout_ms;
+    int v;
+    do {
+        pthread_mutex_lock(&rec_mu);
+        v = *counter;
+        pthread_mutex_unlock(&rec_mu);
+        if (v >= atleast)
+            return 1;
+        struct timespec ts = {0, 5 * 1000000};
+        nanosleep(&ts, NULL);
+    } while (now_ms() < end);
+    return 0;
+}
+
+/* ---- tests ----------------------------------------------------------------- */
+
+static void
+test_first_election(void)
+{
+    int i;
+    struct zkelect_leader l;
+
+    reset();
+    preempt = 1;
+    start_node(0, "n3", hosts);
+    start_node(1, "n1", hosts);
+    start_node(2, "n2", hosts);
+    /* nodeid with preempt: the lowest id leads (n1), whoever registered first */
+    i = wait_one_ready(WAIT_MS, "n1");
+    CU_ASSERT_EQUAL(i, 1);
+    CU_ASSERT_EQUAL(zkelect_get_leader(nodes[0].g, &l), 0);
+    CU_ASSERT_STRING_EQUAL(l.id, "n1");
+    CU_ASSERT_EQUAL(zkelect_wait_leader(nodes[2].g, ZKELECT_STATUS_READY, 0, WAIT_MS), 0);
+    CU_ASSERT_EQUAL(zkelect_get_leader(nodes[2].g, &l), 0);
+    CU_ASSERT_EQUAL(l.status, ZKELECT_STATUS_READY);
+    CU_ASSERT(l.epoch >= 1);
+    CU_ASSERT_STRING_EQUAL(l.site, "dc1");
+    CU_ASSERT_EQUAL(zkelect_get_leader(nodes[1].g, &l), 0);
+    CU_ASSERT(l.is_self);
+    /* the first registered node (n3) is the elector */
+    CU_ASSERT_EQUAL(nodes[0].nelector, 1);
+    CU_ASSERT_EQUAL(nodes[1].nelector + nodes[2].nelector, 0);
+    CU_ASSERT_EQUAL(violations, 0);
+}
+
+static void
+test_graceful_leave(void)
+{
+    int i;
+    uint64_t e1;
+
+    reset();
+    start_node(0, "n1", hosts);
+    start_node(1, "n2", hosts);
+    start_node(2, "n3", hosts);
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n1"), 0);
+    e1 = max_ready_epoch;
+    CU_ASSERT_EQUAL(zkelect_unnominate(nodes[0].g, WAIT_MS), 0);
+    CU_ASSERT_EQUAL(nodes[0].nstepdown, 1);
+    i = wait_one_ready(WAIT_MS, "n2");
+    CU_ASSERT_EQUAL(i, 1);
+    CU_ASSERT(max_ready_epoch > e1);
+    /* n1's znodes are gone: two members remain */
+    {
+        char p[128];
+        snprintf(p, sizeof(p), "%s/nodes", group_path);
+        CU_ASSERT_EQUAL(count_children(p), 2);
+        snprintf(p, sizeof(p), "%s/election", group_path);
+        CU_ASSERT_EQUAL(count_children(p), 2);
+    }
+    CU_ASSERT_EQUAL(violations, 0);
+}
+
+static void
+test_leader_expiry(void)
+{
+    uint64_t e1;
+
+    reset();
+    start_node(0, "n1", hosts);
+    start_node(1, "n2", hosts);
+    start_node(2, "n3", hosts);
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n1"), 0);
+    e1 = max_ready_epoch;
+    /* expire the leader's session: it must lose leadership, another leads,
+       and it comes back as a member on a new session (preempt off: n2 stays) */
+    expire_session(nodes[0].h, hosts);
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n2"), 1);
+    CU_ASSERT(max_ready_epoch > e1);
+    CU_ASSERT(wait_counter(&nodes[0].nlost, 1, WAIT_MS));
+    CU_ASSERT(wait_counter(&nodes[0].nregistered, 2, WAIT_MS));
+    CU_ASSERT_EQUAL(nodes[0].ready, 0);
+    CU_ASSERT_EQUAL(violations, 0);
+}
+
+static void
+test_elector_expiry(void)
+{
+    int other;
+
+    reset();
+    preempt = 1;
+    start_node(0, "n2", hosts); /* elector (first), not leader */
+    start_node(1, "n1", hosts);
+    start_node(2, "n3", hosts);
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n1"), 1);
+    CU_ASSERT_EQUAL(nodes[0].nelector, 1);
+    expire_session(nodes[0].h, hosts);
+    /* the next in sequence (n1) becomes the elector; the leader stays */
+    CU_ASSERT(wait_counter(&nodes[1].nelector, 1, WAIT_MS));
+    other = nodes[2].nelector;
+    CU_ASSERT_EQUAL(other, 0);
+    CU_ASSERT_EQUAL(wait_one_ready(2000, "n1"), 1);
+    CU_ASSERT_EQUAL(nodes[1].nstepdown, 0);
+    /* the new elector makes no new decision when nothing changed: still one READY */
+    CU_ASSERT_EQUAL(nodes[1].nready, 1);
+    CU_ASSERT_EQUAL(violations, 0);
+}
+
+static void
+test_watchdog(void)
+{
+    reset();
+    preempt = 1;
+    start_node(0, "n3", hosts); /* elector */
+    nodes[1].takeover_mode = 1; /* n1 never completes its takeover */
+    {
+        struct node *n = &nodes[1];
+        struct zkelect_node self;
+        memset(n, 0, sizeof(*n));
+        n->takeover_mode = 1;
+        snprintf(n->id, sizeof(n->id), "n1");
+        n->h = open_handle(hosts);
+        n->g = open_group(n->h, group_path, n, NULL);
+        memset(&self, 0, sizeof(self));
+        self.id = "n1";
+        self.eligible = 1;
+        CU_ASSERT_EQUAL(zkelect_nominate(n->g, &self, WAIT_MS), 0);
+    }
+    start_node(2, "n2", hosts);
+    /* the watchdog (1.5 s) excludes n1 and elects n2 */
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n2"), 2);
+    CU_ASSERT(nodes[0].nwatchdog >= 1);
+    CU_ASSERT(wait_counter(&nodes[1].nabort, 1, WAIT_MS));
+    CU_ASSERT_EQUAL(nodes[1].nready, 0);
+    CU_ASSERT_EQUAL(violations, 0);
+}
+
+static void
+test_abort_when_elected_moves(void)
+{
+    uint64_t end;
+
+    reset();
+    preempt = 1;
+    start_node(0, "n3", hosts);
+    {
+        struct node *n = &nodes[1];
+        struct zkelect_node self;
+        memset(n, 0, sizeof(*n));
+        n->takeover_mode = 1;
+        snprintf(n->id, sizeof(n->id), "n1");
+        n->h = open_handle(hosts);
+        n->g = open_group(n->h, group_path, n, NULL);
+        memset(&self, 0, sizeof(self));
+        self.id = "n1";
+        self.eligible = 1;
+        CU_ASSERT_EQUAL(zkelect_nominate(n->g, &self, WAIT_MS), 0);
+    }
+    /* wait until n1's takeover is running */
+    end = now_ms() + WAIT_MS;
+    while (nodes[1].pending_epoch == 0 && now_ms() < end) {
+        struct timespec ts = {0, 5 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+    CU_ASSERT(nodes[1].pending_epoch > 0);
+    start_node(2, "n2", hosts);
+    /* n1 becomes ineligible during its takeover: elected moves to n2 */
+    CU_ASSERT_EQUAL(zkelect_set_eligible(nodes[1].g, 0), 0);
+    CU_ASSERT(wait_counter(&nodes[1].nabort, 1, WAIT_MS));
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n2"), 2);
+    /* completing the stale takeover now changes nothing */
+    CU_ASSERT_EQUAL(zkelect_takeover_done(nodes[1].g, nodes[1].pending_epoch, 0), 0);
+    CU_ASSERT_EQUAL(wait_one_ready(1000, "n2"), 2);
+    CU_ASSERT_EQUAL(nodes[1].nready, 0);
+    CU_ASSERT_EQUAL(violations, 0);
+}
+
+static void
+test_malformed(void)
+{
+    char p[128];
+    static const char *kinds[] = {"elected", "leader", "config", "switchover", "history"};
+    size_t k;
+    int before;
+
+    reset();
+    start_node(0, "n1", hosts);
+    start_node(1, "n2", hosts);
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n1"), 0);
+    for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        before = nodes[0].nmalformed + nodes[1].nmalformed;
+        snprintf(p, sizeof(p), "%s/%s", group_path, kinds[k]);
+        if (strcmp(kinds[k], "leader") == 0)
+            continue; /* the leader znode is ephemeral and owned: covered below */
+        CU_ASSERT_EQUAL(zk_set(p, "{\"v\":1,garbage", 14), ZOK);
+        if (strcmp(kinds[k], "history") != 0)
+            CU_ASSERT(wait_counter(&nodes[0].nmalformed, nodes[0].nmalformed + 1, WAIT_MS) ||
+                      nodes[0].nmalformed + nodes[1].nmalformed > before);
+    }
+    /* a malformed member record */
+    snprintf(p, sizeof(p), "%s/nodes/n2", group_path);
+    CU_ASSERT_EQUAL(zk_set(p, "\xff\xfe", 2), ZOK);
+    /* still exactly one leader and nobody crashed */
+    CU_ASSERT(wait_one_ready(WAIT_MS, NULL) >= 0);
+    CU_ASSERT(nodes[0].nmalformed + nodes[1].nmalformed >= 3);
+    CU_ASSERT_EQUAL(violations, 0);
+}
+
+static void
+test_two_groups_and_observer(void)
+{
+    struct node *obs = &nodes[7];
+    char p2[80];
+    zkelect_group_t *g2a, *g2b;
+    struct node ga, gb;
+    struct zkelect_node self;
+    struct zkelect_leader l;
+
+    reset();
+    /* observer first, so it sees every change */
+    memset(obs, 0, sizeof(*obs));
+    obs->observer = 1;
+    obs->h = open_handle(hosts);
+    obs->g = open_group(obs->h, group_path, obs, NULL);
+    start_node(0, "n1", hosts);
+    start_node(1, "n2", hosts);
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n1"), 0);
+    CU_ASSERT_EQUAL(zkelect_wait_leader(obs->g, ZKELECT_STATUS_READY, 0, WAIT_MS), 0);
+    /* one-shot watches may coalesce PROGRESS and READY: at least one change */
+    CU_ASSERT(leader_changes_seen >= 1);
+    CU_ASSERT_NSTRING_EQUAL(observer_last, "n1/2/", 5);
+    CU_ASSERT_EQUAL(zkelect_get_leader(obs->g, &l), 0);
+    CU_ASSERT_STRING_EQUAL(l.id, "n1");
+    CU_ASSERT_EQUAL(l.is_self, 0);
+
+    /* a second group on the same two handles, opposite order */
+    snprintf(p2, sizeof(p2), "%s_b", group_path);
+    memset(&ga, 0, sizeof(ga));
+    memset(&gb, 0, sizeof(gb));
+    g2a = open_group(nodes[0].h, p2, &ga, NULL);
+    g2b = open_group(nodes[1].h, p2, &gb, NULL);
+    memset(&self, 0, sizeof(self));
+    self.eligible = 1;
+    self.id = "b2";
+    CU_ASSERT_EQUAL(zkelect_nominate(g2a, &self, WAIT_MS), 0);
+    self.id = "b1";
+    CU_ASSERT_EQUAL(zkelect_nominate(g2b, &self, WAIT_MS), 0);
+    CU_ASSERT_EQUAL(zkelect_wait_leader(g2b, ZKELECT_STATUS_READY, 1, WAIT_MS), 0);
+    CU_ASSERT_EQUAL(zkelect_get_leader(g2a, &l), 0);
+    CU_ASSERT_STRING_EQUAL(l.id, "b1");
+    /* group 1 is unaffected */
+    CU_ASSERT_EQUAL(zkelect_get_leader(nodes[0].g, &l), 0);
+    CU_ASSERT_STRING_EQUAL(l.id, "n1");
+    zkelect_group_close(g2a);
+    zkelect_group_close(g2b);
+
+    /* the observer sees the leader move */
+    CU_ASSERT_EQUAL(zkelect_unnominate(nodes[0].g, WAIT_MS), 0);
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n2"), 1);
+    {
+        uint64_t end = now_ms() + WAIT_MS;
+        while (strncmp(observer_last, "n2/2/", 5) != 0 && now_ms() < end) {
+            struct timespec ts = {0, 5 * 1000000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    CU_ASSERT_NSTRING_EQUAL(observer_last, "n2/2/", 5);
+    CU_ASSERT_EQUAL(violations, 0);
+}
+
+static void
+test_id_in_use(void)
+{
+    struct node *n;
+    zkelect_t *h2;
+    zkelect_group_t *g2;
+    struct zkelect_node self;
+    struct node dummy;
+
+    reset();
+    n = start_node(0, "n1", hosts);
+    (void)n;
+    h2 = open_handle(hosts);
+    memset(&dummy, 0, sizeof(dummy));
+    snprintf(dummy.id, sizeof(dummy.id), "dup");
+    g2 = open_group(h2, group_path, &dummy, NULL);
+    memset(&self, 0, sizeof(self));
+    self.id = "n1";
+    self.eligible = 1;
+    CU_ASSERT_EQUAL(zkelect_nominate(g2, &self, WAIT_MS), ZKELECT_EIDINUSE);
+    self.id = "bad/id";
+    CU_ASSERT_EQUAL(zkelect_nominate(g2, &self, WAIT_MS), ZKELECT_EINVAL);
+    zkelect_close(h2);
+    CU_ASSERT_EQUAL(violations, 0);
+}
+
+static void
+test_ensemble_member_killed(void)
+{
+    uint64_t e1;
+    int i, nready;
+
+    reset();
+    hosts = zkh_hosts(zk3);
+    start_node(0, "n1", hosts);
+    start_node(1, "n2", hosts);
+    start_node(2, "n3", hosts);
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n1"), 0);
+    e1 = max_ready_epoch;
+    nready = nodes[0].nready;
+    for (i = 0; i < 3; i++) {
+        /* kill one member, check the leader holds, restart it */
+        CU_ASSERT_EQUAL(zkh_kill(zk3, i), 0);
+        CU_ASSERT_EQUAL(wait_one_ready(3000, "n1"), 0);
+        CU_ASSERT_EQUAL(zkh_restart(zk3, i, 1), 0);
+    }
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n1"), 0);
+    CU_ASSERT_EQUAL(max_ready_epoch, e1);
+    /* suspended and resumed perhaps, but never a new election */
+    CU_ASSERT_EQUAL(nodes[1].nready + nodes[2].nready, 0);
+    CU_ASSERT(nodes[0].nready >= nready);
+    CU_ASSERT_EQUAL(violations, 0);
+    hosts = zkh_hosts(zk1);
+}
+
+static void
+test_ensemble_leader_expiry(void)
+{
+    reset();
+    hosts = zkh_hosts(zk3);
+    start_node(0, "n1", hosts);
+    start_node(1, "n2", hosts);
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n1"), 0);
+    expire_session(nodes[0].h, hosts);
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n2"), 1);
+    CU_ASSERT_EQUAL(violations, 0);
+    hosts = zkh_hosts(zk1);
+}
+
+static int
+suite_init(void)
+{
+    struct zkh_opts o;
+
+    zkh_deadline(600);
+    zkh_opts_init(&o);
+    o.nservers = 1;
+    if (zkh_start(&o, &zk1) != 0)
+        return -1;
+    hosts = zkh_hosts(zk1);
+    return 0;
+}
+
+static int
+suite_init3(void)
+{
+    struct zkh_opts o;
+
+    zkh_opts_init(&o);
+    o.nservers = 3;
+    if (zkh_start(&o, &zk3) != 0)
+        return -1;
+    return 0;
+}
+
+static int
+suite_clean(void)
+{
+    reset();
+    return 0;
+}
+
+static int
+suite_clean_all(void)
+{
+    reset();
+    zkh_stop(zk3);
+    zk3 = NULL;
+    zkh_stop(zk1);
+    zk1 = NULL;
+    return 0;
+}
+
+static CU_TestInfo standalone_tests[] = {
+    {"first election: lowest id READY, one elector", test_first_election},
+    {"graceful leave: next node READY, znodes removed", test_graceful_leave},
+    {"leader session expiry: new leader, old one rejoins", test_leader_expiry},
+    {"elector expiry: next elector, no new decision", test_elector_expiry},
+    {"takeover never completes: watchdog elects another", test_watchdog},
+    {"elected moves during takeover: abort", test_abort_when_elected_moves},
+    {"malformed data in every znode kind", test_malformed},
+    {"two groups in one handle, observer sees changes", test_two_groups_and_observer},
+    {"node id held by a live session is refused", test_id_in_use},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_TestInfo ensemble_tests[] = {
+    {"each ensemble member killed in turn: no leader change", test_ensemble_member_killed},
+    {"leader session expiry on the ensemble", test_ensemble_leader_expiry},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+    {"standalone", suite_init, suite_clean, NULL, NULL, standalone_tests},
+    {"ensemble", suite_init3, suite_clean_all, NULL, NULL, ensemble_tests},
+    CU_SUITE_INFO_NULL,
+};
+
+int
+main(int argc, char **argv)
+{
+    return cutest_main(argc, argv, suites);
+}

@@ -285,6 +285,10 @@ struct zkelect_leader {
     int priority;                  /* the leader's node priority */
     int is_self;                   /* non-zero when this handle's node is that leader
                                       and is not suspended */
+    char elected[65];              /* the node the current decision names ("" none) */
+    uint64_t elected_epoch;        /* that decision's epoch */
+    char previous[65];             /* the leader before it ("" none) */
+    char reason[160];              /* why it was decided */
 };
 
 /* Copy the current view into *out. ZKELECT_ENOLEADER (and out->id "") when none. */

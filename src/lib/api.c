@@ -280,6 +280,12 @@ static void
 fill_leader(struct zkelect_group *g, struct zkelect_leader *out)
 {
     memset(out, 0, sizeof(*out));
+    if (g->have_elected) {
+        snprintf(out->elected, sizeof(out->elected), "%s", g->elected.leader);
+        out->elected_epoch = g->elected.epoch;
+        snprintf(out->previous, sizeof(out->previous), "%s", g->elected.previous);
+        snprintf(out->reason, sizeof(out->reason), "%s", g->elected.reason);
+    }
     if (!g->have_leader)
         return;
     snprintf(out->id, sizeof(out->id), "%s", g->leader.id);

@@ -35,7 +35,7 @@
 #define CODEC_FIELD_SIZE (32 + CODEC_ESC_SIZE)    /* a field path in messages */
 #define CODEC_DEPTH_MAX  64  /* nesting of JSON objects and arrays */
 #define CODEC_NUMBER_MAX 63  /* characters of a number literal (cJSON < 1.7.15 truncates longer ones) */
-#define CODEC_FIELDS_MAX 12  /* known fields of one object */
+#define CODEC_FIELDS_MAX 16  /* known fields of one object (the longest list has 13) */
 
 #define CODEC_OPTIONAL 0x0   /* the field may be absent */
 #define CODEC_REQUIRED 0x1   /* the field must be present */
@@ -188,6 +188,7 @@ struct codec_int {
 
 static const struct codec_int codec_int_epoch = { 1, (int64_t)ZKE_EPOCH_MAX, false };
 static const struct codec_int codec_int_count = { 0, (int64_t)ZKE_EPOCH_MAX, false };
+static const struct codec_int codec_int_cversion = { -1, INT32_MAX, false };
 static const struct codec_int codec_int_priority = {
     ZKE_PRIORITY_MIN, ZKE_PRIORITY_MAX, false };
 static const struct codec_int codec_int_remaining = {
@@ -1245,7 +1246,7 @@ out:
 
 static const char *const codec_elected_fields[] = {
     "v", "epoch", "leader", "leader_site", "leader_znode", "previous", "elector",
-    "policy", "reason", "at_ms", "switchover_id", "excluded", NULL
+    "policy", "reason", "at_ms", "switchover_id", "config_version", "excluded", NULL
 };
 
 static const char *const codec_exclusion_fields[] = {
@@ -1283,6 +1284,8 @@ zke_elected_encode(const struct zke_elected *e, char **out, size_t *outlen)
     codec_put_int(&enc, root, "at_ms", &codec_int_count, e->at_ms);
     codec_put_u64(&enc, root, "switchover_id", &codec_int_count,
         e->switchover_id);
+    codec_put_int(&enc, root, "config_version", &codec_int_cversion,
+        e->config_version);
     list = codec_put_container(&enc, root, "excluded", cJSON_Array);
     for (i = 0; i < e->nexcluded; i++) {
         x = &e->excluded[i];
@@ -1338,6 +1341,9 @@ zke_elected_decode(const char *buf, int len, struct zke_elected *e, char *err,
     CODEC_TRY(codec_get_int(&d, &o, "switchover_id", CODEC_OPTIONAL,
         &codec_int_count, &v));
     e->switchover_id = (uint64_t)v;
+    CODEC_TRY(codec_get_int(&d, &o, "config_version", CODEC_OPTIONAL,
+        &codec_int_cversion, &v));
+    e->config_version = (int32_t)v;
     CODEC_TRY(codec_get_container(&d, &o, "excluded", CODEC_REQUIRED,
         cJSON_Array, ZKE_EXCLUDED_MAX, &list));
     i = 0;

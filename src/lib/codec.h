@@ -149,6 +149,9 @@ struct zke_elected {
     char reason[ZKE_REASON_MAX + 1];          /* required text, may be "" */
     int64_t at_ms;                            /* optional wall-clock ms since 1970, 0..ZKE_EPOCH_MAX */
     uint64_t switchover_id;                   /* optional, last switchover acted on, 0 = none */
+    int32_t config_version;                   /* optional: version of the config znode the
+                                                 elector last evaluated (acknowledged);
+                                                 -1 = config absent; 0 when not written */
     struct zke_exclusion excluded[ZKE_EXCLUDED_MAX]; /* required array of distinct ids (may be empty) */
     int nexcluded;                            /* number of exclusions, 0..ZKE_EXCLUDED_MAX */
 };

@@ -1105,6 +1105,7 @@ decide_write(struct zkelect_group *g, const struct member_cache *chosen, const c
     if (keep_epoch) {
         *e = g->elected;
         e->switchover_id = switchover_id;
+        e->config_version = g->config_version;
         snprintf(e->reason, sizeof(e->reason), "%s", why);
         e->at_ms = wall_ms();
         epoch = e->epoch;
@@ -1126,6 +1127,7 @@ decide_write(struct zkelect_group *g, const struct member_cache *chosen, const c
     snprintf(e->reason, sizeof(e->reason), "%s", why);
     e->at_ms = wall_ms();
     e->switchover_id = switchover_id;
+    e->config_version = g->config_version;
     for (x = g->exclusions; x && e->nexcluded < ZKE_EXCLUDED_MAX; x = x->next) {
         struct zke_exclusion *ze = &e->excluded[e->nexcluded++];
         snprintf(ze->id, sizeof(ze->id), "%s", x->id);
@@ -1244,7 +1246,7 @@ elector_eval(struct zkelect_group *g)
     size_t n = 0, i;
     int chosen = -1, rc, t;
     uint64_t now = zke_now_ms(), switchover_id;
-    bool current_present, switchover;
+    bool current_present, switchover, config_ack;
     const char *cur;
 
     if (!elector_ready(g))
@@ -1272,8 +1274,13 @@ elector_eval(struct zkelect_group *g)
     if (switchover)
         g->reasons |= ZKELECT_REASON_SWITCHOVER;
 
+    /* a config version not yet acknowledged in `elected` (operators wait on it) */
+    config_ack = g->have_elected && g->elected.config_version != g->config_version;
     if (g->config.paused && current_present && !switchover) {
         zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: paused: no decision while the leader is present", g->path);
+        if (config_ack)
+            decide_write(g, NULL, "config-changed: paused, leader kept", g->have_elected ?
+                         g->elected.switchover_id : 0, true);
         return;
     }
     if (elector_policy(g) != 0)
@@ -1345,7 +1352,7 @@ elector_eval(struct zkelect_group *g)
         zke_event(g->h, g, ZKELECT_EV_NO_ELIGIBLE, NULL, 0, ZKELECT_ENOELIGIBLE,
                   "policy %s chose no node (%s): %s", zke_policy_name(g->policy), rtext, reason);
         snprintf(why, sizeof(why), "%s: %s", rtext, reason);
-        if (switchover && current_present) {
+        if ((switchover || config_ack) && current_present) {
             /* a refused switchover keeps the leader: acknowledge it only */
             decide_write(g, NULL, why, switchover_id, true);
             return;
@@ -1359,7 +1366,7 @@ elector_eval(struct zkelect_group *g)
     }
     snprintf(why, sizeof(why), "%s: %s", rtext, reason);
     if (strcmp(in_members[chosen].id, cur) == 0) {
-        if (switchover && g->have_elected)
+        if ((switchover || config_ack) && g->have_elected)
             decide_write(g, NULL, why, switchover_id, true); /* acknowledge only */
         else
             g->reasons = 0; /* no change: no write */

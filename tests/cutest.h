@@ -21,7 +21,7 @@ static inline int
 cutest_main(int argc, char **argv, CU_SuiteInfo *suites)
 {
     const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-    unsigned passed, failed;
+    unsigned passed, failed, sum_run = 0, sum_failed = 0;
     int i;
 
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -54,7 +54,14 @@ cutest_main(int argc, char **argv, CU_SuiteInfo *suites)
                 CU_basic_run_test(s, t);
             else
                 CU_basic_run_suite(s);
+            /* each run resets CUnit's counters: add them up */
+            sum_failed += CU_get_number_of_tests_failed() + CU_get_number_of_suites_failed();
+            sum_run += CU_get_number_of_tests_run();
         }
+        passed = sum_run >= sum_failed ? sum_run - sum_failed : 0;
+        printf("\n%s: %u passed, %u failed\n", name, passed, sum_failed);
+        CU_cleanup_registry();
+        return sum_failed == 0 ? 0 : 1;
     } else {
         CU_basic_run_tests();
     }

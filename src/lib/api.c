@@ -37,6 +37,7 @@ call_group_add(struct zkelect *h, void *arg)
 
     g->next = h->groups;
     h->groups = g;
+    gindex_add(h, g);
     group_resync(g);
 }
 
@@ -135,6 +136,7 @@ call_group_remove(struct zkelect *h, void *arg)
             break;
         }
     }
+    gindex_del(h, g);
     g->closed = true;
     group_release(g);
 }

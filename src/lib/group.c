@@ -1233,13 +1233,14 @@ on_decide_reply(struct zkelect_group *g, struct zev *ev)
 static void
 elector_eval(struct zkelect_group *g)
 {
-    struct zkelect_member in_members[256];
-    struct member_cache *mc_of[256];
+    struct zkelect_member *in_members = NULL;
+    struct member_cache **mc_of = NULL;
+    const char *(*tagp)[ZKE_TAGS_MAX] = NULL;
     struct zkelect_exclusion in_excl[ZKE_EXCLUDED_MAX];
     struct zkelect_site_priority in_sites[ZKE_SITES_MAX];
     struct zkelect_option in_opts[ZKE_OPTIONS_MAX];
-    const char *tagp[256][ZKE_TAGS_MAX];
     struct zkelect_policy_input in;
+    size_t cap = 0;
     struct member_cache *m;
     struct exclusion *x, **xp;
     char reason[ZKE_REASON_MAX + 1], why[ZKE_REASON_MAX + 1], rtext[128];
@@ -1286,8 +1287,19 @@ elector_eval(struct zkelect_group *g)
     if (elector_policy(g) != 0)
         return;
 
+    for (m = g->members; m; m = m->next)
+        cap++;
+    if (cap > 0) {
+        in_members = calloc(cap, sizeof(*in_members));
+        mc_of = calloc(cap, sizeof(*mc_of));
+        tagp = calloc(cap, sizeof(*tagp));
+        if (in_members == NULL || mc_of == NULL || tagp == NULL) {
+            zke_log(g->h, ZKELECT_LOG_ERR, "%s: out of memory building the policy input", g->path);
+            goto out;
+        }
+    }
     memset(&in, 0, sizeof(in));
-    for (m = g->members; m && n < sizeof(in_members) / sizeof(in_members[0]); m = m->next) {
+    for (m = g->members; m; m = m->next) {
         if (!m->loaded || !m->valid)
             continue;
         for (t = 0; t < m->rec.ntags; t++)
@@ -1343,7 +1355,7 @@ elector_eval(struct zkelect_group *g)
     if (rc != 0) {
         zke_event(g->h, g, ZKELECT_EV_ERROR, NULL, 0, rc, "policy %s failed (%s): %s; no decision",
                   zke_policy_name(g->policy), rtext, reason);
-        return;
+        goto out;
     }
     switchover_id = g->have_elected ? g->elected.switchover_id : 0;
     if (switchover)
@@ -1352,17 +1364,21 @@ elector_eval(struct zkelect_group *g)
         zke_event(g->h, g, ZKELECT_EV_NO_ELIGIBLE, NULL, 0, ZKELECT_ENOELIGIBLE,
                   "policy %s chose no node (%s): %s", zke_policy_name(g->policy), rtext, reason);
         snprintf(why, sizeof(why), "%s: %s", rtext, reason);
-        if ((switchover || config_ack) && current_present) {
+        if (switchover && current_present && !config_ack) {
             /* a refused switchover keeps the leader: acknowledge it only */
             decide_write(g, NULL, why, switchover_id, true);
-            return;
+            goto out;
         }
         if (!*cur) {
-            g->reasons = 0;
-            return; /* nobody leads already */
+            /* nobody leads already: only acknowledge what operators wait on */
+            if ((switchover || config_ack) && g->have_elected)
+                decide_write(g, NULL, why, switchover_id, true);
+            else
+                g->reasons = 0;
+            goto out;
         }
         decide_write(g, NULL, why, switchover_id, false);
-        return;
+        goto out;
     }
     snprintf(why, sizeof(why), "%s: %s", rtext, reason);
     if (strcmp(in_members[chosen].id, cur) == 0) {
@@ -1370,9 +1386,13 @@ elector_eval(struct zkelect_group *g)
             decide_write(g, NULL, why, switchover_id, true); /* acknowledge only */
         else
             g->reasons = 0; /* no change: no write */
-        return;
+        goto out;
     }
     decide_write(g, mc_of[chosen], why, switchover_id, false);
+out:
+    free(in_members);
+    free(mc_of);
+    free(tagp);
 }
 
 /* ---- the candidate: two-phase takeover and step-down -------------------- */

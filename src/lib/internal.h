@@ -151,6 +151,7 @@ struct zkelect {
     uint64_t disconnected_ms;         /* when the connection was lost, 0 if connected */
     uint64_t last_nudge_ms;           /* last nudge sent */
     struct zkelect_group *groups;     /* all groups (list) */
+    struct zkelect_group **gindex;    /* groups by base path (ZKE_GINDEX buckets) */
 
     /* state lock: held by the library thread while it processes an event */
     pthread_mutex_t mu;               /* recursive; guards all group state */
@@ -211,8 +212,11 @@ struct exclusion {                    /* elector: node excluded until deadline *
     uint64_t until_ms;                /* CLOCK_MONOTONIC deadline */
 };
 
+#define ZKE_GINDEX 16384               /* buckets of the group index */
+
 struct zkelect_group {
     struct zkelect_group *next;       /* h->groups link */
+    struct zkelect_group *hnext;      /* h->gindex bucket link */
     struct zkelect *h;                /* handle */
     int refs;                         /* outstanding requests + 1 while open */
     bool closed;                      /* zkelect_group_close called */
@@ -312,6 +316,8 @@ void zke_event(struct zkelect *h, struct zkelect_group *g, enum zkelect_event_ty
 void zke_escape(const char *in, size_t inlen, char *out, size_t outlen);
 
 /* loop.c */
+void gindex_add(struct zkelect *h, struct zkelect_group *g);
+void gindex_del(struct zkelect *h, struct zkelect_group *g);
 struct req *req_new(struct zkelect *h, struct zkelect_group *g, enum req_kind kind);
 void req_sent(struct req *r, int rc);   /* rc of the a* call: on error queue a reply */
 void req_free(struct req *r);

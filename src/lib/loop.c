@@ -473,26 +473,67 @@ on_session(struct zkelect *h, struct zev *ev)
     }
 }
 
+/* ---- the group index: watch paths to groups ------------------------------ */
+
+static size_t
+gindex_hash(const char *p, size_t n)
+{
+    uint64_t x = 1469598103934665603ULL; /* FNV-1a */
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        x = (x ^ (unsigned char)p[i]) * 1099511628211ULL;
+    return (size_t)(x % ZKE_GINDEX);
+}
+
+void
+gindex_add(struct zkelect *h, struct zkelect_group *g)
+{
+    size_t b = gindex_hash(g->path, strlen(g->path));
+
+    g->hnext = h->gindex[b];
+    h->gindex[b] = g;
+}
+
+void
+gindex_del(struct zkelect *h, struct zkelect_group *g)
+{
+    struct zkelect_group **pp = &h->gindex[gindex_hash(g->path, strlen(g->path))];
+
+    for (; *pp; pp = &(*pp)->hnext) {
+        if (*pp == g) {
+            *pp = g->hnext;
+            return;
+        }
+    }
+}
+
+static struct zkelect_group *
+gindex_find(struct zkelect *h, const char *path, size_t n)
+{
+    struct zkelect_group *g;
+
+    for (g = h->gindex[gindex_hash(path, n)]; g; g = g->hnext)
+        if (!g->closed && strlen(g->path) == n && memcmp(g->path, path, n) == 0)
+            return g;
+    return NULL;
+}
+
+/* A group's znodes are <base>/x or <base>/x/y: try both prefixes. */
 static struct zkelect_group *
 group_by_path(struct zkelect *h, const char *path)
 {
+    const char *end = path + strlen(path);
     struct zkelect_group *g;
-    char buf[ZKE_PATH_MAX];
-    char *slash;
     int up;
 
-    /* a group's znodes are <base>/x or <base>/x/y */
-    if (strlen(path) >= sizeof(buf))
-        return NULL;
-    strcpy(buf, path);
     for (up = 0; up < 2; up++) {
-        slash = strrchr(buf, '/');
-        if (slash == NULL || slash == buf)
+        while (end > path && *--end != '/')
+            ;
+        if (end <= path)
             return NULL;
-        *slash = '\0';
-        for (g = h->groups; g; g = g->next)
-            if (!g->closed && strcmp(g->path, buf) == 0)
-                return g;
+        if ((g = gindex_find(h, path, (size_t)(end - path))) != NULL)
+            return g;
     }
     return NULL;
 }
@@ -782,6 +823,7 @@ static void
 handle_free(struct zkelect *h)
 {
     free(h->hosts);
+    free(h->gindex);
     if (h->auth) {
         explicit_bzero(h->auth, strlen(h->auth));
         free(h->auth);
@@ -856,6 +898,7 @@ zkelect_open(const struct zkelect_options *o, zkelect_t **out)
     h->connect_timeout_ms = o->connect_timeout_ms ? o->connect_timeout_ms : 15000;
     h->nudge_ms = o->nudge_ms == 0 ? 250 : o->nudge_ms;
     h->hosts = strdup(o->hosts);
+    h->gindex = calloc(ZKE_GINDEX, sizeof(*h->gindex));
     h->outstanding.next = h->outstanding.prev = &h->outstanding;
 
     pthread_mutexattr_init(&ma);
@@ -869,7 +912,7 @@ zkelect_open(const struct zkelect_options *o, zkelect_t **out)
     pthread_cond_init(&h->qcv, &ca);
     pthread_condattr_destroy(&ca);
 
-    if (h->hosts == NULL) {
+    if (h->hosts == NULL || h->gindex == NULL) {
         handle_free(h);
         return ZKELECT_ENOMEM;
     }

@@ -477,6 +477,14 @@ sb_addf(const char *fmt, ...)
     X(elected_leader_bad, elected, ELE("7", "'a b'", ""), EBADVALUE, "leader") \
     X(elected_leader_site_number, elected, ELE("7", "'n2'",                   \
         ",'leader_site':1"), ETYPE, "leader_site")                            \
+    X(elected_leader_znode_number, elected, ELE("7", "'n2'",                  \
+        ",'leader_znode':5"), ETYPE, "leader_znode")                          \
+    X(elected_leader_znode_slash, elected, ELE("7", "'n2'",                   \
+        ",'leader_znode':'a/b'"), EBADVALUE, "leader_znode")                  \
+    X(elected_config_version_low, elected, ELE("7", "'n2'",                   \
+        ",'config_version':-2"), ERANGE, "config_version")                    \
+    X(elected_config_version_text, elected, ELE("7", "'n2'",                  \
+        ",'config_version':'3'"), ETYPE, "config_version")                    \
     X(elected_previous_number, elected, ELE("7", "'n2'", ",'previous':1"),    \
         ETYPE, "previous")                                                    \
     X(elected_previous_bad, elected, ELE("7", "'n2'", ",'previous':'.p'"),    \
@@ -767,7 +775,9 @@ test_elected_values(void)
     CU_ASSERT_EQUAL_FATAL(decode_lit(dec_elected,
         "{'v':1,'epoch':9007199254740991,'leader':'n2','leader_site':'dr',"
         "'previous':'n1','elector':'n3','policy':'site','reason':'n1 failed',"
-        "'at_ms':1700000000000,'switchover_id':12,'excluded':["
+        "'at_ms':1700000000000,'switchover_id':12,'config_version':-1,"
+        "'leader_znode':'n2_0123456789abcdef0123456789abcdef_0000000042',"
+        "'excluded':["
         XO("'n1'", "'watchdog'", "30000") "," XO("'n4'", "'takeover-failed'",
         "0") "]}"), 0);
     CU_ASSERT_EQUAL(g_elected.epoch, ZKE_EPOCH_MAX);
@@ -779,6 +789,9 @@ test_elected_values(void)
     CU_ASSERT_STRING_EQUAL(g_elected.reason, "n1 failed");
     CU_ASSERT_EQUAL(g_elected.at_ms, 1700000000000LL);
     CU_ASSERT_EQUAL(g_elected.switchover_id, 12);
+    CU_ASSERT_EQUAL(g_elected.config_version, -1);
+    CU_ASSERT_STRING_EQUAL(g_elected.leader_znode,
+        "n2_0123456789abcdef0123456789abcdef_0000000042");
     CU_ASSERT_EQUAL_FATAL(g_elected.nexcluded, 2);
     CU_ASSERT_STRING_EQUAL(g_elected.excluded[0].id, "n1");
     CU_ASSERT_STRING_EQUAL(g_elected.excluded[0].reason, "watchdog");

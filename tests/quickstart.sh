@@ -40,11 +40,24 @@ fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
 if [ "$mode" = test ]; then
+    # 1. the packaging check: a tarball that builds, passes `make check` and
+    #    installs from a read-only source tree (a plain build, no sanitizers)
+    mkdir -p build-dist
+    (cd build-dist && { [ -f Makefile ] || ../configure >/dev/null; } && make -j"$jobs" distcheck >distcheck.log 2>&1)
+    dist=$?
+    # 2. every test under AddressSanitizer/UBSan, warnings as errors
     mkdir -p build-check && cd build-check
     [ -f Makefile ] || ../configure --enable-sanitizers --enable-werror >/dev/null
     make -j"$jobs"
     status=0
     make -j"$jobs" check || status=$?
+    if [ "$dist" = 0 ]; then
+        echo "distcheck: passed"
+    else
+        echo "distcheck: FAILED (see build-dist/distcheck.log):"
+        tail -n 30 ../build-dist/distcheck.log
+        status=1
+    fi
     make check-summary || status=1
     exit $status
 fi

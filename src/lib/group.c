@@ -1077,15 +1077,22 @@ reasons_text(unsigned r, char *out, size_t len)
         snprintf(out, len, "re-evaluation");
 }
 
+enum decide_mode {
+    DECIDE_NEW,       /* a new decision: epoch above every epoch seen */
+    DECIDE_ACK,       /* re-write the current decision to acknowledge a request */
+    DECIDE_RESTORE    /* `elected` was lost or unreadable: write back what the
+                         live leader znode shows, at its epoch */
+};
+
 /*
  * Write a decision: `elected` and the history in one multi, both checked
- * against the versions read. keep_epoch re-writes the current decision (same
- * leader, same epoch) only to acknowledge a switchover request.
+ * against the versions read.
  */
 static void
 decide_write(struct zkelect_group *g, const struct member_cache *chosen, const char *why,
-             uint64_t switchover_id, bool keep_epoch)
+             uint64_t switchover_id, enum decide_mode mode)
 {
+    bool keep_epoch = mode == DECIDE_ACK;
     struct zke_elected *e;
     struct zke_history_entry he;
     struct exclusion *x;
@@ -1111,7 +1118,10 @@ decide_write(struct zkelect_group *g, const struct member_cache *chosen, const c
         epoch = e->epoch;
         goto encode;
     }
-    epoch++;
+    if (mode == DECIDE_RESTORE)
+        epoch = g->leader.epoch;
+    else
+        epoch++;
     e->epoch = epoch;
     if (chosen) {
         snprintf(e->leader, sizeof(e->leader), "%s", chosen->rec.id);
@@ -1247,7 +1257,7 @@ elector_eval(struct zkelect_group *g)
     size_t n = 0, i;
     int chosen = -1, rc, t;
     uint64_t now = zke_now_ms(), switchover_id;
-    bool current_present, switchover, config_ack;
+    bool current_present, switchover, config_ack, restore;
     const char *cur;
 
     if (!elector_ready(g))
@@ -1269,6 +1279,13 @@ elector_eval(struct zkelect_group *g)
     }
     cur = g->have_elected ? g->elected.leader : "";
     current_present = elected_present(g);
+    /* `elected` is gone or unreadable while a valid leader znode is live:
+       that leader is current, and keeping it restores the decision */
+    restore = !g->have_elected && g->have_leader && member_present(g, g->leader.id);
+    if (restore) {
+        cur = g->leader.id;
+        current_present = true;
+    }
     if (*cur && !current_present)
         g->reasons |= ZKELECT_REASON_LEADER_LOST;
     switchover = g->switchover.id != 0 && g->switchover.id > (g->have_elected ? g->elected.switchover_id : 0);
@@ -1281,7 +1298,7 @@ elector_eval(struct zkelect_group *g)
         zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: paused: no decision while the leader is present", g->path);
         if (config_ack)
             decide_write(g, NULL, "config-changed: paused, leader kept", g->have_elected ?
-                         g->elected.switchover_id : 0, true);
+                         g->elected.switchover_id : 0, DECIDE_ACK);
         return;
     }
     if (elector_policy(g) != 0)
@@ -1366,29 +1383,35 @@ elector_eval(struct zkelect_group *g)
         snprintf(why, sizeof(why), "%s: %s", rtext, reason);
         if (switchover && current_present && !config_ack) {
             /* a refused switchover keeps the leader: acknowledge it only */
-            decide_write(g, NULL, why, switchover_id, true);
+            decide_write(g, NULL, why, switchover_id, DECIDE_ACK);
             goto out;
         }
         if (!*cur) {
             /* nobody leads already: only acknowledge what operators wait on */
             if ((switchover || config_ack) && g->have_elected)
-                decide_write(g, NULL, why, switchover_id, true);
+                decide_write(g, NULL, why, switchover_id, DECIDE_ACK);
             else
                 g->reasons = 0;
             goto out;
         }
-        decide_write(g, NULL, why, switchover_id, false);
+        decide_write(g, NULL, why, switchover_id, DECIDE_NEW);
         goto out;
     }
     snprintf(why, sizeof(why), "%s: %s", rtext, reason);
+    if (restore && strcmp(in_members[chosen].id, g->leader.id) == 0) {
+        snprintf(why, sizeof(why), "restored: %s was unreadable or missing; %s leads at epoch %llu",
+                 g->p_elected, g->leader.id, (unsigned long long)g->leader.epoch);
+        decide_write(g, mc_of[chosen], why, switchover_id, DECIDE_RESTORE);
+        goto out;
+    }
     if (strcmp(in_members[chosen].id, cur) == 0) {
         if ((switchover || config_ack) && g->have_elected)
-            decide_write(g, NULL, why, switchover_id, true); /* acknowledge only */
+            decide_write(g, NULL, why, switchover_id, DECIDE_ACK); /* acknowledge only */
         else
             g->reasons = 0; /* no change: no write */
         goto out;
     }
-    decide_write(g, mc_of[chosen], why, switchover_id, false);
+    decide_write(g, mc_of[chosen], why, switchover_id, DECIDE_NEW);
 out:
     free(in_members);
     free(mc_of);
@@ -1579,11 +1602,26 @@ on_leader_ready_reply(struct zkelect_group *g, struct zev *ev)
     if (g->role != ROLE_READYING || g->role_epoch != ev->req->token)
         return;
     if (ev->rc == ZOK) {
+        bool repair = g->repairing;
+        g->repairing = false;
         g->role = ROLE_READY;
         g->leader_version++;
+        if (repair)
+            return; /* a repaired leader znode: still the same leadership */
         g->n_transitions++;
         zke_event(g->h, g, ZKELECT_EV_READY, g->self.id, g->role_epoch, 0,
                   "READY leader at epoch %llu", (unsigned long long)g->role_epoch);
+        return;
+    }
+    if (g->repairing) {
+        g->repairing = false;
+        if (zkerr_outcome_unknown(ev->rc)) {
+            g->role = ROLE_SUSPENDED;
+            return;
+        }
+        g->role = ROLE_READY;
+        read_elected(g);
+        read_leader(g);
         return;
     }
     if (zkerr_outcome_unknown(ev->rc)) {
@@ -1676,6 +1714,12 @@ cand_step(struct zkelect_group *g)
             g->role = ROLE_MEMBER;
             break; /* fall through to re-evaluate as a member below */
         }
+        if (!g->have_elected) {
+            /* `elected` is missing or unreadable: no other node can take our
+               leader znode meanwhile, so hold on until the elector restores
+               or replaces the decision */
+            return;
+        }
         if (!named || g->elected.epoch != g->role_epoch) {
             start_stepdown(g, named ? "re-elected at a new epoch" : "elected names another node");
             return;
@@ -1684,6 +1728,12 @@ cand_step(struct zkelect_group *g)
         g->role_elected_version = g->elected_version;
         if (g->role == ROLE_PROGRESS && g->takeover_ok)
             leader_set_ready(g);
+        else if (g->role == ROLE_READY && !g->have_leader) {
+            /* someone overwrote our leader znode with garbage: repair it */
+            zke_log(g->h, ZKELECT_LOG_WARNING, "%s: rewriting our malformed leader znode", g->path);
+            leader_set_ready(g);
+            g->repairing = true;
+        }
         return;
     case ROLE_CREATING:
     case ROLE_READYING:

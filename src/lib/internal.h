@@ -274,6 +274,7 @@ struct zkelect_group {
     int32_t role_elected_version;     /* elected version the takeover is based on */
     uint64_t failed_epoch;            /* epoch whose takeover failed (never retried) */
     bool takeover_ok;                 /* the takeover of role_epoch completed */
+    bool repairing;                   /* the READY write in flight repairs our znode */
     bool leaving;                     /* unnominate requested */
     bool member_dirty;                /* self record changed; write it */
 

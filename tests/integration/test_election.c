@@ -584,6 +584,23 @@ test_malformed(void)
             CU_ASSERT(wait_counter(&nodes[0].nmalformed, nodes[0].nmalformed + 1, WAIT_MS) ||
                       nodes[0].nmalformed + nodes[1].nmalformed > before);
     }
+    /* garbage over the leader's own ephemeral znode: the leader repairs it */
+    snprintf(p, sizeof(p), "%s/leader", group_path);
+    CU_ASSERT_EQUAL(zk_set(p, "[1,2,3]", 7), ZOK);
+    {
+        struct zkelect_leader l;
+        uint64_t end = now_ms() + WAIT_MS;
+        int rc;
+        do {
+            struct timespec ts = {0, 5 * 1000000};
+            nanosleep(&ts, NULL);
+            rc = zkelect_get_leader(nodes[1].g, &l);
+        } while ((rc != 0 || l.status != ZKELECT_STATUS_READY) && now_ms() < end);
+        CU_ASSERT_EQUAL(rc, 0);
+        CU_ASSERT_STRING_EQUAL(l.id, "n1");
+        CU_ASSERT_EQUAL(l.status, ZKELECT_STATUS_READY);
+        CU_ASSERT_EQUAL(nodes[0].nready, 1); /* the same leadership, not a new one */
+    }
     /* a malformed member record */
     snprintf(p, sizeof(p), "%s/nodes/n2", group_path);
     CU_ASSERT_EQUAL(zk_set(p, "\xff\xfe", 2), ZOK);
@@ -620,7 +637,9 @@ test_two_groups_and_observer(void)
     CU_ASSERT_STRING_EQUAL(l.id, "n1");
     CU_ASSERT_EQUAL(l.is_self, 0);
 
-    /* a second group on the same two handles, opposite order */
+    /* a second group on the same two handles, opposite order; with preempt
+       the lowest id (b1) leads whoever registered first */
+    preempt = 1;
     snprintf(p2, sizeof(p2), "%s_b", group_path);
     memset(&ga, 0, sizeof(ga));
     memset(&gb, 0, sizeof(gb));

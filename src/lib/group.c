@@ -1570,8 +1570,15 @@ on_leader_create_reply(struct zkelect_group *g, struct zev *ev)
     if (g->role != ROLE_CREATING || g->role_epoch != ev->req->token)
         return;
     if (ev->rc == ZOK) {
+        /* our own write: the view need not wait for the watch */
         g->leader_version = 0;
         g->leader_owner = g->h->session_id;
+        memset(&g->leader, 0, sizeof(g->leader));
+        snprintf(g->leader.id, sizeof(g->leader.id), "%s", g->self.id);
+        g->leader.status = ZKE_STATUS_PROGRESS;
+        g->leader.epoch = g->role_epoch;
+        g->have_leader = true;
+        publish_leader(g);
         start_takeover(g);
         return;
     }
@@ -1606,11 +1613,14 @@ on_leader_ready_reply(struct zkelect_group *g, struct zev *ev)
         g->repairing = false;
         g->role = ROLE_READY;
         g->leader_version++;
+        if (g->have_leader && strcmp(g->leader.id, g->self.id) == 0)
+            g->leader.status = ZKE_STATUS_READY;
         if (repair)
             return; /* a repaired leader znode: still the same leadership */
         g->n_transitions++;
         zke_event(g->h, g, ZKELECT_EV_READY, g->self.id, g->role_epoch, 0,
                   "READY leader at epoch %llu", (unsigned long long)g->role_epoch);
+        publish_leader(g);
         return;
     }
     if (g->repairing) {

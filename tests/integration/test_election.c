@@ -371,6 +371,22 @@ zk_set(const char *path, const char *data, int len)
     return rc;
 }
 
+/* Wait until g sees `id` as leader with at least `status`; 0 or -1. */
+static int
+wait_view(zkelect_group_t *g, const char *id, enum zkelect_status status, int timeout_ms)
+{
+    uint64_t end = now_ms() + (uint64_t)timeout_ms;
+    struct zkelect_leader l;
+
+    do {
+        if (zkelect_get_leader(g, &l) == 0 && strcmp(l.id, id) == 0 && l.status >= status)
+            return 0;
+        struct timespec ts = {0, 2 * 1000000};
+        nanosleep(&ts, NULL);
+    } while (now_ms() < end);
+    return -1;
+}
+
 static int
 wait_counter(int *counter, int atleast, int timeout_ms)
 {
@@ -404,12 +420,22 @@ test_first_election(void)
     /* nodeid with preempt: the lowest id leads (n1), whoever registered first */
     i = wait_one_ready(WAIT_MS, "n1");
     CU_ASSERT_EQUAL(i, 1);
+    CU_ASSERT_EQUAL(wait_view(nodes[0].g, "n1", ZKELECT_STATUS_READY, WAIT_MS), 0);
     CU_ASSERT_EQUAL(zkelect_get_leader(nodes[0].g, &l), 0);
     CU_ASSERT_STRING_EQUAL(l.id, "n1");
     CU_ASSERT_EQUAL(zkelect_wait_leader(nodes[2].g, ZKELECT_STATUS_READY, 0, WAIT_MS), 0);
     CU_ASSERT_EQUAL(zkelect_get_leader(nodes[2].g, &l), 0);
     CU_ASSERT_EQUAL(l.status, ZKELECT_STATUS_READY);
     CU_ASSERT(l.epoch >= 1);
+    {
+        /* the leader's member record (site, priority) is read after the change */
+        uint64_t end = now_ms() + WAIT_MS;
+        while (l.site[0] == '\0' && now_ms() < end) {
+            struct timespec ts = {0, 2 * 1000000};
+            nanosleep(&ts, NULL);
+            zkelect_get_leader(nodes[2].g, &l);
+        }
+    }
     CU_ASSERT_STRING_EQUAL(l.site, "dc1");
     CU_ASSERT_EQUAL(zkelect_get_leader(nodes[1].g, &l), 0);
     CU_ASSERT(l.is_self);
@@ -652,6 +678,7 @@ test_two_groups_and_observer(void)
     self.id = "b1";
     CU_ASSERT_EQUAL(zkelect_nominate(g2b, &self, WAIT_MS), 0);
     CU_ASSERT_EQUAL(zkelect_wait_leader(g2b, ZKELECT_STATUS_READY, 1, WAIT_MS), 0);
+    CU_ASSERT_EQUAL(wait_view(g2a, "b1", ZKELECT_STATUS_READY, WAIT_MS), 0);
     CU_ASSERT_EQUAL(zkelect_get_leader(g2a, &l), 0);
     CU_ASSERT_STRING_EQUAL(l.id, "b1");
     /* group 1 is unaffected */

@@ -765,6 +765,15 @@ elector_start(struct zkelect_group *g)
         if (r)
             req_sent(r, zoo_aget(g->h->zh, g->p_history, 0, data_completion, r));
     }
+    /* exclusions the previous elector recorded still hold, for the time that
+       remained at its decision (counted from now: at most that long again) */
+    if (g->have_elected) {
+        int i;
+        for (i = 0; i < g->elected.nexcluded; i++)
+            if (g->elected.excluded[i].remaining_ms > 0)
+                exclusion_add(g, g->elected.excluded[i].id, g->elected.excluded[i].reason,
+                              zke_now_ms() + g->elected.excluded[i].remaining_ms);
+    }
     /* a transition in flight when the old elector died gets a watchdog period */
     if (g->have_elected && *g->elected.leader &&
         !(g->have_leader && strcmp(g->leader.id, g->elected.leader) == 0 &&

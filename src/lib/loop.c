@@ -579,10 +579,13 @@ check_stalled(struct zkelect *h, uint64_t now)
 
     if (h->nudge_ms <= 0 || h->sess != SESS_CONNECTED || h->zh == NULL)
         return;
+    /* requests are prepended as they are sent: the oldest is at the tail */
     pthread_mutex_lock(&h->qmu);
-    for (r = h->outstanding.next; r != &h->outstanding; r = r->next)
-        if (r->kind != REQ_NUDGE && r->gen == h->gen && (oldest == NULL || r->sent_ms < oldest->sent_ms))
+    for (r = h->outstanding.prev; r != &h->outstanding; r = r->prev)
+        if (r->kind != REQ_NUDGE && r->gen == h->gen) {
             oldest = r;
+            break;
+        }
     age = oldest ? now - oldest->sent_ms : 0;
     pthread_mutex_unlock(&h->qmu);
     if (oldest == NULL || age < (uint64_t)h->nudge_ms || now - h->last_nudge_ms < (uint64_t)h->nudge_ms)

@@ -43,6 +43,7 @@ struct node {
     int takeover_mode;      /* 0 complete at once, 1 never complete, 2 fail */
     uint64_t pending_epoch; /* takeover in progress (mode 1) */
     int observer;           /* counts leader changes */
+    int nstalled;           /* -request-stalled events */
     int nready, nstepdown, nlost, nsuspended, nabort, nelector, nmalformed, nwatchdog, nregistered;
 };
 
@@ -124,6 +125,9 @@ on_event(void *data, const struct zkelect_event *ev)
         break;
     case ZKELECT_EV_REGISTERED:
         n->nregistered++;
+        break;
+    case ZKELECT_EV_STALLED:
+        n->nstalled++;
         break;
     case ZKELECT_EV_LEADER_CHANGED:
         if (n->observer) {
@@ -770,6 +774,30 @@ test_ensemble_leader_expiry(void)
     hosts = zkh_hosts(zk1);
 }
 
+static void
+test_stalled_request_nudged(void)
+{
+    struct zkelect_stats st;
+    int before;
+
+    reset();
+    start_node(0, "n1", hosts);
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n1"), 0);
+    before = nodes[0].nstalled;
+    /* freeze the server for less than 2/3 of the session timeout: the
+       connection survives, the request waits, and the library must say so */
+    CU_ASSERT_EQUAL_FATAL(zkh_pause(zk1, 0), 0);
+    CU_ASSERT_EQUAL(zkelect_set_priority(nodes[0].g, 7), 0);
+    CU_ASSERT(wait_counter(&nodes[0].nstalled, before + 1, 1000));
+    CU_ASSERT_EQUAL(zkh_resume(zk1, 0), 0);
+    CU_ASSERT_EQUAL(zkelect_get_stats(nodes[0].g, &st), 0);
+    CU_ASSERT(st.stalled_requests >= 1);
+    /* and the election goes on: still the READY leader, no new epoch */
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n1"), 0);
+    CU_ASSERT_EQUAL(nodes[0].nready, 1);
+    CU_ASSERT_EQUAL(violations, 0);
+}
+
 static int
 suite_init(void)
 {
@@ -824,6 +852,7 @@ static CU_TestInfo standalone_tests[] = {
     {"malformed data in every znode kind", test_malformed},
     {"two groups in one handle, observer sees changes", test_two_groups_and_observer},
     {"node id held by a live session is refused", test_id_in_use},
+    {"a stalled request is nudged, logged and counted", test_stalled_request_nudged},
     CU_TEST_INFO_NULL,
 };
 

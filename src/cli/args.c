@@ -1,0 +1,323 @@
+/*
+ * args.c - strict parsing of arguments, the base path, secret files, and
+ * small text/time helpers.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define CLI_SECRET_MAX 1024   /* longest secret file, bytes */
+
+int
+cli_parse_int(const char *s, long long min, long long max, long long *out)
+{
+    const char *p = s;
+    long long v;
+    char *end;
+
+    if (s == NULL || *s == '\0')
+        return -1;
+    if (*p == '-')
+        p++;
+    if (*p == '\0')
+        return -1;
+    for (; *p; p++)
+        if (*p < '0' || *p > '9')
+            return -1;
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int
+cli_parse_wait(const char *arg, int *seconds)
+{
+    long long v;
+
+    if (arg == NULL) {
+        *seconds = CLI_WAIT_S;
+        return 0;
+    }
+    if (cli_parse_int(arg, 1, 86400, &v) != 0)
+        return -1;
+    *seconds = (int)v;
+    return 0;
+}
+
+int
+cli_set_path(struct cli *c, const char *p)
+{
+    const char *s;
+    size_t n = strlen(p);
+
+    if (n < 2 || n > CLI_BASE_MAX || p[0] != '/' || p[n - 1] == '/')
+        return -1;
+    for (s = p; *s; s++) {
+        if (s[0] == '/' && s[1] == '/')
+            return -1;
+        if (s[0] == '/' && s[1] == '.' && (s[2] == '/' || s[2] == '\0' ||
+                                           (s[2] == '.' && (s[3] == '/' || s[3] == '\0'))))
+            return -1;
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return -1;
+    }
+    if (strcmp(p, "/zookeeper") == 0 || strncmp(p, "/zookeeper/", 11) == 0)
+        return -1;   /* ZooKeeper's own subtree */
+    snprintf(c->path, sizeof(c->path), "%s", p);
+    snprintf(c->p_nodes, sizeof(c->p_nodes), "%s/nodes", p);
+    snprintf(c->p_election, sizeof(c->p_election), "%s/election", p);
+    snprintf(c->p_elected, sizeof(c->p_elected), "%s/elected", p);
+    snprintf(c->p_leader, sizeof(c->p_leader), "%s/leader", p);
+    snprintf(c->p_config, sizeof(c->p_config), "%s/config", p);
+    snprintf(c->p_switchover, sizeof(c->p_switchover), "%s/switchover", p);
+    snprintf(c->p_history, sizeof(c->p_history), "%s/history", p);
+    return 0;
+}
+
+int
+cli_read_secret(const char *file, const char *what, char **out)
+{
+    char buf[CLI_SECRET_MAX + 1], *colon, *p;
+    struct stat st;
+    ssize_t n;
+    int fd;
+
+    *out = NULL;
+    fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+    if (fd < 0) {
+        if (errno == ELOOP)
+            cli_err("auth file %s (%s): refused: a symbolic link (name the file itself)",
+                    file, what);
+        else
+            cli_err("auth file %s (%s): %s", file, what, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        cli_err("auth file %s (%s): not a regular file", file, what);
+        close(fd);
+        return -1;
+    }
+    if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+        cli_err("auth file %s (%s): refused: mode %04o lets others read it "
+                "(run: chmod 600 %s)", file, what, (unsigned)(st.st_mode & 07777), file);
+        close(fd);
+        return -1;
+    }
+    n = read(fd, buf, sizeof(buf));
+    close(fd);
+    if (n < 0) {
+        cli_err("auth file %s (%s): %s", file, what, strerror(errno));
+        return -1;
+    }
+    if (n > CLI_SECRET_MAX) {
+        cli_err("auth file %s (%s): longer than %d bytes; expected one line "
+                "\"user:password\"", file, what, CLI_SECRET_MAX);
+        explicit_bzero(buf, sizeof(buf));
+        return -1;
+    }
+    buf[n] = '\0';
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+        buf[--n] = '\0';
+    colon = strchr(buf, ':');
+    for (p = buf; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            break;
+    if (*p != '\0' || colon == NULL || colon == buf || colon[1] == '\0') {
+        cli_err("auth file %s (%s): expected one line \"user:password\" (a non-empty user, "
+                "a colon, a non-empty password, no control characters)", file, what);
+        explicit_bzero(buf, sizeof(buf));
+        return -1;
+    }
+    *out = strdup(buf);
+    explicit_bzero(buf, sizeof(buf));
+    if (*out == NULL) {
+        cli_err("out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+void
+cli_secret_free(char *s)
+{
+    if (s == NULL)
+        return;
+    explicit_bzero(s, strlen(s));
+    free(s);
+}
+
+void
+cli_escape(const char *in, char *out, size_t outlen)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    const unsigned char *s;
+
+    if (outlen == 0)
+        return;
+    for (s = (const unsigned char *)in; *s && o + 5 < outlen; s++) {
+        if (*s >= 0x20 && *s < 0x7f && *s != '\\') {
+            out[o++] = (char)*s;
+        } else {
+            out[o++] = '\\';
+            out[o++] = 'x';
+            out[o++] = hex[*s >> 4];
+            out[o++] = hex[*s & 15];
+        }
+    }
+    if (*s && o + 4 <= outlen) {
+        /* truncated: say so */
+        out[o++] = '.';
+        out[o++] = '.';
+        out[o++] = '.';
+    }
+    out[o] = '\0';
+}
+
+void
+cli_time_str(int64_t ms, char *out, size_t outlen)
+{
+    struct tm tm;
+    time_t t;
+
+    if (ms <= 0) {
+        snprintf(out, outlen, "-");
+        return;
+    }
+    t = (time_t)(ms / 1000);
+    if (localtime_r(&t, &tm) == NULL || strftime(out, outlen, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+        snprintf(out, outlen, "%lld", (long long)ms);
+}
+
+uint64_t
+cli_mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int64_t
+cli_wall_ms(void)
+{
+    struct timespec ts;
+
+    /* for display and the informational at_ms fields only, never for timing */
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Command arguments: a small parser instead of getopt, so that a negative
+ * number ("set-site-priority dc1 -5") is an argument and not an option.
+ * Options may come before or after the arguments; "--" ends them.
+ */
+int
+cli_next_opt(struct cli *c, struct cli_args *a, const struct cli_optdef *defs, const char **arg)
+{
+    const struct cli_optdef *d;
+    const char *s, *eq;
+    size_t n;
+
+    *arg = NULL;
+    for (;;) {
+        if (++a->i >= a->argc)
+            return 0;
+        s = a->argv[a->i];
+        if (a->done || s[0] != '-' || s[1] == '\0' || (s[1] >= '0' && s[1] <= '9')) {
+            if (a->npos >= CLI_MAXPOS)
+                return cli_usage_err(c, "too many arguments (from \"%s\")", s), CLI_OPT_ERR;
+            a->pos[a->npos++] = s;
+            continue;
+        }
+        if (strcmp(s, "--") == 0) {
+            a->done = true;
+            continue;
+        }
+        break;
+    }
+    if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0)
+        return 'h';
+    if (strcmp(s, "--json") == 0)
+        return CLI_OPT_JSON;
+    for (d = defs; d && d->id; d++) {
+        if (s[1] == '-') {
+            eq = strchr(s, '=');
+            n = eq ? (size_t)(eq - s - 2) : strlen(s + 2);
+            if (strlen(d->lname) != n || strncmp(s + 2, d->lname, n) != 0)
+                continue;
+            if (d->arg == 0 && eq)
+                return cli_usage_err(c, "option --%s takes no value", d->lname), CLI_OPT_ERR;
+            if (eq) {
+                *arg = eq + 1;
+            } else if (d->arg == 1) {
+                if (a->i + 1 >= a->argc)
+                    return cli_usage_err(c, "option --%s needs a value", d->lname), CLI_OPT_ERR;
+                *arg = a->argv[++a->i];
+            }
+            return d->id;
+        }
+        if (d->sname && s[1] == d->sname) {
+            if (d->arg == 0) {
+                if (s[2] != '\0')
+                    return cli_usage_err(c, "unknown option %s", s), CLI_OPT_ERR;
+                return d->id;
+            }
+            if (s[2] != '\0') {
+                *arg = s + 2;
+            } else {
+                if (a->i + 1 >= a->argc)
+                    return cli_usage_err(c, "option -%c needs a value", d->sname), CLI_OPT_ERR;
+                *arg = a->argv[++a->i];
+            }
+            return d->id;
+        }
+    }
+    {
+        char esc[128];
+        cli_escape(s, esc, sizeof(esc));
+        return cli_usage_err(c, "unknown option %s", esc), CLI_OPT_ERR;
+    }
+}
+
+int
+cli_parse_simple(struct cli *c, int argc, char **argv, int minpos, int maxpos,
+                 struct cli_args *a)
+{
+    const char *arg;
+    int id;
+
+    memset(a, 0, sizeof(*a));
+    a->argc = argc;
+    a->argv = argv;
+    while ((id = cli_next_opt(c, a, NULL, &arg)) != 0) {
+        if (id == CLI_OPT_ERR)
+            return CLI_EUSAGE;
+        if (id == CLI_OPT_HELP)
+            return cli_cmd_help(c);
+        if (id == CLI_OPT_JSON)
+            c->json = true;
+    }
+    if (a->npos < minpos)
+        return cli_usage_err(c, "missing argument");
+    if (a->npos > maxpos) {
+        char esc[128];
+        cli_escape(a->pos[maxpos], esc, sizeof(esc));
+        return cli_usage_err(c, "unexpected argument \"%s\"", esc);
+    }
+    return -1;
+}

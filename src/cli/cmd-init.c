@@ -1,0 +1,346 @@
+/*
+ * cmd-init.c - `zkelect init`: create a group's persistent znodes (the base
+ * path and its missing ancestors, nodes, election, config) and, with
+ * --operator-auth and --member-auth, digest ACLs on them. Idempotent:
+ * existing znodes are left alone and reported.
+ *
+ * The ACL model (digest ids are user:base64(sha1(user:password))):
+ *
+ *   znode                        operator   member                world (--world-read)
+ *   base, nodes, election        ALL        READ|CREATE|DELETE    READ
+ *   config (switchover later)    ALL        READ                  READ
+ *   missing ancestors of base    ALL        READ|CREATE           READ
+ *
+ * Members create their own znodes (nodes/<id>, election/..., and under the
+ * base path elected, history and leader) with the library's ACL: their own
+ * identity ALL, world READ. DELETE is checked on the parent, so members may
+ * delete under base, nodes and election only.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "cli.h"
+
+enum {
+    OPT_POLICY = 1, OPT_SITE, OPT_OPERATOR_AUTH, OPT_MEMBER_AUTH, OPT_WORLD_READ,
+    OPT_NO_WORLD_READ
+};
+
+#define PERM_MEMBER_DIR (ZOO_PERM_READ | ZOO_PERM_CREATE | ZOO_PERM_DELETE)
+
+struct init_acls {
+    bool secure;                      /* digest ACLs requested */
+    char op_id[300], mem_id[300];     /* digest ids */
+    char op_user[128], mem_user[128]; /* user names, for the report */
+    struct ACL dir[3], config[3], ancestor[3];
+    struct ACL_vector v_dir, v_config, v_ancestor;
+};
+
+static void
+acl_set(struct ACL *a, int perms, const char *scheme, const char *id)
+{
+    a->perms = perms;
+    a->id.scheme = (char *)scheme;    /* the ZooKeeper API is not const-correct */
+    a->id.id = (char *)id;
+}
+
+static void
+init_build_acls(struct init_acls *x, bool world)
+{
+    int n = 0;
+
+    acl_set(&x->dir[n], ZOO_PERM_ALL, "digest", x->op_id);
+    acl_set(&x->config[n], ZOO_PERM_ALL, "digest", x->op_id);
+    acl_set(&x->ancestor[n], ZOO_PERM_ALL, "digest", x->op_id);
+    n++;
+    acl_set(&x->dir[n], PERM_MEMBER_DIR, "digest", x->mem_id);
+    acl_set(&x->config[n], ZOO_PERM_READ, "digest", x->mem_id);
+    acl_set(&x->ancestor[n], ZOO_PERM_READ | ZOO_PERM_CREATE, "digest", x->mem_id);
+    n++;
+    if (world) {
+        acl_set(&x->dir[n], ZOO_PERM_READ, "world", "anyone");
+        acl_set(&x->config[n], ZOO_PERM_READ, "world", "anyone");
+        acl_set(&x->ancestor[n], ZOO_PERM_READ, "world", "anyone");
+        n++;
+    }
+    x->v_dir.count = x->v_config.count = x->v_ancestor.count = n;
+    x->v_dir.data = x->dir;
+    x->v_config.data = x->config;
+    x->v_ancestor.data = x->ancestor;
+}
+
+/* The same entries in any order. */
+static bool
+acl_equal(const struct ACL_vector *a, const struct ACL_vector *b)
+{
+    int i, j;
+
+    if (a->count != b->count)
+        return false;
+    for (i = 0; i < a->count; i++) {
+        for (j = 0; j < b->count; j++)
+            if (a->data[i].perms == b->data[j].perms &&
+                strcmp(a->data[i].id.scheme, b->data[j].id.scheme) == 0 &&
+                strcmp(a->data[i].id.id, b->data[j].id.id) == 0)
+                break;
+        if (j == b->count)
+            return false;
+    }
+    return true;
+}
+
+/* Create one znode or report that it exists. 0, or an exit code. */
+static int
+init_create(struct cli *c, const char *path, const char *data, int len, struct ACL_vector *acl,
+            cJSON *list, const char *what, int *created)
+{
+    struct ACL_vector have;
+    struct Stat st;
+    cJSON *o;
+    bool same = true, known = false;
+    int rc;
+
+    /* exists first: ZooKeeper checks CREATE on the parent before it looks
+     * for the znode, so re-running init without rights must not fail */
+    rc = zoo_exists(c->zh, path, 0, &st);
+    if (rc == ZNONODE)
+        rc = zoo_create(c->zh, path, data, len, acl, ZOO_PERSISTENT, NULL, 0);
+    else if (rc == ZOK)
+        rc = ZNODEEXISTS;
+    if (rc != ZOK && rc != ZNODEEXISTS)
+        return cli_zk_fail(c, "create", path, rc);
+    if (rc == ZOK)
+        (*created)++;
+    if (rc == ZNODEEXISTS) {
+        memset(&have, 0, sizeof(have));
+        if (zoo_get_acl(c->zh, path, &have, &st) == ZOK) {
+            known = true;
+            same = acl_equal(&have, acl);
+            deallocate_ACL_vector(&have);
+        }
+    }
+    if (list) {
+        if ((o = cJSON_CreateObject()) == NULL)
+            return CLI_EFAIL;
+        cJSON_AddStringToObject(o, "path", path);
+        cJSON_AddStringToObject(o, "what", what);
+        cJSON_AddBoolToObject(o, "created", rc == ZOK);
+        if (rc == ZOK || known)
+            cJSON_AddBoolToObject(o, "acl_as_requested", rc == ZOK || same);
+        else
+            cJSON_AddNullToObject(o, "acl_as_requested");
+        cJSON_AddItemToArray(list, o);
+    } else if (rc == ZOK) {
+        printf("created %s (%s)\n", path, what);
+    } else {
+        printf("exists  %s (%s): left alone%s\n", path, what,
+               !known ? "" : same ? "" : "; its ACL differs from the requested one");
+    }
+    return CLI_OK;
+}
+
+static int
+init_read_identity(const char *file, const char *what, char *id, size_t idlen, char *user,
+                   size_t userlen, char **secret)
+{
+    const char *colon;
+
+    if (cli_read_secret(file, what, secret) != 0)
+        return CLI_EFAIL;
+    if (cli_digest_id(*secret, id, idlen) != 0) {
+        cli_err("auth file %s (%s): cannot compute its digest id", file, what);
+        return CLI_EFAIL;
+    }
+    colon = strchr(*secret, ':');
+    snprintf(user, userlen, "%.*s", (int)(colon - *secret), *secret);
+    return CLI_OK;
+}
+
+int
+cmd_init(struct cli *c, int argc, char **argv)
+{
+    static const struct cli_optdef defs[] = {
+        { "policy", 0, 1, OPT_POLICY },
+        { "site", 0, 1, OPT_SITE },
+        { "operator-auth", 0, 1, OPT_OPERATOR_AUTH },
+        { "member-auth", 0, 1, OPT_MEMBER_AUTH },
+        { "world-read", 0, 0, OPT_WORLD_READ },
+        { "no-world-read", 0, 0, OPT_NO_WORLD_READ },
+        { NULL, 0, 0, 0 }
+    };
+    struct cli_args a;
+    struct zke_config cfg;
+    struct init_acls *x = NULL;
+    const char *arg, *op_file = NULL, *mem_file = NULL, *eq;
+    char *mem_secret = NULL, *out = NULL, anc[CLI_PATH_MAX], esc[128], *p;
+    char site[ZKE_SITE_MAX + 1];
+    size_t outlen;
+    cJSON *res = NULL, *list = NULL;
+    long long prio;
+    int id, rc, i, world = -1, created = 0;
+
+    memset(&cfg, 0, sizeof(cfg));
+    memset(&a, 0, sizeof(a));
+    a.argc = argc;
+    a.argv = argv;
+    while ((id = cli_next_opt(c, &a, defs, &arg)) != 0) {
+        switch (id) {
+        case CLI_OPT_ERR:
+            return CLI_EUSAGE;
+        case CLI_OPT_HELP:
+            return cli_cmd_help(c);
+        case CLI_OPT_JSON:
+            c->json = true;
+            break;
+        case OPT_POLICY:
+            if (!zke_name_valid(arg)) {
+                cli_escape(arg, esc, sizeof(esc));
+                return cli_usage_err(c, "--policy: \"%s\" is not a valid policy name (1 to %d "
+                                     "of [A-Za-z0-9._-], not starting with . or -)", esc,
+                                     ZKE_NAME_MAX);
+            }
+            snprintf(cfg.policy, sizeof(cfg.policy), "%s", arg);
+            break;
+        case OPT_SITE:
+            cli_escape(arg, esc, sizeof(esc));
+            if ((eq = strchr(arg, '=')) == NULL)
+                return cli_usage_err(c, "--site: \"%s\" is not SITE=PRIO", esc);
+            if (cfg.nsites >= ZKE_SITES_MAX)
+                return cli_usage_err(c, "--site: at most %d sites", ZKE_SITES_MAX);
+            if (eq == arg || (size_t)(eq - arg) > ZKE_SITE_MAX)
+                return cli_usage_err(c, "--site: \"%s\": bad site name", esc);
+            snprintf(site, sizeof(site), "%.*s", (int)(eq - arg), arg);
+            if (!zke_site_valid(site))
+                return cli_usage_err(c, "--site: \"%s\": bad site name (1 to %d of "
+                                     "[A-Za-z0-9._-], not starting with . or -)", esc,
+                                     ZKE_SITE_MAX);
+            if (cli_parse_int(eq + 1, ZKE_PRIORITY_MIN, ZKE_PRIORITY_MAX, &prio) != 0)
+                return cli_usage_err(c, "--site: \"%s\": PRIO is not an integer from %d to %d",
+                                     esc, ZKE_PRIORITY_MIN, ZKE_PRIORITY_MAX);
+            for (i = 0; i < cfg.nsites; i++)
+                if (strcmp(cfg.sites[i].site, site) == 0)
+                    return cli_usage_err(c, "--site: site \"%s\" given twice", site);
+            snprintf(cfg.sites[cfg.nsites].site, sizeof(cfg.sites[0].site), "%s", site);
+            cfg.sites[cfg.nsites++].priority = (int32_t)prio;
+            break;
+        case OPT_OPERATOR_AUTH:
+            op_file = arg;
+            break;
+        case OPT_MEMBER_AUTH:
+            mem_file = arg;
+            break;
+        case OPT_WORLD_READ:
+        case OPT_NO_WORLD_READ:
+            if (world >= 0 && world != (id == OPT_WORLD_READ))
+                return cli_usage_err(c, "--world-read and --no-world-read exclude each other");
+            world = id == OPT_WORLD_READ;
+            break;
+        }
+    }
+    if (a.npos > 0) {
+        cli_escape(a.pos[0], esc, sizeof(esc));
+        return cli_usage_err(c, "unexpected argument \"%s\"", esc);
+    }
+    if ((op_file == NULL) != (mem_file == NULL))
+        return cli_usage_err(c, "--operator-auth and --member-auth go together (ACLs need both "
+                             "identities)");
+    if (op_file == NULL && world == 0)
+        return cli_usage_err(c, "--no-world-read needs --operator-auth and --member-auth");
+
+    if ((x = calloc(1, sizeof(*x))) == NULL) {
+        cli_err("out of memory");
+        return CLI_EFAIL;
+    }
+    if (op_file) {
+        x->secure = true;
+        rc = init_read_identity(op_file, "--operator-auth", x->op_id, sizeof(x->op_id),
+                                x->op_user, sizeof(x->op_user), &c->extra_auth);
+        if (rc == CLI_OK)
+            rc = init_read_identity(mem_file, "--member-auth", x->mem_id, sizeof(x->mem_id),
+                                    x->mem_user, sizeof(x->mem_user), &mem_secret);
+        cli_secret_free(mem_secret);
+        if (rc != CLI_OK)
+            goto out;
+        if (strcmp(x->op_user, x->mem_user) == 0) {
+            cli_err("the operator and member identities must be different users (both are "
+                    "\"%s\")", x->op_user);
+            rc = CLI_EFAIL;
+            goto out;
+        }
+        init_build_acls(x, world != 0);
+    }
+    if ((rc = cli_connect(c)) != CLI_OK)
+        goto out;
+    if (c->json) {
+        if ((res = cJSON_CreateObject()) == NULL || (list = cJSON_CreateArray()) == NULL) {
+            cJSON_Delete(res);
+            cJSON_Delete(list);
+            res = NULL;
+            rc = out_json(NULL);
+            goto out;
+        }
+    }
+
+    /* the ancestors of the base path, then the group's own znodes */
+    snprintf(anc, sizeof(anc), "%s", c->path);
+    for (p = strchr(anc + 1, '/'); p; p = strchr(p + 1, '/')) {
+        *p = '\0';
+        rc = init_create(c, anc, NULL, -1, x->secure ? &x->v_ancestor : &ZOO_OPEN_ACL_UNSAFE,
+                         list, "ancestor", &created);
+        *p = '/';
+        if (rc != CLI_OK)
+            goto out;
+    }
+    if ((rc = init_create(c, c->path, NULL, -1, x->secure ? &x->v_dir : &ZOO_OPEN_ACL_UNSAFE,
+                          list, "base path", &created)) != CLI_OK ||
+        (rc = init_create(c, c->p_nodes, NULL, -1, x->secure ? &x->v_dir : &ZOO_OPEN_ACL_UNSAFE,
+                          list, "member records", &created)) != CLI_OK ||
+        (rc = init_create(c, c->p_election, NULL, -1, x->secure ? &x->v_dir :
+                          &ZOO_OPEN_ACL_UNSAFE, list, "election", &created)) != CLI_OK)
+        goto out;
+    if (zke_config_encode(&cfg, &out, &outlen) != 0) {
+        cli_err("cannot encode the config");
+        rc = CLI_EFAIL;
+        goto out;
+    }
+    if ((rc = init_create(c, c->p_config, out, (int)outlen, x->secure ? &x->v_config :
+                          &ZOO_OPEN_ACL_UNSAFE, list, "config", &created)) != CLI_OK)
+        goto out;
+
+    if (c->json) {
+        cJSON_AddStringToObject(res, "path", c->path);
+        cJSON_AddStringToObject(res, "acl", x->secure ? "digest" : "open");
+        cJSON_AddNumberToObject(res, "created", created);
+        if (x->secure) {
+            cJSON_AddStringToObject(res, "operator", x->op_user);
+            cJSON_AddStringToObject(res, "member", x->mem_user);
+            cJSON_AddBoolToObject(res, "world_read", world != 0);
+        }
+        cJSON_AddItemToObject(res, "znodes", list);
+        list = NULL;
+        rc = out_json(res);
+        res = NULL;
+    } else if (created == 0) {
+        printf("nothing created: group %s exists (init never changes existing znodes)\n",
+               c->path);
+    } else if (x->secure) {
+        printf("ACLs of the created znodes: operator \"%s\" ALL; member \"%s\" "
+               "READ|CREATE|DELETE on the base path, "
+               "nodes and election, READ on config; world %s\n", x->op_user, x->mem_user,
+               world != 0 ? "READ" : "nothing");
+    } else {
+        printf("ACLs of the created znodes: open (world ALL); use --operator-auth and "
+               "--member-auth for digest ACLs\n");
+    }
+out:
+    free(out);
+    cJSON_Delete(list);
+    cJSON_Delete(res);
+    free(x);
+    return rc;
+}

@@ -1,0 +1,383 @@
+/*
+ * cmd-watch.c - `zkelect watch`: print the current state, then every change
+ * of the leader, the decision (elected), the elector, the members and the
+ * config as it happens, until SIGINT/SIGTERM (exit 0).
+ *
+ * ZooKeeper watches are one-shot: every read of a snapshot re-arms them all
+ * (view_load with watch), and each notification leads to a new snapshot that
+ * is compared with the previous one. Changes that happen between two reads
+ * are seen as one (ZooKeeper does not keep intermediate versions). The
+ * client library re-registers watches after a reconnect on the same session;
+ * after an expiry a new session is opened and everything is read again.
+ *
+ * SIGINT/SIGTERM are blocked before the session starts (its threads inherit
+ * the mask) and read from a signalfd polled with the watch eventfd.
+ */
+#include "config.h"
+
+#include <sys/signalfd.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cJSON.h>
+
+#include "cli.h"
+
+/* "YYYY-MM-DD HH:MM:SS.mmm", local time. */
+static void
+watch_now(char *out, size_t outlen, int64_t *ms)
+{
+    char sec[48];
+
+    *ms = cli_wall_ms();
+    cli_time_str(*ms, sec, sizeof(sec));
+    snprintf(out, outlen, "%s.%03d", sec, (int)(*ms % 1000));
+}
+
+/* One event: text "TIME WHAT TEXT" or a JSON line {"time","at_ms","event",...}.
+ * obj (may be NULL) is consumed. */
+static void
+watch_emit(struct cli *c, const char *event, cJSON *obj, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+watch_emit(struct cli *c, const char *event, cJSON *obj, const char *fmt, ...)
+{
+    char when[64], text[1024], *s;
+    int64_t ms;
+    va_list ap;
+
+    watch_now(when, sizeof(when), &ms);
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    if (!c->json) {
+        printf("%s %s\n", when, text);
+        cJSON_Delete(obj);
+        return;
+    }
+    if (obj == NULL)
+        obj = cJSON_CreateObject();
+    if (obj == NULL)
+        return;
+    /* time first: build a new object and move the fields over */
+    {
+        cJSON *line = cJSON_CreateObject(), *it;
+        if (line == NULL) {
+            cJSON_Delete(obj);
+            return;
+        }
+        cJSON_AddStringToObject(line, "time", when);
+        cJSON_AddNumberToObject(line, "at_ms", (double)ms);
+        cJSON_AddStringToObject(line, "event", event);
+        while ((it = obj->child) != NULL) {
+            cJSON_DetachItemViaPointer(obj, it);
+            cJSON_AddItemToObject(line, it->string, it);
+        }
+        cJSON_Delete(obj);
+        if ((s = cJSON_PrintUnformatted(line)) != NULL) {
+            printf("%s\n", s);
+            free(s);
+        }
+        cJSON_Delete(line);
+    }
+}
+
+static void
+emit_leader(struct cli *c, const struct cli_view *v)
+{
+    cJSON *o = cJSON_CreateObject(), *l;
+    const struct cli_member *m;
+
+    if (v->have_leader) {
+        m = view_member(v, v->leader.id);
+        if (o && (l = out_leader_obj(v)) != NULL) {
+            cJSON_DeleteItemFromObject(l, "elected");
+            cJSON_DeleteItemFromObject(l, "transition");
+            cJSON_AddItemToObject(o, "leader", l);
+        }
+        watch_emit(c, "leader", o, "leader %s %s epoch %llu site %s", v->leader.id,
+                   zke_status_name(v->leader.status), (unsigned long long)v->leader.epoch,
+                   m && m->have_rec && *m->rec.site ? m->rec.site : "-");
+    } else {
+        if (o)
+            cJSON_AddNullToObject(o, "leader");
+        watch_emit(c, "leader", o, "leader none%s",
+                   v->leader_version >= 0 ? " (leader znode malformed)" : "");
+    }
+}
+
+static void
+emit_elected(struct cli *c, const struct cli_view *v, const struct cli_view *prev)
+{
+    cJSON *o = cJSON_CreateObject();
+    const char *what = "elected";
+
+    if (!v->have_elected) {
+        if (o)
+            cJSON_AddNullToObject(o, "leader");
+        watch_emit(c, "elected", o, "elected: %s",
+                   v->elected_version >= 0 ? "decision malformed" : "no decision");
+        return;
+    }
+    if (prev && prev->have_elected && prev->elected.epoch == v->elected.epoch &&
+        strcmp(prev->elected.leader, v->elected.leader) == 0)
+        what = "decision re-written (acknowledged)";
+    if (o) {
+        if (*v->elected.leader)
+            cJSON_AddStringToObject(o, "leader", v->elected.leader);
+        else
+            cJSON_AddNullToObject(o, "leader");
+        cJSON_AddNumberToObject(o, "epoch", (double)v->elected.epoch);
+        cJSON_AddStringToObject(o, "elector", v->elected.elector);
+        cJSON_AddStringToObject(o, "policy", v->elected.policy);
+        cJSON_AddStringToObject(o, "reason", v->elected.reason);
+        cJSON_AddNumberToObject(o, "switchover_id", (double)v->elected.switchover_id);
+        cJSON_AddNumberToObject(o, "config_version", v->elected.config_version);
+        cJSON_AddNumberToObject(o, "excluded", v->elected.nexcluded);
+    }
+    watch_emit(c, "elected", o, "%s %s epoch %llu by %s (switchover %llu, config version %d): %s",
+               what, *v->elected.leader ? v->elected.leader : "nobody",
+               (unsigned long long)v->elected.epoch, v->elected.elector,
+               (unsigned long long)v->elected.switchover_id, (int)v->elected.config_version,
+               v->elected.reason);
+}
+
+static void
+emit_member(struct cli *c, const struct cli_view *v, const struct cli_member *m, const char *event,
+            const char *verb)
+{
+    cJSON *o = cJSON_CreateObject();
+    char seq[24];
+
+    if (m->seq >= 0)
+        snprintf(seq, sizeof(seq), "%010lld", (long long)m->seq);
+    else
+        snprintf(seq, sizeof(seq), "none");
+    if (o)
+        cJSON_AddItemToObject(o, "member", out_member_obj(v, m));
+    if (m->have_rec)
+        watch_emit(c, event, o, "member %s %s: site %s priority %d%s%s%s seq %s host %s", m->id,
+                   verb, *m->rec.site ? m->rec.site : "-", (int)m->rec.priority,
+                   m->rec.eligible ? " eligible" : " ineligible",
+                   m->rec.healthy ? " healthy" : " unhealthy",
+                   view_excluded(v, m->id) ? " excluded" : "", seq,
+                   *m->rec.host ? m->rec.host : "-");
+    else
+        watch_emit(c, event, o, "member %s %s: %s", m->id, verb,
+                   m->bad_rec ? "record malformed" : "no record yet");
+}
+
+static void
+emit_member_left(struct cli *c, const struct cli_member *m)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    if (o)
+        cJSON_AddStringToObject(o, "id", m->id);
+    watch_emit(c, "member-left", o, "member %s left", m->id);
+}
+
+static void
+emit_elector(struct cli *c, const struct cli_view *v)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    if (o) {
+        if (*v->elector)
+            cJSON_AddStringToObject(o, "id", v->elector);
+        else
+            cJSON_AddNullToObject(o, "id");
+    }
+    if (*v->elector)
+        watch_emit(c, "elector", o, "elector %s (seq %010lld)", v->elector,
+                   (long long)v->elector_seq);
+    else
+        watch_emit(c, "elector", o, "elector none (no members)");
+}
+
+static void
+emit_config(struct cli *c, const struct cli_view *v)
+{
+    cJSON *o = cJSON_CreateObject(), *sites;
+    char buf[600];
+    size_t off = 0;
+    int i;
+
+    if (!v->have_config) {
+        if (o)
+            cJSON_AddNumberToObject(o, "version", v->config_version);
+        watch_emit(c, "config", o, "config %s", v->bad_config ? "malformed" : "absent");
+        return;
+    }
+    buf[0] = '\0';
+    for (i = 0; i < v->config.nsites && off < sizeof(buf); i++)
+        off += (size_t)snprintf(buf + off, sizeof(buf) - off, " %s=%d", v->config.sites[i].site,
+                                (int)v->config.sites[i].priority);
+    if (o) {
+        cJSON_AddNumberToObject(o, "version", v->config_version);
+        cJSON_AddStringToObject(o, "policy", v->config.policy);
+        cJSON_AddBoolToObject(o, "paused", v->config.paused);
+        if ((sites = cJSON_AddObjectToObject(o, "sites")) != NULL)
+            for (i = 0; i < v->config.nsites; i++)
+                cJSON_AddNumberToObject(sites, v->config.sites[i].site,
+                                        v->config.sites[i].priority);
+    }
+    watch_emit(c, "config", o, "config version %d: policy %s, paused %s, sites%s",
+               (int)v->config_version, *v->config.policy ? v->config.policy : "(node default)",
+               v->config.paused ? "yes" : "no", off ? buf : " none");
+}
+
+static void
+emit_problems(struct cli *c, const struct cli_view *v, const struct cli_view *prev)
+{
+    cJSON *o;
+    int i, j;
+
+    for (i = 0; i < v->nerrs; i++) {
+        for (j = 0; prev && j < prev->nerrs; j++)
+            if (strcmp(prev->errs[j], v->errs[i]) == 0)
+                break;
+        if (prev && j < prev->nerrs)
+            continue;   /* already reported */
+        if ((o = cJSON_CreateObject()) != NULL)
+            cJSON_AddStringToObject(o, "error", v->errs[i]);
+        watch_emit(c, "malformed", o, "malformed data: %s", v->errs[i]);
+    }
+}
+
+static bool
+same_leader(const struct cli_view *a, const struct cli_view *b)
+{
+    if (a->have_leader != b->have_leader || a->leader_version != b->leader_version)
+        return false;
+    return !a->have_leader || (strcmp(a->leader.id, b->leader.id) == 0 &&
+                               a->leader.status == b->leader.status &&
+                               a->leader.epoch == b->leader.epoch);
+}
+
+static void
+watch_diff(struct cli *c, const struct cli_view *prev, const struct cli_view *v)
+{
+    const struct cli_member *m, *p;
+    int i;
+
+    if (prev == NULL) {
+        emit_leader(c, v);
+        emit_elected(c, v, NULL);
+        emit_elector(c, v);
+        emit_config(c, v);
+        for (i = 0; i < v->nmembers; i++)
+            emit_member(c, v, &v->members[i], "member", "present");
+        emit_problems(c, v, NULL);
+        return;
+    }
+    for (i = 0; i < prev->nmembers; i++)
+        if (view_member(v, prev->members[i].id) == NULL)
+            emit_member_left(c, &prev->members[i]);
+    for (i = 0; i < v->nmembers; i++) {
+        m = &v->members[i];
+        p = view_member(prev, m->id);
+        if (p == NULL)
+            emit_member(c, v, m, "member-joined", "joined");
+        else if (p->rec_version != m->rec_version || p->seq != m->seq ||
+                 p->have_rec != m->have_rec ||
+                 (view_excluded(prev, m->id) == NULL) != (view_excluded(v, m->id) == NULL))
+            emit_member(c, v, m, "member-changed", "changed");
+    }
+    if (strcmp(prev->elector, v->elector) != 0)
+        emit_elector(c, v);
+    if (prev->elected_version != v->elected_version)
+        emit_elected(c, v, prev);
+    if (!same_leader(prev, v))
+        emit_leader(c, v);
+    if (prev->config_version != v->config_version || prev->have_config != v->have_config)
+        emit_config(c, v);
+    emit_problems(c, v, prev);
+}
+
+int
+cmd_watch(struct cli *c, int argc, char **argv)
+{
+    struct cli_args a;
+    struct cli_view views[2], *prev = NULL, *cur;
+    char fp[CLI_PATH_MAX];
+    sigset_t set;
+    bool was_connected = true, failing = false;
+    int rc, w, k = 0;
+
+    if ((rc = cli_parse_simple(c, argc, argv, 0, 0, &a)) >= 0)
+        return rc;
+    /* before the session's threads exist, so that they inherit the mask */
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    if (sigprocmask(SIG_BLOCK, &set, NULL) != 0 ||
+        (c->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
+        cli_err("signalfd: %s", strerror(errno));
+        return CLI_EFAIL;
+    }
+    if ((rc = cli_connect(c)) != CLI_OK || (rc = cli_check_group(c)) != CLI_OK)
+        return rc;
+    memset(views, 0, sizeof(views));
+    for (;;) {
+        if (atomic_load(&c->expired)) {
+            watch_emit(c, "connection", NULL, "session expired: opening a new session");
+            fflush(stdout);
+            rc = cli_reconnect(c, 0);
+            if (rc < 0)
+                break;          /* interrupted */
+            if (rc != CLI_OK) {
+                if (prev)
+                    view_free(prev);
+                return rc;
+            }
+            watch_emit(c, "connection", NULL, "connected (new session)");
+            was_connected = true;
+        }
+        if (cli_connected(c) != was_connected) {
+            was_connected = !was_connected;
+            watch_emit(c, "connection", NULL, was_connected ? "reconnected to ZooKeeper" :
+                       "disconnected from ZooKeeper (reconnecting)");
+        }
+        if (cli_connected(c)) {
+            cur = &views[k];
+            rc = view_load(c, cur, VIEW_MEMBERS | VIEW_ELECTED | VIEW_LEADER | VIEW_CONFIG, true,
+                           fp, sizeof(fp));
+            if (rc == ZOK) {
+                watch_diff(c, prev, cur);
+                if (prev)
+                    view_free(prev);
+                prev = cur;
+                k ^= 1;
+                failing = false;
+            } else {
+                view_free(cur);
+                if (!cli_transient(rc) && prev == NULL) {
+                    cli_zk_fail(c, "read", fp, rc);
+                    return CLI_EFAIL;
+                }
+                if (!cli_transient(rc)) {
+                    /* e.g. not authorized: say it once, keep watching */
+                    if (!failing)
+                        cli_zk_fail(c, "read", fp, rc);
+                    failing = true;
+                }
+            }
+        }
+        fflush(stdout);
+        w = cli_wait_event(c, 0);
+        if (w < 0)
+            break;
+    }
+    fflush(stdout);
+    if (prev)
+        view_free(prev);
+    return CLI_OK;
+}

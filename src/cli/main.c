@@ -1,0 +1,305 @@
+/*
+ * main.c - zkelect, the operator CLI: global options, the command table,
+ * usage and help texts, dispatch.
+ *
+ * Order of checks, so that a usage error never waits for ZooKeeper: global
+ * options, the command's own arguments (each command parses them first), then
+ * the auth file and the hosts, then the connection (cli_connect).
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define CLI_USAGE_GLOBAL \
+    "zkelect [-z HOSTS] [-p PATH] [-a AUTHFILE] [--json] [-t TIMEOUT_MS]"
+
+static const struct cli_cmd cli_cmds[] = {
+    { "status", "[--json]",
+      "members, roles, leader, decision, policy, site priorities",
+      "Show the group: every member (id, site, priority, role leader/elector/member,\n"
+      "eligible, healthy, excluded, election sequence, host), the leader with its\n"
+      "status and epoch, the elector's decision when it differs from the leader\n"
+      "(\"transition in progress\"), the policy, the site priorities and whether\n"
+      "elections are paused. Malformed znodes are reported on stderr (exit 1) and\n"
+      "everything else is still shown.\n",
+      cmd_status },
+    { "leader", "[--json]",
+      "the leader: id, status, epoch, site",
+      "Print the leader: id, status (PROGRESS or READY), epoch and site.\n"
+      "Exit 0 when a READY leader exists, 3 when there is none, 4 when it is\n"
+      "still taking over (PROGRESS).\n",
+      cmd_leader },
+    { "watch", "[--json]",
+      "print every leader, decision and member change until interrupted",
+      "Print the current state, then every change of the leader, the elector's\n"
+      "decision, the members and the config as it happens, each line with the\n"
+      "local time, until SIGINT or SIGTERM (exit 0). With --json, one JSON object\n"
+      "per line. Survives reconnects and session expiry.\n",
+      cmd_watch },
+    { "set-site-priority", "SITE N [--wait[=SECONDS]]",
+      "set a site's priority in the config (compare-and-set)",
+      "Set the priority of SITE to N (an integer from -1000000 to 1000000) in the\n"
+      "config znode (created when absent), with compare-and-set. A site with\n"
+      "priority <= 0 never leads under the site policy. With --wait (default 30 s),\n"
+      "wait until the elector has evaluated this config version and the leader it\n"
+      "names is READY, then print it like `leader`; exit 6 when no node is\n"
+      "eligible, 5 on timeout.\n",
+      cmd_set_site_priority },
+    { "get-site-priority", "[SITE]",
+      "print the site priorities (or one site's)",
+      "Print every site priority of the config, or SITE's (0 when not listed).\n",
+      cmd_get_site_priority },
+    { "switchover", "[--to NODE] [--wait[=SECONDS]]",
+      "move leadership (planned handover), to NODE or to the best other node",
+      "Ask the elector to move leadership through the normal two-phase handover,\n"
+      "to NODE or, without --to, to the best other node. Refused (exit 6) when\n"
+      "NODE is unknown, is not eligible or healthy, is excluded, or already leads,\n"
+      "or when no other node can lead. With --wait (default 30 s), wait until the\n"
+      "elector has acted on the request: print the new READY leader, or the\n"
+      "elector's reason and exit 6 when it refused; 5 on timeout.\n",
+      cmd_switchover },
+    { "pause", "[--wait[=SECONDS]]",
+      "pause elections: no leadership change unless the leader is lost",
+      "Set config.paused (compare-and-set). While paused the elector makes no\n"
+      "leadership change except when the leader is lost or an operator asks for a\n"
+      "switchover; config changes are acknowledged but not acted on. --wait as\n"
+      "for set-site-priority.\n",
+      cmd_pause },
+    { "resume", "[--wait[=SECONDS]]",
+      "resume elections",
+      "Clear config.paused (compare-and-set); the elector then re-evaluates the\n"
+      "group. --wait as for set-site-priority.\n",
+      cmd_resume },
+    { "history", "[-n N] [--json]",
+      "the last decisions, newest last",
+      "Print the last decisions (at most 64 are kept): time, epoch, leader,\n"
+      "elector, policy, reason, newest last. -n N shows the last N (1..64).\n",
+      cmd_history },
+    { "init", "[--policy NAME] [--site SITE=PRIO ...] [--operator-auth FILE]\n"
+      "        [--member-auth FILE] [--world-read | --no-world-read]",
+      "create the group's znodes and config, with digest ACLs",
+      "Create the base path, nodes, election and config (policy NAME, the sites\n"
+      "given). Existing znodes are left alone and reported. With --operator-auth\n"
+      "and --member-auth (files holding \"user:password\", mode 0600), set digest\n"
+      "ACLs: the operator gets ALL everywhere; members get READ|CREATE|DELETE on\n"
+      "the base path, nodes and election and READ on config (and on switchover,\n"
+      "which the CLI creates later); the world gets READ (--world-read, the\n"
+      "default) or nothing (--no-world-read). The CLI authenticates as the\n"
+      "operator for this command; later writes need -a with the operator's file.\n",
+      cmd_init },
+};
+#define CLI_NCMDS (sizeof(cli_cmds) / sizeof(cli_cmds[0]))
+
+static const char cli_exit_text[] =
+"Exit status:\n"
+"  0  success\n"
+"  1  operational error: ZooKeeper unreachable or failing, not authorized,\n"
+"     group missing, malformed znode data, auth file refused\n"
+"  2  usage error: unknown command or option, bad argument\n"
+"  3  no leader\n"
+"  4  the leader is taking over (PROGRESS, not READY)\n"
+"  5  --wait timed out\n"
+"  6  refused: the node cannot lead, no eligible node after the change\n";
+
+void
+cli_err(const char *fmt, ...)
+{
+    va_list ap;
+
+    fflush(stdout);
+    fputs("zkelect: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static void
+cli_usage_line(FILE *f, const struct cli_cmd *cmd)
+{
+    if (cmd == NULL)
+        fprintf(f, "usage: " CLI_USAGE_GLOBAL " COMMAND [ARGS]\n");
+    else
+        fprintf(f, "usage: " CLI_USAGE_GLOBAL " %s%s%s\n", cmd->name,
+                *cmd->args ? " " : "", cmd->args);
+}
+
+int
+cli_usage_err(struct cli *c, const char *fmt, ...)
+{
+    va_list ap;
+
+    fflush(stdout);
+    cli_usage_line(stderr, c->cmd);
+    fprintf(stderr, "zkelect%s%s: ", c->cmd ? " " : "", c->cmd ? c->cmd->name : "");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return CLI_EUSAGE;
+}
+
+int
+cli_cmd_help(struct cli *c)
+{
+    cli_usage_line(stdout, c->cmd);
+    printf("\n%s\n", c->cmd->help);
+    printf("Every command also takes --json (machine-readable output) and --help.\n"
+           "Global options: zkelect --help.\n\n%s", cli_exit_text);
+    return CLI_OK;
+}
+
+static void
+cli_help(void)
+{
+    size_t i;
+
+    cli_usage_line(stdout, NULL);
+    printf("\nOperate a zkelect election group on ZooKeeper.\n\n"
+"Global options:\n"
+"  -z, --hosts HOSTS     ZooKeeper servers: host:port[,host:port...][/chroot]\n"
+"                        (default $ZKELECT_HOSTS; required)\n"
+"  -p, --path PATH       the group's base path (default $ZKELECT_PATH, else /cluster)\n"
+"  -a, --auth-file FILE  digest credential \"user:password\" in FILE, mode 0600 or\n"
+"                        stricter (default $ZKELECT_AUTH_FILE); never on argv\n"
+"      --json            machine-readable output\n"
+"  -t, --timeout MS      connect deadline in milliseconds (default 10000)\n"
+"  -h, --help            this text; zkelect COMMAND --help for a command's\n"
+"  -V, --version         print the version\n"
+"\nCommands:\n");
+    for (i = 0; i < CLI_NCMDS; i++)
+        printf("  %-19s %s\n", cli_cmds[i].name, cli_cmds[i].summary);
+    printf("\n%s", cli_exit_text);
+}
+
+static const struct cli_cmd *
+cli_find(const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < CLI_NCMDS; i++)
+        if (strcmp(cli_cmds[i].name, name) == 0)
+            return &cli_cmds[i];
+    return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+    static const struct option lopts[] = {
+        { "hosts", required_argument, NULL, 'z' },
+        { "path", required_argument, NULL, 'p' },
+        { "auth-file", required_argument, NULL, 'a' },
+        { "timeout", required_argument, NULL, 't' },
+        { "json", no_argument, NULL, CLI_OPT_JSON },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 }
+    };
+    struct cli c;
+    const char *path = NULL, *name;
+    long long v;
+    int ch, rc, cmdind;
+
+    memset(&c, 0, sizeof(c));
+    c.prog = "zkelect";
+    c.timeout_ms = CLI_TIMEOUT_MS;
+    c.efd = -1;
+    c.sigfd = -1;
+
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, "+:z:p:a:t:hV", lopts, NULL)) != -1) {
+        switch (ch) {
+        case 'z':
+            c.hosts = optarg;
+            break;
+        case 'p':
+            path = optarg;
+            break;
+        case 'a':
+            c.auth_file = optarg;
+            break;
+        case 't':
+            if (cli_parse_int(optarg, 100, 3600000, &v) != 0)
+                return cli_usage_err(&c, "-t: \"%s\" is not a timeout in milliseconds "
+                                     "(an integer from 100 to 3600000)", optarg);
+            c.timeout_ms = (int)v;
+            break;
+        case CLI_OPT_JSON:
+            c.json = true;
+            break;
+        case 'h':
+            cli_help();
+            return CLI_OK;
+        case 'V':
+            printf("zkelect %s\n", PACKAGE_VERSION);
+            return CLI_OK;
+        case ':':
+            return cli_usage_err(&c, "option %s needs an argument", argv[optind - 1]);
+        default:
+            if (optopt)
+                return cli_usage_err(&c, "unknown option -%c", optopt);
+            return cli_usage_err(&c, "unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_err(&c, "no command given (see zkelect --help)");
+    name = argv[optind];
+    if (strcmp(name, "help") == 0) {
+        if (optind + 1 < argc) {
+            if ((c.cmd = cli_find(argv[optind + 1])) == NULL) {
+                c.cmd = NULL;
+                return cli_usage_err(&c, "unknown command \"%s\" (see zkelect --help)",
+                                     argv[optind + 1]);
+            }
+            return cli_cmd_help(&c);
+        }
+        cli_help();
+        return CLI_OK;
+    }
+    if ((c.cmd = cli_find(name)) == NULL) {
+        char esc[128];
+        cli_escape(name, esc, sizeof(esc));
+        return cli_usage_err(&c, "unknown command \"%s\" (see zkelect --help)", esc);
+    }
+
+    if (path == NULL)
+        path = getenv("ZKELECT_PATH");
+    if (path == NULL || *path == '\0')
+        path = "/cluster";
+    if (cli_set_path(&c, path) != 0) {
+        char esc[128];
+        cli_escape(path, esc, sizeof(esc));
+        return cli_usage_err(&c, "-p: \"%s\" is not a valid base path (absolute, no trailing "
+                             "or double slash, no . or .. component, at most %d bytes)",
+                             esc, CLI_BASE_MAX);
+    }
+    if (c.hosts == NULL)
+        c.hosts = getenv("ZKELECT_HOSTS");
+    if (c.auth_file == NULL) {
+        const char *e = getenv("ZKELECT_AUTH_FILE");
+        if (e && *e)
+            c.auth_file = e;
+    }
+
+    /* the command's argv starts at its name, so getopt sees argv[0] = name */
+    cmdind = optind;
+    optind = 0;
+    rc = c.cmd->run(&c, argc - cmdind, argv + cmdind);
+    cli_close(&c);
+    cli_secret_free(c.auth);
+    cli_secret_free(c.extra_auth);
+    fflush(stdout);
+    if (ferror(stdout)) {
+        cli_err("cannot write the output");
+        if (rc == CLI_OK)
+            rc = CLI_EFAIL;
+    }
+    return rc;
+}

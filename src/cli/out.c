@@ -1,0 +1,271 @@
+/*
+ * out.c - output and waiting shared by several commands: the leader as
+ * `zkelect leader` prints it, and the watch-driven wait for a decision and
+ * the READY leader it names (set-site-priority, switchover, pause/resume
+ * --wait).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "cli.h"
+
+static const char *
+leader_site(const struct cli_view *v)
+{
+    const struct cli_member *m = view_member(v, v->leader.id);
+
+    if (m && m->have_rec)
+        return m->rec.site;
+    if (v->have_elected && strcmp(v->elected.leader, v->leader.id) == 0)
+        return v->elected.leader_site;
+    return "";
+}
+
+/* The decision differs from the leader znode: another node (or epoch) is elected. */
+static bool
+in_transition(const struct cli_view *v)
+{
+    if (!v->have_elected)
+        return false;
+    if (!v->have_leader)
+        return *v->elected.leader != '\0';
+    return strcmp(v->elected.leader, v->leader.id) != 0 || v->elected.epoch != v->leader.epoch;
+}
+
+int
+out_leader_code(const struct cli_view *v)
+{
+    if (!v->have_leader)
+        return CLI_ENOLEADER;
+    return v->leader.status == ZKE_STATUS_READY ? CLI_OK : CLI_EPROGRESS;
+}
+
+struct cJSON *
+out_leader_obj(const struct cli_view *v)
+{
+    cJSON *o = cJSON_CreateObject(), *e;
+    char when[64];
+
+    if (o == NULL)
+        return NULL;
+    if (v->have_leader) {
+        cJSON_AddStringToObject(o, "id", v->leader.id);
+        cJSON_AddStringToObject(o, "status", zke_status_name(v->leader.status));
+        cJSON_AddNumberToObject(o, "epoch", (double)v->leader.epoch);
+        if (*leader_site(v))
+            cJSON_AddStringToObject(o, "site", leader_site(v));
+        else
+            cJSON_AddNullToObject(o, "site");
+        cJSON_AddNumberToObject(o, "since_ms", (double)v->leader.since_ms);
+        cli_time_str(v->leader.since_ms, when, sizeof(when));
+        cJSON_AddStringToObject(o, "since", when);
+    } else {
+        cJSON_AddNullToObject(o, "id");
+        cJSON_AddStringToObject(o, "status", "NONE");
+        cJSON_AddNumberToObject(o, "epoch", 0);
+        cJSON_AddNullToObject(o, "site");
+    }
+    if (v->have_elected) {
+        if ((e = cJSON_AddObjectToObject(o, "elected")) == NULL) {
+            cJSON_Delete(o);
+            return NULL;
+        }
+        if (*v->elected.leader)
+            cJSON_AddStringToObject(e, "id", v->elected.leader);
+        else
+            cJSON_AddNullToObject(e, "id");
+        cJSON_AddNumberToObject(e, "epoch", (double)v->elected.epoch);
+        cJSON_AddStringToObject(e, "reason", v->elected.reason);
+    } else {
+        cJSON_AddNullToObject(o, "elected");
+    }
+    cJSON_AddBoolToObject(o, "transition", in_transition(v));
+    return o;
+}
+
+struct cJSON *
+out_member_obj(const struct cli_view *v, const struct cli_member *m)
+{
+    const struct zke_exclusion *x = view_excluded(v, m->id);
+    cJSON *o = cJSON_CreateObject(), *tags;
+    int i;
+
+    if (o == NULL)
+        return NULL;
+    cJSON_AddStringToObject(o, "id", m->id);
+    if (m->have_rec) {
+        cJSON_AddStringToObject(o, "site", m->rec.site);
+        cJSON_AddNumberToObject(o, "priority", m->rec.priority);
+    } else {
+        cJSON_AddNullToObject(o, "site");
+        cJSON_AddNullToObject(o, "priority");
+    }
+    cJSON_AddStringToObject(o, "role", view_role(v, m));
+    cJSON_AddBoolToObject(o, "elector", *v->elector && strcmp(v->elector, m->id) == 0);
+    cJSON_AddBoolToObject(o, "eligible", m->have_rec && m->rec.eligible);
+    cJSON_AddBoolToObject(o, "healthy", m->have_rec && m->rec.healthy);
+    cJSON_AddBoolToObject(o, "excluded", x != NULL);
+    if (x) {
+        cJSON_AddStringToObject(o, "excluded_reason", x->reason);
+        cJSON_AddNumberToObject(o, "excluded_remaining_ms", (double)x->remaining_ms);
+    }
+    cJSON_AddBoolToObject(o, "can_lead", view_can_lead(v, m));
+    if (m->seq >= 0) {
+        cJSON_AddNumberToObject(o, "seq", (double)m->seq);
+        cJSON_AddStringToObject(o, "znode", m->znode);
+    } else {
+        cJSON_AddNullToObject(o, "seq");
+        cJSON_AddNullToObject(o, "znode");
+    }
+    cJSON_AddBoolToObject(o, "valid", m->have_rec);
+    if (m->have_rec) {
+        cJSON_AddStringToObject(o, "host", m->rec.host);
+        cJSON_AddNumberToObject(o, "pid", (double)m->rec.pid);
+        cJSON_AddStringToObject(o, "version", m->rec.version);
+        if ((tags = cJSON_AddArrayToObject(o, "tags")) != NULL)
+            for (i = 0; i < m->rec.ntags; i++)
+                cJSON_AddItemToArray(tags, cJSON_CreateString(m->rec.tags[i]));
+    }
+    return o;
+}
+
+int
+out_json(struct cJSON *o)
+{
+    char *s;
+
+    if (o == NULL || (s = cJSON_Print(o)) == NULL) {
+        cJSON_Delete(o);
+        cli_err("out of memory");
+        return CLI_EFAIL;
+    }
+    printf("%s\n", s);
+    free(s);
+    cJSON_Delete(o);
+    return CLI_OK;
+}
+
+int
+out_leader(struct cli *c, const struct cli_view *v)
+{
+    char when[64];
+    int code = out_leader_code(v);
+
+    if (c->json)
+        return out_json(out_leader_obj(v)) == CLI_OK ? code : CLI_EFAIL;
+    if (v->have_leader) {
+        cli_time_str(v->leader.since_ms, when, sizeof(when));
+        printf("%s %s epoch %llu site %s since %s\n", v->leader.id,
+               zke_status_name(v->leader.status), (unsigned long long)v->leader.epoch,
+               *leader_site(v) ? leader_site(v) : "-", when);
+    } else if (v->have_elected && *v->elected.leader) {
+        printf("no leader (%s elected at epoch %llu is taking over)\n", v->elected.leader,
+               (unsigned long long)v->elected.epoch);
+    } else if (v->have_elected) {
+        printf("no leader: no node is eligible (%s)\n", v->elected.reason);
+    } else {
+        printf("no leader\n");
+    }
+    if (v->have_leader && in_transition(v)) {
+        if (*v->elected.leader)
+            printf("transition in progress: %s elected at epoch %llu (%s)\n", v->elected.leader,
+                   (unsigned long long)v->elected.epoch, v->elected.reason);
+        else
+            printf("transition in progress: no node elected at epoch %llu (%s)\n",
+                   (unsigned long long)v->elected.epoch, v->elected.reason);
+    }
+    return code;
+}
+
+/* The end of a wait: JSON mode fills res, else nothing more is printed. */
+static int
+wait_end(struct cli *c, cJSON *res, const char *how, const struct cli_view *v, int code)
+{
+    if (c->json && res) {
+        cJSON_AddStringToObject(res, "wait", how);
+        if (v && v->have_leader)
+            cJSON_AddItemToObject(res, "leader", out_leader_obj(v));
+        else
+            cJSON_AddNullToObject(res, "leader");
+    }
+    return code;
+}
+
+int
+out_wait_decision(struct cli *c, uint64_t deadline_ms, const char *what_waiting,
+                  int (*done)(struct cli *, const struct cli_view *, void *), void *arg,
+                  struct cJSON *res)
+{
+    struct cli_view v;
+    char fp[CLI_PATH_MAX], elected[ZKE_ID_MAX + 1] = "";
+    uint64_t elected_epoch = 0;
+    bool decided = false;
+    int rc, w;
+
+    for (;;) {
+        if (atomic_load(&c->expired)) {
+            cli_err("the ZooKeeper session expired; reconnecting");
+            rc = cli_reconnect(c, deadline_ms);
+            if (rc != CLI_OK)
+                return wait_end(c, res, "error", NULL, rc < 0 ? CLI_EFAIL : rc);
+        }
+        rc = view_load(c, &v, VIEW_MEMBERS | VIEW_ELECTED | VIEW_LEADER, true, fp, sizeof(fp));
+        if (rc != ZOK) {
+            view_free(&v);
+            if (!cli_transient(rc))
+                return wait_end(c, res, "error", NULL, cli_zk_fail(c, "read", fp, rc));
+        } else {
+            if (v.elected_version >= 0 && !v.have_elected) {
+                /* a malformed decision cannot be waited on */
+                view_print_errors(&v);
+                view_free(&v);
+                return wait_end(c, res, "error", NULL, CLI_EFAIL);
+            }
+            if (!decided) {
+                w = done(c, &v, arg);
+                if (w > 1) {
+                    rc = wait_end(c, res, "refused", &v, w);
+                    view_free(&v);
+                    return rc;
+                }
+                decided = w == 1;
+            }
+            if (decided) {
+                snprintf(elected, sizeof(elected), "%s", v.elected.leader);
+                elected_epoch = v.elected.epoch;
+                if (!*v.elected.leader) {
+                    cli_err("no node is eligible to lead: %s", v.elected.reason);
+                    rc = wait_end(c, res, "no-eligible", &v, CLI_EREFUSED);
+                    view_free(&v);
+                    return rc;
+                }
+                if (v.have_leader && strcmp(v.leader.id, v.elected.leader) == 0 &&
+                    v.leader.epoch == v.elected.epoch && v.leader.status == ZKE_STATUS_READY) {
+                    if (c->json && res)
+                        rc = wait_end(c, res, "ok", &v, CLI_OK);
+                    else
+                        rc = out_leader(c, &v);
+                    view_free(&v);
+                    return rc;
+                }
+            }
+            view_free(&v);
+        }
+        w = cli_wait_event(c, deadline_ms);
+        if (w == 0) {
+            if (!decided)
+                cli_err("timed out waiting for %s", what_waiting);
+            else
+                cli_err("timed out waiting for %s (elected at epoch %llu) to become the READY "
+                        "leader", elected, (unsigned long long)elected_epoch);
+            return wait_end(c, res, "timeout", NULL, CLI_ETIMEOUT);
+        }
+        if (w < 0)
+            return wait_end(c, res, "error", NULL, CLI_EFAIL);
+    }
+}

@@ -1,0 +1,211 @@
+#!/bin/sh
+# test_cli_args.sh - zkelect's argument handling, no ZooKeeper needed:
+# usage errors (exit 2, the usage line and the specific problem) for every
+# command, unknown commands and options, missing hosts, refused auth files,
+# --help per command, an unreachable ZooKeeper (exit 1, clear message).
+#
+# Run by `make check` (ZKELECT_TOP_BUILDDIR set) or by hand:
+#   ZKELECT_TOP_BUILDDIR=/path/to/build sh tests/cli/test_cli_args.sh
+# Prints "test_cli_args: N passed, N failed" last; exits 1 on any failure.
+
+top=${ZKELECT_TOP_BUILDDIR:-.}
+ZK="$top/src/cli/zkelect"
+[ -x "$ZK" ] || { echo "test_cli_args: $ZK not built"; echo "test_cli_args: 0 passed, 1 failed"; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/zkcliargs.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+unset ZKELECT_HOSTS ZKELECT_PATH ZKELECT_AUTH_FILE ZKELECT_AUTH
+
+# ASan's default exit status (1) is one this test expects: make it distinct
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=99"
+UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=99"
+export ASAN_OPTIONS UBSAN_OPTIONS
+
+passed=0 failed=0
+pass() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*"; sed 's/^/  stderr: /' "$tmp/err"; sed 's/^/  stdout: /' "$tmp/out"; }
+
+# run EXPECTED_RC DESCRIPTION CMD... ; output in $tmp/out and $tmp/err
+run() {
+    exp=$1 desc=$2
+    shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    rc=$?
+    if grep -E -q 'Sanitizer|runtime error:' "$tmp/err"; then
+        fail "$desc: sanitizer report"
+        return 1
+    fi
+    if [ "$rc" != "$exp" ]; then
+        fail "$desc: exit $rc, expected $exp"
+        return 1
+    fi
+    return 0
+}
+
+# A usage error: exit 2, the usage line and a "zkelect...: problem" line that
+# contains PATTERN, nothing on stdout, and no attempt to connect (quick).
+usage() {
+    pat=$1 desc=$2
+    shift 2
+    run 2 "$desc" "$@" || return
+    if ! grep -q '^usage: zkelect ' "$tmp/err"; then
+        fail "$desc: no usage line"
+    elif ! grep -q -- "$pat" "$tmp/err"; then
+        fail "$desc: message does not say \"$pat\""
+    elif [ -s "$tmp/out" ]; then
+        fail "$desc: output on stdout"
+    else
+        pass
+    fi
+}
+
+# Expect EXPECTED_RC and PATTERN on stderr.
+expect_err() {
+    exp=$1 pat=$2 desc=$3
+    shift 3
+    run "$exp" "$desc" "$@" || return
+    if grep -q -- "$pat" "$tmp/err"; then pass; else fail "$desc: stderr lacks \"$pat\""; fi
+}
+
+# Z: a ZooKeeper address nobody listens on; usage errors must come first.
+Z="-z 127.0.0.1:1 -t 2000"
+
+# ---- the command line as a whole -------------------------------------------
+usage 'no command given' 'no command' "$ZK"
+usage 'unknown command "bogus"' 'unknown command' "$ZK" $Z bogus
+usage 'unknown option' 'unknown global option' "$ZK" --bogus status
+usage 'needs an argument' 'global option without value' "$ZK" -z
+usage '-t: "5" is not a timeout' 'timeout out of range' "$ZK" -t 5 status
+usage '-t: "abc"' 'timeout not a number' "$ZK" -t abc status
+usage 'not a valid base path' 'relative path' "$ZK" $Z -p cluster status
+usage 'not a valid base path' 'trailing slash' "$ZK" $Z -p /cluster/ status
+usage 'not a valid base path' 'double slash' "$ZK" $Z -p /a//b status
+usage 'not a valid base path' 'dot-dot' "$ZK" $Z -p /a/../b status
+usage 'not a valid base path' 'root' "$ZK" $Z -p / status
+usage 'not a ZooKeeper connection string' 'hosts without a port' "$ZK" -z localhost -t 2000 status
+usage 'space or a control' 'hosts with a space' "$ZK" -z '127.0.0.1:1 x' status
+
+run 0 '--help' "$ZK" --help && {
+    ok=1
+    for w in status leader watch set-site-priority get-site-priority switchover pause resume \
+             history init 'Exit status' '  6  refused' '  5  --wait timed out' '  4  the leader is taking over' \
+             '  3  no leader' '  2  usage error' '  1  operational error' ZKELECT_HOSTS; do
+        grep -q -- "$w" "$tmp/out" || { ok=0; fail "--help does not mention \"$w\""; }
+    done
+    [ $ok = 1 ] && pass
+}
+run 0 '-V' "$ZK" -V && { grep -q '^zkelect [0-9]' "$tmp/out" && pass || fail "-V: no version"; }
+run 0 'help status' "$ZK" help status && { grep -q '^usage: .* status' "$tmp/out" && pass || fail "help status"; }
+usage 'unknown command' 'help bogus' "$ZK" help bogus
+
+# ---- --help of every command -------------------------------------------------
+for cmd in status leader watch set-site-priority get-site-priority switchover pause resume \
+           history init; do
+    if run 0 "$cmd --help" "$ZK" "$cmd" --help; then
+        if grep -q "^usage: zkelect .* $cmd" "$tmp/out" && grep -q 'Exit status' "$tmp/out"; then
+            pass
+        else
+            fail "$cmd --help: no usage line or exit codes"
+        fi
+    fi
+    # -h too, and --help after other arguments, without hosts
+    run 0 "$cmd -h" "$ZK" "$cmd" -h && pass
+done
+
+# ---- bad arguments, command by command ----------------------------------------
+usage 'unexpected argument "extra"' 'status extra' "$ZK" $Z status extra
+usage 'unknown option --bogus' 'status --bogus' "$ZK" $Z status --bogus
+usage 'unexpected argument "x"' 'leader x' "$ZK" $Z leader x
+usage 'unknown option -x' 'leader -x' "$ZK" $Z leader -x
+usage 'unknown option --bogus' 'watch --bogus' "$ZK" $Z watch --bogus
+usage 'unexpected argument' 'watch x' "$ZK" $Z watch x
+
+usage 'expected SITE and N' 'set-site-priority no args' "$ZK" $Z set-site-priority
+usage 'expected SITE and N' 'set-site-priority SITE only' "$ZK" $Z set-site-priority dc1
+usage 'too many arguments' 'set-site-priority 3 args' "$ZK" $Z set-site-priority dc1 5 6
+usage 'N "abc" is not an integer' 'set-site-priority N=abc' "$ZK" $Z set-site-priority dc1 abc
+usage 'N "1.5" is not an integer' 'set-site-priority N=1.5' "$ZK" $Z set-site-priority dc1 1.5
+usage 'N "0x10" is not an integer' 'set-site-priority N=0x10' "$ZK" $Z set-site-priority dc1 0x10
+usage 'N " 5" is not an integer' 'set-site-priority N=" 5"' "$ZK" $Z set-site-priority dc1 ' 5'
+usage 'N "5x" is not an integer' 'set-site-priority N=5x' "$ZK" $Z set-site-priority dc1 5x
+usage 'N "" is not an integer' 'set-site-priority N=""' "$ZK" $Z set-site-priority dc1 ''
+usage 'N "1000001" is not an integer from -1000000 to 1000000' 'set-site-priority too high' \
+    "$ZK" $Z set-site-priority dc1 1000001
+usage 'N "-1000001"' 'set-site-priority too low' "$ZK" $Z set-site-priority dc1 -1000001
+usage 'N "99999999999999999999"' 'set-site-priority overflow' "$ZK" $Z set-site-priority dc1 99999999999999999999
+usage 'is not a valid site name' 'set-site-priority bad site' "$ZK" $Z set-site-priority 'bad site' 5
+usage 'is not a valid site name' 'set-site-priority site starting with .' "$ZK" $Z set-site-priority .dc 5
+usage '--wait=0' 'set-site-priority --wait=0' "$ZK" $Z set-site-priority dc1 5 --wait=0
+usage '--wait=abc' 'set-site-priority --wait=abc' "$ZK" $Z set-site-priority dc1 5 --wait=abc
+usage 'unknown option --waitx' 'set-site-priority --waitx' "$ZK" $Z set-site-priority dc1 5 --waitx
+usage 'unknown option --to' 'set-site-priority --to' "$ZK" $Z set-site-priority --to n1 dc1 5
+
+usage 'unexpected argument "b"' 'get-site-priority 2 args' "$ZK" $Z get-site-priority a b
+usage 'not a valid site name' 'get-site-priority bad site' "$ZK" $Z get-site-priority 'a!'
+
+usage 'option --to needs a value' 'switchover --to' "$ZK" $Z switchover --to
+usage 'is not a valid node id' 'switchover --to bad id' "$ZK" $Z switchover --to 'bad id!'
+usage 'is not a valid node id' 'switchover --to=""' "$ZK" $Z switchover --to=
+usage 'unexpected argument "n1"' 'switchover n1' "$ZK" $Z switchover n1
+usage '--wait=-1' 'switchover --wait=-1' "$ZK" $Z switchover --wait=-1
+usage '--wait=86401' 'switchover --wait too long' "$ZK" $Z switchover --wait=86401
+
+usage 'unexpected argument "x"' 'pause x' "$ZK" $Z pause x
+usage '--wait=1.5' 'resume --wait=1.5' "$ZK" $Z resume --wait=1.5
+usage 'unknown option' 'resume -w' "$ZK" $Z resume -w
+
+usage '-n: "0" is not a count' 'history -n 0' "$ZK" $Z history -n 0
+usage '-n: "65"' 'history -n 65' "$ZK" $Z history -n 65
+usage '-n: "x"' 'history -n x' "$ZK" $Z history -n x
+usage 'option -n needs a value' 'history -n' "$ZK" $Z history -n
+usage 'unexpected argument "3"' 'history 3' "$ZK" $Z history 3
+
+usage 'is not SITE=PRIO' 'init --site dc1' "$ZK" $Z init --site dc1
+usage 'bad site name' 'init --site =5' "$ZK" $Z init --site =5
+usage 'PRIO is not an integer' 'init --site dc1=x' "$ZK" $Z init --site dc1=x
+usage 'given twice' 'init --site twice' "$ZK" $Z init --site dc1=1 --site dc1=2
+usage 'go together' 'init --operator-auth alone' "$ZK" $Z init --operator-auth /nonexistent
+usage 'go together' 'init --member-auth alone' "$ZK" $Z init --member-auth /nonexistent
+usage 'needs --operator-auth' 'init --no-world-read alone' "$ZK" $Z init --no-world-read
+usage 'exclude each other' 'init --world-read --no-world-read' "$ZK" $Z init --world-read --no-world-read
+usage 'not a valid policy name' 'init --policy bad' "$ZK" $Z init --policy 'no good'
+usage 'option --policy needs a value' 'init --policy' "$ZK" $Z init --policy
+usage 'takes no value' 'init --world-read=yes' "$ZK" $Z init --world-read=yes
+
+# ---- hosts and credentials -----------------------------------------------------
+usage 'no ZooKeeper hosts' 'missing hosts' "$ZK" status
+usage 'ZKELECT_HOSTS' 'missing hosts names ZKELECT_HOSTS' "$ZK" leader
+expect_err 1 'cannot connect to ZooKeeper at 127.0.0.1:1 within 500 ms' 'unreachable ZooKeeper' \
+    "$ZK" -z 127.0.0.1:1 -t 500 status
+expect_err 1 'cannot connect to ZooKeeper at 127.0.0.1:1' 'ZKELECT_HOSTS is used' \
+    env ZKELECT_HOSTS=127.0.0.1:1 "$ZK" -t 500 leader
+
+printf 'admin:secret\n' >"$tmp/open.auth"
+chmod 644 "$tmp/open.auth"
+printf 'admin:secret\n' >"$tmp/ok.auth"
+chmod 600 "$tmp/ok.auth"
+printf 'no-colon-here\n' >"$tmp/bad.auth"
+chmod 600 "$tmp/bad.auth"
+printf 'admin:secret\nsecond line\n' >"$tmp/two.auth"
+chmod 600 "$tmp/two.auth"
+expect_err 1 'refused: mode 0644' '-a with a 0644 file' "$ZK" $Z -a "$tmp/open.auth" status
+expect_err 1 'chmod 600' '-a 0644 says how to fix it' "$ZK" $Z -a "$tmp/open.auth" leader
+expect_err 1 'refused: mode 0644' 'ZKELECT_AUTH_FILE with a 0644 file' \
+    env ZKELECT_AUTH_FILE="$tmp/open.auth" "$ZK" $Z status
+expect_err 1 'No such file' '-a with a missing file' "$ZK" $Z -a "$tmp/missing.auth" status
+ln -s "$tmp/ok.auth" "$tmp/link.auth"
+expect_err 1 'refused: a symbolic link' '-a with a symbolic link' "$ZK" $Z -a "$tmp/link.auth" status
+expect_err 1 'not a regular file' '-a with a directory' "$ZK" $Z -a "$tmp" status
+expect_err 1 'expected one line "user:password"' '-a without a colon' "$ZK" $Z -a "$tmp/bad.auth" status
+expect_err 1 'expected one line' '-a with two lines' "$ZK" $Z -a "$tmp/two.auth" status
+expect_err 1 'cannot connect' '-a with a good file goes on to connect' "$ZK" -z 127.0.0.1:1 -t 500 \
+    -a "$tmp/ok.auth" status
+expect_err 1 'refused: mode 0644' 'init --operator-auth 0644' "$ZK" $Z init \
+    --operator-auth "$tmp/open.auth" --member-auth "$tmp/ok.auth"
+# the secret never reaches the output
+if grep -q secret "$tmp/err" "$tmp/out"; then fail "a secret was printed"; else pass; fi
+# usage errors come before the auth file is read
+usage 'unexpected argument' 'usage before auth' "$ZK" $Z -a "$tmp/open.auth" status extra
+
+echo "test_cli_args: $passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -125,10 +125,16 @@ pred_left(void *arg)
     return !group_registered(g) && g->reg == 0 /* REG_NONE */;
 }
 
+struct group_remove {
+    struct zkelect_group *g;          /* the group (freed once its requests finish) */
+    bool done;                        /* set on the library thread */
+};
+
 static void
 call_group_remove(struct zkelect *h, void *arg)
 {
-    struct zkelect_group *g = arg, **pp;
+    struct group_remove *rm = arg;
+    struct zkelect_group *g = rm->g, **pp;
 
     for (pp = &h->groups; *pp; pp = &(*pp)->next) {
         if (*pp == g) {
@@ -139,6 +145,13 @@ call_group_remove(struct zkelect *h, void *arg)
     gindex_del(h, g);
     g->closed = true;
     group_release(g);
+    rm->done = true;
+}
+
+static bool
+pred_removed(void *arg)
+{
+    return ((struct group_remove *)arg)->done;
 }
 
 ZKELECT_API void
@@ -148,10 +161,14 @@ zkelect_group_close(zkelect_group_t *g)
 
     if (g == NULL)
         return;
+    struct group_remove rm = {g, false};
+
     h = g->h;
     zkelect_unnominate(g, h->session_timeout_ms);
-    zke_call(h, call_group_remove, g);
-    /* the group is freed on the library thread once its requests are answered */
+    /* wait until the library thread has taken the group out of the handle:
+       after that, nothing (zkelect_close included) can reach it again. It is
+       freed there once its outstanding requests are answered. */
+    zke_call_wait(h, call_group_remove, &rm, pred_removed, &rm, INT32_MAX / 2);
 }
 
 struct nominate_wait {

@@ -754,6 +754,7 @@ elector_start(struct zkelect_group *g)
     g->election_read = g->config_read = g->switchover_read = g->history_read = false;
     g->reasons |= ZKELECT_REASON_INITIAL;
     memset(&g->config, 0, sizeof(g->config));
+    g->config_good = false;
     memset(&g->switchover, 0, sizeof(g->switchover));
     g->config_version = g->history_version = -1;
     zke_event(g->h, g, ZKELECT_EV_ELECTOR, g->self.id, 0, 0, "this node is now the elector");
@@ -919,6 +920,7 @@ on_config_reply(struct zkelect_group *g, struct zev *ev)
     }
     if (ev->rc == ZNONODE) {
         memset(&g->config, 0, sizeof(g->config));
+        g->config_good = false;
         g->config_version = -1;
         g->config_read = true;
         send_exists(g, REQ_EXISTS_CONFIG, g->p_config, NULL);
@@ -929,13 +931,21 @@ on_config_reply(struct zkelect_group *g, struct zev *ev)
     if (ev->rc != ZOK)
         return;
     g->config_version = ev->stat.version;
-    if (zke_config_decode(ev->data, ev->datalen, &g->config, err, sizeof(err)) != 0) {
-        /* keep deciding with defaults rather than freeze; say so loudly */
-        memset(&g->config, 0, sizeof(g->config));
-        malformed(g, g->p_config, ev->data, ev->datalen, err);
+    {
+        struct zke_config c;
+        if (zke_config_decode(ev->data, ev->datalen, &c, err, sizeof(err)) != 0) {
+            /* keep the last good config (an elector that never read one uses
+               the defaults, as for a missing config); say so loudly */
+            malformed(g, g->p_config, ev->data, ev->datalen, err);
+            if (!g->config_good)
+                memset(&g->config, 0, sizeof(g->config));
+        } else {
+            g->config = c;
+            g->config_good = true;
+            g->reasons |= ZKELECT_REASON_CONFIG_CHANGED;
+        }
     }
     g->config_read = true;
-    g->reasons |= ZKELECT_REASON_CONFIG_CHANGED;
     elector_eval(g);
 }
 

@@ -285,6 +285,7 @@ struct zkelect_group {
     int pending_reads;                /* elector reads outstanding before a decision */
     bool config_read, switchover_read, history_read, election_read;
     struct zke_config config;         /* cluster config (zeroed = absent) */
+    bool config_good;                 /* config holds a decoded config znode */
     int32_t config_version;
     struct zke_switchover switchover; /* last switchover request (id 0 = none) */
     struct zke_history *history;      /* history (heap) */

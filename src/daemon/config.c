@@ -79,6 +79,7 @@ static int zkd_config_check_file(const char *, char *, size_t);
 static int zkd_config_check_abspath(const char *, char *, size_t);
 static int zkd_config_check_command(const char *, char *, size_t);
 static int zkd_config_check_listen(const char *, char *, size_t);
+static int zkd_config_check_datafile(const char *, char *, size_t);
 
 #define OFF(field) offsetof(struct zkd_config, field)
 
@@ -126,6 +127,8 @@ static const struct zkd_config_key zkd_config_keys[] = {
       ZKD_CONFIG_EMPTY_UNSET, zkd_config_check_listen },
     { "log", "level", ZKD_CONFIG_LEVEL, OFF(log_level), 0, 0, 0, NULL },
     { "log", "target", ZKD_CONFIG_TARGET, OFF(log_target), 0, 0, 0, NULL },
+    { "log", "events", ZKD_CONFIG_STR, OFF(log_events), 0, 0,
+      ZKD_CONFIG_EMPTY_UNSET, zkd_config_check_datafile },
 };
 
 #undef OFF
@@ -634,6 +637,28 @@ zkd_config_check_abspath(const char *v, char *msg, size_t msglen)
     }
     if (v[n - 1] == '/') {
         snprintf(msg, msglen, "'%s' names a directory, not a program", e);
+        return -1;
+    }
+    if (zkd_config_has_control(v, 0)) {
+        snprintf(msg, msglen, "'%s' contains control characters", e);
+        return -1;
+    }
+    return 0;
+}
+
+/* A file the daemon writes: absolute (it runs in '/'), not a directory. */
+static int
+zkd_config_check_datafile(const char *v, char *msg, size_t msglen)
+{
+    size_t n = strlen(v);
+    ZKD_ESC(e, v);
+
+    if (v[0] != '/') {
+        snprintf(msg, msglen, "'%s' must be an absolute path", e);
+        return -1;
+    }
+    if (v[n - 1] == '/') {
+        snprintf(msg, msglen, "'%s' names a directory, not a file", e);
         return -1;
     }
     if (zkd_config_has_control(v, 0)) {

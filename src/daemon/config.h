@@ -92,6 +92,8 @@ struct zkd_config {
                                            debug|info|notice|warning|error */
     int log_target;                     /* target: ZKD_LOG_STDERR; or ZKD_LOG_SYSLOG
                                            from stderr|syslog */
+    char *log_events;                   /* events: NULL or an absolute file name: the
+                                           event log, one JSON line per event */
 };
 
 /*

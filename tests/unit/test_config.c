@@ -176,6 +176,7 @@ check_defaults_at(const struct zkd_config *c, int line)
     CHECK_AT(c->http_listen == NULL, line);
     CHECK_AT(c->log_level == LOG_INFO, line);
     CHECK_AT(c->log_target == ZKD_LOG_STDERR, line);
+    CHECK_AT(c->log_events == NULL, line);
 }
 
 static void
@@ -232,7 +233,8 @@ test_all_keys(void)
         "[health]\ncommand = \"test -e /tmp ; exit 0\"\ninterval_ms = 250\n"
         "failures = 7\n"
         "[http]\nlisten = 0.0.0.0:8181\n"
-        "[log]\nlevel = debug\ntarget = syslog\n"))
+        "[log]\nlevel = debug\ntarget = syslog\n"
+        "events = /var/log/zkelect/events.json\n"))
         return;
     CU_ASSERT_STRING_EQUAL(r.c.zk_hosts, "zk1:2181,10.0.0.2:2182,::1:2183/apps/zk");
     CU_ASSERT_EQUAL(r.c.session_timeout_ms, 20000);
@@ -266,8 +268,10 @@ test_all_keys(void)
     CU_ASSERT_STRING_EQUAL(r.c.http_listen, "0.0.0.0:8181");
     CU_ASSERT_EQUAL(r.c.log_level, LOG_DEBUG);
     CU_ASSERT_EQUAL(r.c.log_target, ZKD_LOG_SYSLOG);
+    CU_ASSERT_STRING_EQUAL(r.c.log_events, "/var/log/zkelect/events.json");
     zkd_config_free(&r.c);
     CU_ASSERT(is_initialised(&r.c));
+    CU_ASSERT_PTR_NULL(r.c.log_events);
 }
 
 static void
@@ -407,6 +411,7 @@ test_sample_uncommented(void)
         CU_ASSERT_PTR_NOT_NULL(r.c.hook_takeover);
         CU_ASSERT_PTR_NOT_NULL(r.c.health_command);
         CU_ASSERT_PTR_NOT_NULL(r.c.http_listen);
+        CU_ASSERT_PTR_NOT_NULL(r.c.log_events);
         CU_ASSERT(r.c.ntags > 0);
         CU_ASSERT_EQUAL_FATAL(r.c.npolicy_options, 2);
         CU_ASSERT_STRING_EQUAL(r.c.policy_options[0].key, "preempt");
@@ -676,7 +681,7 @@ test_unknown_key(void)
     EXPECT_FAIL(cfg("[node]\ntimeout_ms = 5"), "node", "timeout_ms",
         "belongs in [hooks]");
     EXPECT_FAIL(cfg("[log]\ncolour = blue"), "log", "colour",
-        "unknown key (known: level, target)");
+        "unknown key (known: level, target, events)");
     EXPECT_FAIL(cfg("[node]\nsesion_timeout_ms = 5000"), "node", "sesion_timeout_ms",
         "did you mean [zookeeper] session_timeout_ms?");
     EXPECT_FAIL(cfg("[hooks]\non_takeover = /bin/x"), "hooks", "on_takeover",
@@ -1340,6 +1345,26 @@ test_secret_missing_or_dir(void)
     zkd_config_secret_free(NULL);
 }
 
+/* [log] events: an absolute file name; empty leaves it unset. */
+static void
+test_log_events(void)
+{
+    struct run r;
+
+    if (LOAD_OK(&r, cfg("[log]\nevents = /var/tmp/zkelect events.json")))
+        CU_ASSERT_STRING_EQUAL(r.c.log_events, "/var/tmp/zkelect events.json");
+    zkd_config_free(&r.c);
+    if (LOAD_OK(&r, cfg("[log]\nevents =")))
+        CU_ASSERT_PTR_NULL(r.c.log_events);
+    zkd_config_free(&r.c);
+    EXPECT_BAD("log", "events", "events.json", "must be an absolute path");
+    EXPECT_BAD("log", "events", "./events.json", "'./events.json'");
+    EXPECT_BAD("log", "events", "/var/log/zkelect/", "names a directory");
+    EXPECT_BAD("log", "events", "\"/var/log/a\tb\"", "control characters");
+    /* a near miss is reported as such */
+    EXPECT_FAIL(cfg("[log]\nevent = /x"), "log", "event", "did you mean 'events'");
+}
+
 /* ------------------------------------------------------------------------ */
 
 static CU_TestInfo load_tests[] = {
@@ -1372,6 +1397,7 @@ static CU_TestInfo value_tests[] = {
     { "log level", test_log_level },
     { "log level bad", test_log_level_bad },
     { "log target", test_log_target },
+    { "log events", test_log_events },
     { "node id bad", test_node_id_bad },
     { "node id good", test_node_id_good },
     { "site", test_site },

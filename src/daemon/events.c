@@ -1,0 +1,240 @@
+/*
+ * events.c - what the daemon does with each library event: append it to the
+ * event log ([log] events: one JSON object per line), keep the state the
+ * metrics need, and hand leadership events to the hooks.
+ *
+ * The library has already logged the event (with its stable name) through
+ * the log callback: nothing here logs it again.
+ *
+ * Runs on the library thread, with the library's lock held: only short work
+ * (a write(2) of one line, a queue insertion) happens here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "log.h"
+#include "proc.h"
+#include "zkelectd.h"
+
+/* Events that run the notify hook. */
+static int
+events_notifies(enum zkelect_event_type t)
+{
+    switch (t) {
+    case ZKELECT_EV_LEADER_CHANGED:
+    case ZKELECT_EV_TAKEOVER:
+    case ZKELECT_EV_READY:
+    case ZKELECT_EV_TAKEOVER_ABORT:
+    case ZKELECT_EV_TAKEOVER_FAILED:
+    case ZKELECT_EV_STEPDOWN:
+    case ZKELECT_EV_SUSPENDED:
+    case ZKELECT_EV_RESUMED:
+    case ZKELECT_EV_LOST:
+    case ZKELECT_EV_NO_ELIGIBLE:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static const char *
+events_status(enum zkelect_status s)
+{
+    switch (s) {
+    case ZKELECT_STATUS_PROGRESS:
+        return "PROGRESS";
+    case ZKELECT_STATUS_READY:
+        return "READY";
+    default:
+        return "NONE";
+    }
+}
+
+void
+zkd_request_exit(struct zkd *d, int code)
+{
+    pthread_mutex_lock(&d->mu);
+    if (d->exit_code < 0)
+        d->exit_code = code;
+    pthread_mutex_unlock(&d->mu);
+    /* process-directed: the main thread is the one waiting for it */
+    kill(getpid(), SIGUSR1);
+}
+
+/* One JSON line for ev; NULL when out of memory. */
+static char *
+events_line(const struct zkd *d, const struct zkelect_event *ev)
+{
+    cJSON *o = cJSON_CreateObject();
+    char *s = NULL, *line = NULL;
+    size_t n;
+
+    if (o == NULL)
+        return NULL;
+    if (cJSON_AddNumberToObject(o, "mono_ms", (double)ev->mono_ms) == NULL ||
+        cJSON_AddStringToObject(o, "node", d->boot.node_id) == NULL ||
+        cJSON_AddStringToObject(o, "event", ev->name) == NULL ||
+        (ev->group != NULL ? cJSON_AddStringToObject(o, "group", ev->group) :
+            cJSON_AddNullToObject(o, "group")) == NULL ||
+        (ev->node != NULL ? cJSON_AddStringToObject(o, "subject", ev->node) :
+            cJSON_AddNullToObject(o, "subject")) == NULL ||
+        cJSON_AddNumberToObject(o, "epoch", (double)ev->epoch) == NULL ||
+        (ev->type == ZKELECT_EV_LEADER_CHANGED ?
+            cJSON_AddStringToObject(o, "status", events_status(ev->status)) :
+            cJSON_AddNullToObject(o, "status")) == NULL ||
+        cJSON_AddNumberToObject(o, "error", ev->error) == NULL ||
+        (ev->error != 0 ? cJSON_AddStringToObject(o, "error_name",
+            zkelect_errname(ev->error)) : cJSON_AddNullToObject(o, "error_name")) == NULL ||
+        cJSON_AddStringToObject(o, "detail", ev->detail != NULL ? ev->detail : "") == NULL)
+        goto out;
+    if ((s = cJSON_PrintUnformatted(o)) == NULL)
+        goto out;
+    n = strlen(s);
+    if ((line = malloc(n + 2)) != NULL) {
+        memcpy(line, s, n);
+        line[n] = '\n';
+        line[n + 1] = '\0';
+    }
+out:
+    cJSON_free(s);
+    cJSON_Delete(o);
+    return line;
+}
+
+static void
+events_write(struct zkd *d, const struct zkelect_event *ev)
+{
+    char *line;
+    size_t n, off = 0;
+    ssize_t w;
+
+    pthread_mutex_lock(&d->evmu);
+    if (d->events_fd < 0) {
+        pthread_mutex_unlock(&d->evmu);
+        return;
+    }
+    if ((line = events_line(d, ev)) == NULL) {
+        pthread_mutex_unlock(&d->evmu);
+        log_warnx("event log: out of memory; %s not recorded", ev->name);
+        return;
+    }
+    /* O_APPEND: one write(2) per line, so concurrent readers see whole lines */
+    n = strlen(line);
+    while (off < n) {
+        w = write(d->events_fd, line + off, n - off);
+        if (w == -1 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            log_warn("event log: write");
+            break;
+        }
+        off += (size_t)w;
+    }
+    pthread_mutex_unlock(&d->evmu);
+    free(line);
+}
+
+void
+events_on_event(void *data, const struct zkelect_event *ev)
+{
+    struct zkd *d = data;
+    const char *why;
+
+    if (ev->group != NULL && strcmp(ev->group, d->boot.path) != 0)
+        return;                         /* not our group (there is only one) */
+    events_write(d, ev);
+
+    pthread_mutex_lock(&d->mu);
+    switch (ev->type) {
+    case ZKELECT_EV_CONNECTED:
+        d->contact_ms = proc_now_ms();
+        break;
+    case ZKELECT_EV_NO_ELIGIBLE:
+        d->no_eligible = true;
+        break;
+    case ZKELECT_EV_DECISION:
+        if (ev->node != NULL)
+            d->no_eligible = false;
+        break;
+    case ZKELECT_EV_ELECTOR_LOST:
+        d->no_eligible = false;         /* the decisions are no longer ours */
+        break;
+    case ZKELECT_EV_STEPDOWN:
+    case ZKELECT_EV_TAKEOVER_ABORT:
+        /* the step-down callback follows at once: its hook gets the reason */
+        why = ev->detail != NULL ? ev->detail : "";
+        if (strncmp(why, "stepping down: ", 15) == 0)
+            why += 15;
+        else if (strncmp(why, "takeover aborted: ", 18) == 0)
+            why += 18;
+        snprintf(d->stepdown_why, sizeof(d->stepdown_why), "%s", why);
+        d->stepdown_event = ev->type == ZKELECT_EV_STEPDOWN ? "-stepdown" :
+            "-takeover-abort";
+        break;
+    default:
+        break;
+    }
+    pthread_mutex_unlock(&d->mu);
+
+    if (ev->type == ZKELECT_EV_AUTH_FAILED) {
+        log_emit(LOG_ERR, "ZooKeeper refused the credentials: nothing can be "
+            "done on this session; exiting");
+        zkd_request_exit(d, 1);
+    }
+    if (ev->type == ZKELECT_EV_LOST && ev->group != NULL)
+        hooks_leadership_lost(d, ev->epoch, ev->detail != NULL ? ev->detail : "");
+    if (events_notifies(ev->type) && ev->group != NULL)
+        hooks_notify(d, ev);
+}
+
+int
+events_reopen(struct zkd *d)
+{
+    char *path = NULL;
+    int fd = -1, old;
+
+    pthread_mutex_lock(&d->mu);
+    if (d->live->log_events != NULL && (path = strdup(d->live->log_events)) == NULL) {
+        pthread_mutex_unlock(&d->mu);
+        log_warnx("event log: out of memory");
+        return -1;
+    }
+    pthread_mutex_unlock(&d->mu);
+    if (path != NULL) {
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
+        if (fd == -1) {
+            log_warn("event log %s: cannot open", path);
+            free(path);
+            return -1;
+        }
+    }
+    pthread_mutex_lock(&d->evmu);
+    old = d->events_fd;
+    d->events_fd = fd;
+    pthread_mutex_unlock(&d->evmu);
+    if (old >= 0)
+        close(old);
+    free(path);
+    return 0;
+}
+
+void
+events_close(struct zkd *d)
+{
+    int old;
+
+    pthread_mutex_lock(&d->evmu);
+    old = d->events_fd;
+    d->events_fd = -1;
+    pthread_mutex_unlock(&d->evmu);
+    if (old >= 0)
+        close(old);
+}

@@ -1,0 +1,848 @@
+/*
+ * hooks.c - the takeover, stepdown and notify hooks.
+ *
+ * Takeover and stepdown hooks run one at a time, in order, on one worker
+ * thread (the "leadership worker"): the library's callbacks only queue a job
+ * and return ZKELECT_EBUSY, and the worker calls zkelect_takeover_done() or
+ * zkelect_stepdown_done() when the hook has finished. So the election state
+ * machine never waits for a hook.
+ *
+ *   takeover(E)   hook exit 0: done(E, 0), the node goes READY.
+ *                 exit != 0 or timeout: done(E, error) - the library gives
+ *                 up epoch E and the elector's watchdog moves on - then the
+ *                 stepdown hook runs to undo what the takeover did.
+ *   stepdown(E)   a running takeover hook of epoch E is canceled (its process
+ *                 group is killed) and a queued one never starts; then the
+ *                 stepdown hook runs and done(E) lets the library delete the
+ *                 leader znode.
+ *   lost(E)       leadership ended without a step-down (session expired,
+ *                 leader znode deleted by the elector): as stepdown, but
+ *                 nobody waits for it.
+ *
+ * The stepdown hook runs only when a takeover was started since the last
+ * step-down ("active"), so each takeover is undone once.
+ *
+ * Notify hooks run on NOTIFY_WORKERS threads from a bounded queue; they are
+ * fire-and-forget: a failure is logged and changes nothing.
+ *
+ * Sections: environment; leadership worker; library callbacks; notify
+ * workers; start and stop.
+ */
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "proc.h"
+#include "zkelectd.h"
+
+#define HOOK_ENV_MAX 16                 /* ZKELECT_* variables passed, at most */
+
+/* One takeover or stepdown job. */
+enum job_kind {
+    JOB_TAKEOVER,                       /* run the takeover hook, then done */
+    JOB_STEPDOWN                        /* run the stepdown hook (if active) */
+};
+
+struct job {
+    struct job *next;                   /* queue link */
+    enum job_kind kind;                 /* what to run */
+    uint64_t epoch;                     /* the epoch it is about */
+    bool call_done;                     /* JOB_STEPDOWN: call zkelect_stepdown_done */
+    const char *event;                  /* static: ZKELECT_EVENT for the hook */
+    char *reason;                       /* owned: ZKELECT_REASON */
+    char *previous;                     /* owned: ZKELECT_PREVIOUS */
+};
+
+/* One notify run: its environment. */
+struct njob {
+    struct njob *next;                  /* queue link */
+    char *env[HOOK_ENV_MAX + 1];        /* owned "NAME=value" strings, NULL-terminated */
+    char event[32];                     /* the event name, for the log */
+};
+
+struct zkd_hooks {
+    struct zkd *d;                      /* the daemon */
+    pthread_mutex_t mu;                 /* guards everything below */
+    pthread_cond_t cv;                  /* queue changed, or a job finished */
+
+    /* leadership worker */
+    pthread_t lthread;                  /* the worker */
+    bool lstarted;                      /* lthread runs */
+    bool lstop;                         /* finish the queue, then exit */
+    struct job *head, *tail;            /* queued jobs */
+    bool busy;                          /* a job is running */
+    uint64_t running_takeover;          /* epoch of the takeover hook running, 0 none */
+    uint64_t canceled_epoch;            /* a takeover of this epoch must not run */
+    uint64_t active_epoch;              /* a takeover of this epoch started and was
+                                           not undone yet; 0 none */
+    uint64_t ok_epoch;                  /* the takeover of this epoch succeeded */
+    int cancel_fd;                      /* eventfd: cancels the running takeover hook */
+
+    /* notify workers */
+    pthread_t nthreads[NOTIFY_WORKERS]; /* the workers */
+    int nstarted;                       /* how many run */
+    bool nstop;                         /* finish the queue, then exit */
+    int nrunning;                       /* workers that have not exited */
+    struct njob *nhead, *ntail;         /* queued runs */
+    int nqueued;                        /* their number */
+    int nstop_fd;                       /* eventfd: cancels running notify hooks */
+};
+
+static const char *const hook_names[ZKD_HOOK__COUNT] = {
+    "takeover", "stepdown", "notify",
+};
+
+/* ------------------------------------------------------------------------ */
+/* Environment                                                              */
+/* ------------------------------------------------------------------------ */
+
+struct envb {
+    char *v[HOOK_ENV_MAX + 1];          /* owned strings, NULL-terminated */
+    int n;                              /* entries */
+    bool failed;                        /* out of memory */
+};
+
+__attribute__((format(printf, 3, 4)))
+static void
+envb_add(struct envb *e, const char *name, const char *fmt, ...)
+{
+    char *value = NULL, *s = NULL;
+    va_list ap;
+    int rc;
+
+    if (e->n >= HOOK_ENV_MAX) {
+        e->failed = true;
+        return;
+    }
+    va_start(ap, fmt);
+    rc = vasprintf(&value, fmt, ap);
+    va_end(ap);
+    if (rc < 0 || asprintf(&s, "%s=%s", name, value) < 0) {
+        free(value);
+        e->failed = true;
+        return;
+    }
+    free(value);
+    e->v[e->n++] = s;
+    e->v[e->n] = NULL;
+}
+
+static void
+envb_free(struct envb *e)
+{
+    int i;
+
+    for (i = 0; i < e->n; i++)
+        free(e->v[i]);
+    e->n = 0;
+    e->v[0] = NULL;
+}
+
+/* The variables every hook gets. */
+static void
+envb_common(struct envb *e, const struct zkd *d, const char *hook, const char *event)
+{
+    envb_add(e, "ZKELECT_HOOK", "%s", hook);
+    envb_add(e, "ZKELECT_EVENT", "%s", event);
+    envb_add(e, "ZKELECT_NODE_ID", "%s", d->boot.node_id);
+    envb_add(e, "ZKELECT_SITE", "%s", d->boot.site);
+    envb_add(e, "ZKELECT_GROUP", "%s", d->boot.path);
+}
+
+/* A copy of the hook's path and the timeout, from the live configuration. */
+static char *
+hook_path(struct zkd *d, enum zkd_hook which, int *timeout_ms)
+{
+    const char *p;
+    char *copy = NULL;
+
+    pthread_mutex_lock(&d->mu);
+    p = which == ZKD_HOOK_TAKEOVER ? d->live->hook_takeover :
+        which == ZKD_HOOK_STEPDOWN ? d->live->hook_stepdown : d->live->hook_notify;
+    if (p != NULL)
+        copy = strdup(p);
+    if (timeout_ms != NULL)
+        *timeout_ms = d->live->hook_timeout_ms;
+    pthread_mutex_unlock(&d->mu);
+    if (p != NULL && copy == NULL)
+        log_warnx("%s hook: out of memory", hook_names[which]);
+    return copy;
+}
+
+static bool
+hook_configured(struct zkd *d, enum zkd_hook which)
+{
+    bool set;
+
+    pthread_mutex_lock(&d->mu);
+    set = (which == ZKD_HOOK_TAKEOVER ? d->live->hook_takeover :
+        which == ZKD_HOOK_STEPDOWN ? d->live->hook_stepdown :
+        d->live->hook_notify) != NULL;
+    pthread_mutex_unlock(&d->mu);
+    return set;
+}
+
+/* Run one hook; count and log the outcome. 0 when it exited 0. */
+static int
+hook_run(struct zkd *d, enum zkd_hook which, const char *path, int timeout_ms,
+    char *const env[], const int *cancel, int ncancel, const char *what,
+    struct proc_result *r)
+{
+    const char *argv[2] = { path, NULL };
+    char desc[160];
+    int rc;
+
+    log_debug("%s: running %s", what, path);
+    rc = proc_run(argv, (const char *const *)env, timeout_ms, cancel, ncancel, r);
+    pthread_mutex_lock(&d->mu);
+    if (r->started || r->spawn_err != 0)
+        d->hook_runs[which]++;
+    if (rc != 0 && !r->canceled)
+        d->hook_failures[which]++;
+    pthread_mutex_unlock(&d->mu);
+    proc_describe(r, desc, sizeof(desc));
+    if (rc == 0) {
+        log_info("%s: %s succeeded (%s)", what, path, desc);
+        proc_log_tail(r, LOG_DEBUG, what);
+    } else if (r->canceled) {
+        log_notice("%s: %s %s", what, path, desc);
+    } else {
+        log_warnx("%s: %s failed: %s", what, path, desc);
+        proc_log_tail(r, LOG_WARNING, what);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Leadership worker                                                        */
+/* ------------------------------------------------------------------------ */
+
+static void
+job_free(struct job *j)
+{
+    if (j == NULL)
+        return;
+    free(j->reason);
+    free(j->previous);
+    free(j);
+}
+
+/* Queue a job (hk->mu held). */
+static void
+job_push(struct zkd_hooks *hk, struct job *j)
+{
+    j->next = NULL;
+    if (hk->tail != NULL)
+        hk->tail->next = j;
+    else
+        hk->head = j;
+    hk->tail = j;
+    pthread_cond_broadcast(&hk->cv);
+}
+
+static struct job *
+job_new(enum job_kind kind, uint64_t epoch, const char *event, const char *reason,
+    const char *previous)
+{
+    struct job *j = calloc(1, sizeof(*j));
+
+    if (j == NULL)
+        return NULL;
+    j->kind = kind;
+    j->epoch = epoch;
+    j->event = event;
+    j->reason = strdup(reason != NULL ? reason : "");
+    j->previous = strdup(previous != NULL ? previous : "");
+    if (j->reason == NULL || j->previous == NULL) {
+        job_free(j);
+        return NULL;
+    }
+    return j;
+}
+
+/* Is a takeover job of epoch queued (hk->mu held)? */
+static bool
+job_queued_takeover(const struct zkd_hooks *hk, uint64_t epoch)
+{
+    const struct job *j;
+
+    for (j = hk->head; j != NULL; j = j->next)
+        if (j->kind == JOB_TAKEOVER && j->epoch == epoch)
+            return true;
+    return false;
+}
+
+/* No takeover of epoch may run any more (hk->mu held). */
+static void
+cancel_takeover_locked(struct zkd_hooks *hk, uint64_t epoch)
+{
+    uint64_t one = 1;
+
+    hk->canceled_epoch = epoch;
+    if (hk->ok_epoch == epoch)
+        hk->ok_epoch = 0;
+    if (hk->running_takeover == epoch && write(hk->cancel_fd, &one, sizeof(one)) == -1)
+        log_warn("takeover hook: cannot signal the cancel");
+}
+
+static void
+drain_fd(int fd)
+{
+    uint64_t v;
+
+    while (read(fd, &v, sizeof(v)) > 0)
+        ;
+}
+
+static zkelect_group_t *
+hooks_group(struct zkd *d)
+{
+    zkelect_group_t *g;
+
+    pthread_mutex_lock(&d->mu);
+    g = d->g;
+    pthread_mutex_unlock(&d->mu);
+    return g;
+}
+
+/* Run the stepdown hook if a takeover is active; then done if asked. */
+static void
+run_stepdown(struct zkd_hooks *hk, uint64_t epoch, const char *event,
+    const char *reason, const char *previous, bool call_done)
+{
+    struct zkd *d = hk->d;
+    struct proc_result r;
+    struct envb e = { .n = 0 };
+    char what[96], *path;
+    uint64_t active;
+    int timeout_ms, rc;
+
+    pthread_mutex_lock(&hk->mu);
+    active = hk->active_epoch;
+    hk->active_epoch = 0;
+    hk->ok_epoch = 0;
+    pthread_mutex_unlock(&hk->mu);
+
+    snprintf(what, sizeof(what), "stepdown hook (epoch %llu)", (unsigned long long)epoch);
+    if (active == 0) {
+        log_debug("%s: nothing to undo (no takeover since the last step-down)", what);
+    } else if ((path = hook_path(d, ZKD_HOOK_STEPDOWN, &timeout_ms)) != NULL) {
+        envb_common(&e, d, "stepdown", event);
+        envb_add(&e, "ZKELECT_EPOCH", "%llu", (unsigned long long)epoch);
+        envb_add(&e, "ZKELECT_PREVIOUS", "%s", previous);
+        envb_add(&e, "ZKELECT_REASON", "%s", reason);
+        envb_add(&e, "ZKELECT_LEADER", "%s", d->boot.node_id);
+        if (e.failed) {
+            log_warnx("%s: out of memory; not run", what);
+        } else {
+            rc = hook_run(d, ZKD_HOOK_STEPDOWN, path, timeout_ms, e.v, NULL, 0, what, &r);
+            if (rc != 0 && !r.canceled)
+                log_warnx("%s failed: stepping down anyway", what);
+        }
+        envb_free(&e);
+        free(path);
+    }
+    if (call_done) {
+        rc = zkelect_stepdown_done(hooks_group(d), epoch);
+        if (rc != 0)
+            log_warnx("%s: zkelect_stepdown_done: %s", what, zkelect_strerror(rc));
+    }
+}
+
+static void
+run_takeover(struct zkd_hooks *hk, const struct job *j)
+{
+    struct zkd *d = hk->d;
+    struct proc_result r;
+    struct envb e = { .n = 0 };
+    char what[96], desc[160], reason[256], *path;
+    int timeout_ms, rc, err;
+
+    snprintf(what, sizeof(what), "takeover hook (epoch %llu)",
+        (unsigned long long)j->epoch);
+    pthread_mutex_lock(&hk->mu);
+    if (hk->canceled_epoch == j->epoch || hk->lstop) {
+        pthread_mutex_unlock(&hk->mu);
+        log_notice("%s: not run: leadership of this epoch ended before it started",
+            what);
+        return;
+    }
+    hk->active_epoch = j->epoch;
+    hk->running_takeover = j->epoch;
+    drain_fd(hk->cancel_fd);
+    pthread_mutex_unlock(&hk->mu);
+
+    rc = 0;
+    memset(&r, 0, sizeof(r));
+    if ((path = hook_path(d, ZKD_HOOK_TAKEOVER, &timeout_ms)) != NULL) {
+        envb_common(&e, d, "takeover", j->event);
+        envb_add(&e, "ZKELECT_EPOCH", "%llu", (unsigned long long)j->epoch);
+        envb_add(&e, "ZKELECT_PREVIOUS", "%s", j->previous);
+        envb_add(&e, "ZKELECT_REASON", "%s", j->reason);
+        envb_add(&e, "ZKELECT_LEADER", "%s", d->boot.node_id);
+        if (e.failed) {
+            log_warnx("%s: out of memory; not run", what);
+            rc = -1;
+            r.spawn_err = ENOMEM;
+        } else {
+            rc = hook_run(d, ZKD_HOOK_TAKEOVER, path, timeout_ms, e.v, &hk->cancel_fd, 1,
+                what, &r);
+        }
+        envb_free(&e);
+        free(path);
+    }
+
+    pthread_mutex_lock(&hk->mu);
+    hk->running_takeover = 0;
+    if (rc == 0)
+        hk->ok_epoch = j->epoch;
+    pthread_mutex_unlock(&hk->mu);
+
+    if (rc == 0) {
+        if ((err = zkelect_takeover_done(hooks_group(d), j->epoch, 0)) != 0)
+            log_warnx("%s: zkelect_takeover_done: %s", what, zkelect_strerror(err));
+        return;
+    }
+    if (r.canceled)
+        return;                         /* the step-down that canceled it follows */
+    err = r.timed_out ? ZKELECT_ETIMEDOUT : ZKELECT_EIO;
+    log_warnx("%s: takeover failed: giving up epoch %llu (the elector's watchdog "
+        "elects another node)", what, (unsigned long long)j->epoch);
+    if ((rc = zkelect_takeover_done(hooks_group(d), j->epoch, err)) != 0)
+        log_warnx("%s: zkelect_takeover_done: %s", what, zkelect_strerror(rc));
+    /* undo what the takeover hook may have done */
+    snprintf(reason, sizeof(reason), "takeover failed: %s",
+        proc_describe(&r, desc, sizeof(desc)));
+    run_stepdown(hk, j->epoch, "-takeover-failed", reason, j->previous, false);
+}
+
+static void *
+leadership_main(void *arg)
+{
+    struct zkd_hooks *hk = arg;
+    struct job *j;
+
+    for (;;) {
+        pthread_mutex_lock(&hk->mu);
+        while (hk->head == NULL && !hk->lstop)
+            pthread_cond_wait(&hk->cv, &hk->mu);
+        if ((j = hk->head) == NULL) {
+            pthread_mutex_unlock(&hk->mu);
+            break;
+        }
+        hk->head = j->next;
+        if (hk->head == NULL)
+            hk->tail = NULL;
+        hk->busy = true;
+        pthread_mutex_unlock(&hk->mu);
+
+        if (j->kind == JOB_TAKEOVER)
+            run_takeover(hk, j);
+        else
+            run_stepdown(hk, j->epoch, j->event, j->reason, j->previous, j->call_done);
+        job_free(j);
+
+        pthread_mutex_lock(&hk->mu);
+        hk->busy = false;
+        pthread_cond_broadcast(&hk->cv);
+        pthread_mutex_unlock(&hk->mu);
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Library callbacks (library thread, library lock held: never block)      */
+/* ------------------------------------------------------------------------ */
+
+int
+hooks_on_takeover(void *data, zkelect_group_t *g, uint64_t epoch)
+{
+    struct zkd *d = data;
+    struct zkd_hooks *hk = d->hooks;
+    struct zkelect_leader l;
+    struct job *j;
+
+    /* the decision that elected us: who led before, and why */
+    memset(&l, 0, sizeof(l));
+    (void)zkelect_get_leader(g, &l);
+
+    pthread_mutex_lock(&hk->mu);
+    if (hk->lstop || !hk->lstarted) {
+        pthread_mutex_unlock(&hk->mu);
+        log_warnx("takeover of epoch %llu refused: zkelectd is stopping",
+            (unsigned long long)epoch);
+        return ZKELECT_ECANCELED;
+    }
+    if (hk->canceled_epoch == epoch)
+        hk->canceled_epoch = 0;         /* re-verified after a reconnect */
+    if (hk->ok_epoch == epoch) {
+        /* again after a reconnect: the hook already succeeded for it */
+        pthread_mutex_unlock(&hk->mu);
+        log_info("takeover of epoch %llu: the takeover hook already succeeded",
+            (unsigned long long)epoch);
+        return ZKELECT_OK;
+    }
+    if (hk->running_takeover == epoch || job_queued_takeover(hk, epoch)) {
+        pthread_mutex_unlock(&hk->mu);
+        return ZKELECT_EBUSY;           /* that run calls zkelect_takeover_done */
+    }
+    if (!hook_configured(d, ZKD_HOOK_TAKEOVER) && !hk->busy && hk->head == NULL) {
+        hk->active_epoch = epoch;
+        hk->ok_epoch = epoch;
+        pthread_mutex_unlock(&hk->mu);
+        log_debug("takeover of epoch %llu: no takeover hook, done at once",
+            (unsigned long long)epoch);
+        return ZKELECT_OK;
+    }
+    if ((j = job_new(JOB_TAKEOVER, epoch, "+takeover", l.reason, l.previous)) == NULL) {
+        pthread_mutex_unlock(&hk->mu);
+        log_warnx("takeover of epoch %llu: out of memory", (unsigned long long)epoch);
+        return ZKELECT_ENOMEM;
+    }
+    job_push(hk, j);
+    pthread_mutex_unlock(&hk->mu);
+    return ZKELECT_EBUSY;
+}
+
+int
+hooks_on_stepdown(void *data, zkelect_group_t *g, uint64_t epoch)
+{
+    struct zkd *d = data;
+    struct zkd_hooks *hk = d->hooks;
+    struct zkelect_leader l;
+    const char *event;
+    char why[256];
+    struct job *j;
+
+    memset(&l, 0, sizeof(l));
+    (void)zkelect_get_leader(g, &l);
+    /* the -stepdown or -takeover-abort event that came just before */
+    pthread_mutex_lock(&d->mu);
+    snprintf(why, sizeof(why), "%s", d->stepdown_why);
+    event = d->stepdown_event != NULL ? d->stepdown_event : "-stepdown";
+    pthread_mutex_unlock(&d->mu);
+
+    pthread_mutex_lock(&hk->mu);
+    cancel_takeover_locked(hk, epoch);
+    if (!hk->lstarted || (!hook_configured(d, ZKD_HOOK_STEPDOWN) && !hk->busy &&
+        hk->head == NULL)) {
+        hk->active_epoch = 0;
+        pthread_mutex_unlock(&hk->mu);
+        log_debug("step-down of epoch %llu: no stepdown hook, done at once",
+            (unsigned long long)epoch);
+        return ZKELECT_OK;
+    }
+    if ((j = job_new(JOB_STEPDOWN, epoch, event, why, l.previous)) == NULL) {
+        hk->active_epoch = 0;
+        pthread_mutex_unlock(&hk->mu);
+        log_warnx("step-down of epoch %llu: out of memory; stepdown hook not run",
+            (unsigned long long)epoch);
+        return ZKELECT_OK;
+    }
+    j->call_done = true;
+    job_push(hk, j);
+    pthread_mutex_unlock(&hk->mu);
+    return ZKELECT_EBUSY;
+}
+
+void
+hooks_leadership_lost(struct zkd *d, uint64_t epoch, const char *detail)
+{
+    struct zkd_hooks *hk = d->hooks;
+    char why[256];
+    struct job *j;
+
+    snprintf(why, sizeof(why), "leadership lost: %s", detail);
+    pthread_mutex_lock(&hk->mu);
+    cancel_takeover_locked(hk, epoch);
+    if (!hk->lstarted || hk->lstop || (hk->active_epoch == 0 && !hk->busy &&
+        hk->head == NULL)) {
+        hk->active_epoch = 0;
+        pthread_mutex_unlock(&hk->mu);
+        return;
+    }
+    if ((j = job_new(JOB_STEPDOWN, epoch, "-leadership-lost", why, "")) == NULL) {
+        pthread_mutex_unlock(&hk->mu);
+        log_warnx("leadership of epoch %llu lost: out of memory; stepdown hook "
+            "not run", (unsigned long long)epoch);
+        return;
+    }
+    job_push(hk, j);
+    pthread_mutex_unlock(&hk->mu);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Notify workers                                                           */
+/* ------------------------------------------------------------------------ */
+
+static void
+njob_free(struct njob *n)
+{
+    int i;
+
+    if (n == NULL)
+        return;
+    for (i = 0; n->env[i] != NULL; i++)
+        free(n->env[i]);
+    free(n);
+}
+
+static const char *
+status_name(enum zkelect_status s)
+{
+    return s == ZKELECT_STATUS_READY ? "READY" :
+        s == ZKELECT_STATUS_PROGRESS ? "PROGRESS" : "NONE";
+}
+
+void
+hooks_notify(struct zkd *d, const struct zkelect_event *ev)
+{
+    struct zkd_hooks *hk = d->hooks;
+    struct zkelect_leader l;
+    struct envb e = { .n = 0 };
+    struct njob *n;
+    zkelect_group_t *g;
+    bool dropped = false;
+    int i;
+
+    if (hk == NULL || !hook_configured(d, ZKD_HOOK_NOTIFY))
+        return;
+    memset(&l, 0, sizeof(l));
+    if ((g = hooks_group(d)) != NULL)
+        (void)zkelect_get_leader(g, &l);
+    envb_common(&e, d, "notify", ev->name);
+    envb_add(&e, "ZKELECT_SUBJECT", "%s", ev->node != NULL ? ev->node : "");
+    envb_add(&e, "ZKELECT_EPOCH", "%llu", (unsigned long long)ev->epoch);
+    envb_add(&e, "ZKELECT_LEADER", "%s", l.id);
+    envb_add(&e, "ZKELECT_STATUS", "%s", status_name(ev->type ==
+        ZKELECT_EV_LEADER_CHANGED ? ev->status : l.status));
+    envb_add(&e, "ZKELECT_PREVIOUS", "%s", l.previous);
+    envb_add(&e, "ZKELECT_REASON", "%s", ev->detail != NULL ? ev->detail : "");
+    if (e.failed || (n = calloc(1, sizeof(*n))) == NULL) {
+        envb_free(&e);
+        log_warnx("notify hook for %s: out of memory; not run", ev->name);
+        return;
+    }
+    for (i = 0; i < e.n; i++)
+        n->env[i] = e.v[i];
+    n->env[i] = NULL;
+    snprintf(n->event, sizeof(n->event), "%s", ev->name);
+
+    pthread_mutex_lock(&hk->mu);
+    if (hk->nstop || hk->nstarted == 0 || hk->nqueued >= NOTIFY_QUEUE_MAX) {
+        dropped = true;
+    } else {
+        if (hk->ntail != NULL)
+            hk->ntail->next = n;
+        else
+            hk->nhead = n;
+        hk->ntail = n;
+        hk->nqueued++;
+        pthread_cond_broadcast(&hk->cv);
+    }
+    pthread_mutex_unlock(&hk->mu);
+    if (dropped) {
+        pthread_mutex_lock(&d->mu);
+        d->notify_dropped++;
+        pthread_mutex_unlock(&d->mu);
+        log_warnx("notify hook for %s not run: %d runs already queued or stopping",
+            n->event, NOTIFY_QUEUE_MAX);
+        njob_free(n);
+    }
+}
+
+static void *
+notify_main(void *arg)
+{
+    struct zkd_hooks *hk = arg;
+    struct zkd *d = hk->d;
+    struct proc_result r;
+    struct njob *n;
+    char what[96], *path;
+    int timeout_ms;
+
+    for (;;) {
+        pthread_mutex_lock(&hk->mu);
+        while (hk->nhead == NULL && !hk->nstop)
+            pthread_cond_wait(&hk->cv, &hk->mu);
+        if ((n = hk->nhead) == NULL) {
+            hk->nrunning--;
+            pthread_cond_broadcast(&hk->cv);
+            pthread_mutex_unlock(&hk->mu);
+            break;
+        }
+        hk->nhead = n->next;
+        if (hk->nhead == NULL)
+            hk->ntail = NULL;
+        hk->nqueued--;
+        pthread_mutex_unlock(&hk->mu);
+
+        if ((path = hook_path(d, ZKD_HOOK_NOTIFY, &timeout_ms)) != NULL) {
+            snprintf(what, sizeof(what), "notify hook (%s)", n->event);
+            (void)hook_run(d, ZKD_HOOK_NOTIFY, path, timeout_ms, n->env, &hk->nstop_fd,
+                1, what, &r);
+            free(path);
+        }
+        njob_free(n);
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Start and stop                                                           */
+/* ------------------------------------------------------------------------ */
+
+int
+hooks_check_program(const char *path, char *why, size_t whylen)
+{
+    struct stat st;
+
+    if (stat(path, &st) == -1) {
+        snprintf(why, whylen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, whylen, "%s: not a regular file", path);
+        return -1;
+    }
+    if (access(path, X_OK) == -1) {
+        snprintf(why, whylen, "%s: not executable: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int
+hooks_start(struct zkd *d)
+{
+    struct zkd_hooks *hk;
+    pthread_condattr_t ca;
+    int i, rc;
+
+    if ((hk = calloc(1, sizeof(*hk))) == NULL) {
+        log_warnx("hooks: out of memory");
+        return -1;
+    }
+    hk->d = d;
+    hk->cancel_fd = hk->nstop_fd = -1;
+    pthread_mutex_init(&hk->mu, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&hk->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    d->hooks = hk;
+    if ((hk->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == -1 ||
+        (hk->nstop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == -1) {
+        log_warn("hooks: eventfd");
+        return -1;
+    }
+    if ((rc = pthread_create(&hk->lthread, NULL, leadership_main, hk)) != 0) {
+        log_warnx("hooks: cannot start a thread: %s", strerror(rc));
+        return -1;
+    }
+    hk->lstarted = true;
+    for (i = 0; i < NOTIFY_WORKERS; i++) {
+        if ((rc = pthread_create(&hk->nthreads[i], NULL, notify_main, hk)) != 0) {
+            log_warnx("hooks: cannot start a thread: %s", strerror(rc));
+            return -1;
+        }
+        pthread_mutex_lock(&hk->mu);
+        hk->nstarted++;
+        hk->nrunning++;
+        pthread_mutex_unlock(&hk->mu);
+    }
+    return 0;
+}
+
+void
+hooks_stop_leadership(struct zkd *d)
+{
+    struct zkd_hooks *hk = d->hooks;
+    uint64_t one = 1;
+
+    if (hk == NULL || !hk->lstarted)
+        return;
+    pthread_mutex_lock(&hk->mu);
+    hk->lstop = true;
+    pthread_cond_broadcast(&hk->cv);
+    pthread_mutex_unlock(&hk->mu);
+    /* a takeover still running is pointless now: cancel it */
+    if (write(hk->cancel_fd, &one, sizeof(one)) == -1)
+        log_warn("hooks: cannot cancel the takeover hook");
+    pthread_join(hk->lthread, NULL);
+    hk->lstarted = false;
+}
+
+void
+hooks_stop_notify(struct zkd *d, int grace_ms)
+{
+    struct zkd_hooks *hk = d->hooks;
+    struct timespec ts;
+    struct njob *n;
+    uint64_t one = 1;
+    int i;
+
+    if (hk == NULL || hk->nstarted == 0)
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += grace_ms / 1000;
+    ts.tv_nsec += (long)(grace_ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&hk->mu);
+    hk->nstop = true;
+    pthread_cond_broadcast(&hk->cv);
+    while (hk->nrunning > 0)
+        if (pthread_cond_timedwait(&hk->cv, &hk->mu, &ts) != 0)
+            break;
+    if (hk->nrunning > 0) {
+        /* out of patience: drop what is queued, kill what runs */
+        while ((n = hk->nhead) != NULL) {
+            hk->nhead = n->next;
+            njob_free(n);
+        }
+        hk->ntail = NULL;
+        hk->nqueued = 0;
+        if (write(hk->nstop_fd, &one, sizeof(one)) == -1)
+            log_warn("hooks: cannot cancel the notify hooks");
+    }
+    pthread_mutex_unlock(&hk->mu);
+    for (i = 0; i < hk->nstarted; i++)
+        pthread_join(hk->nthreads[i], NULL);
+    hk->nstarted = 0;
+}
+
+void
+hooks_free(struct zkd *d)
+{
+    struct zkd_hooks *hk = d->hooks;
+    struct job *j;
+
+    if (hk == NULL)
+        return;
+    hooks_stop_leadership(d);
+    hooks_stop_notify(d, 0);
+    while ((j = hk->head) != NULL) {
+        hk->head = j->next;
+        job_free(j);
+    }
+    if (hk->cancel_fd >= 0)
+        close(hk->cancel_fd);
+    if (hk->nstop_fd >= 0)
+        close(hk->nstop_fd);
+    pthread_mutex_destroy(&hk->mu);
+    pthread_cond_destroy(&hk->cv);
+    free(hk);
+    d->hooks = NULL;
+}

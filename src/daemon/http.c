@@ -1,0 +1,536 @@
+/*
+ * http.c - zkelectd's HTTP endpoints (libmicrohttpd, one internal thread):
+ *
+ *   GET /leader    200 while this node is the READY leader, else 503
+ *   GET /health    200 while the session is connected and the node joined
+ *   GET /status    this node's view, JSON
+ *   GET /metrics   Prometheus text format 0.0.4
+ *
+ * Other paths: 404; other methods than GET and HEAD: 405. Bodies are built
+ * from a snapshot of the library's view (zkelect_get_leader/get_stats) and
+ * the daemon's counters; nothing here changes state, except remembering
+ * that the session was seen connected (contact time).
+ */
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+#include <microhttpd.h>
+
+#include "log.h"
+#include "proc.h"
+#include "zkelectd.h"
+
+#define HTTP_CONN_MAX     64            /* concurrent connections */
+#define HTTP_TIMEOUT_S    10            /* idle connection timeout */
+
+struct zkd_http {
+    struct MHD_Daemon *mhd;             /* the server */
+};
+
+/* A snapshot of everything an endpoint reports. */
+struct view {
+    bool have_group;                    /* the group is open */
+    bool connected;                     /* the session is connected */
+    int64_t session_id;                 /* its id, 0 none */
+    struct zkelect_leader l;            /* the leader as this node sees it */
+    bool have_leader;                   /* l.id is set */
+    struct zkelect_stats st;            /* the group's counters */
+    bool is_leader;                     /* this node is the READY leader */
+    const char *role;                   /* static: see view_role() */
+    double since_contact_s;             /* seconds since ZooKeeper was last heard */
+    double uptime_s;                    /* seconds since start */
+    /* the daemon's own state */
+    bool no_eligible, healthy, health_configured;
+    int health_consecutive, priority, eligible;
+    uint64_t health_checks, health_failed, notify_dropped;
+    uint64_t hook_runs[ZKD_HOOK__COUNT], hook_failures[ZKD_HOOK__COUNT];
+};
+
+static const char *const http_hook_names[ZKD_HOOK__COUNT] = {
+    "takeover", "stepdown", "notify",
+};
+
+static const char *
+http_status_name(enum zkelect_status s)
+{
+    return s == ZKELECT_STATUS_READY ? "READY" :
+        s == ZKELECT_STATUS_PROGRESS ? "PROGRESS" : "NONE";
+}
+
+/*
+ * This node's role: "leader" (the READY leader), "takeover" (its leader
+ * znode is PROGRESS: the takeover hook runs), "leaving" (its leader znode is
+ * still there but it stopped serving: suspended or stepping down),
+ * "candidate" (joined, not leading), "none" (not joined).
+ */
+static const char *
+view_role(const struct zkd *d, const struct view *v)
+{
+    bool mine = v->have_leader && strcmp(v->l.id, d->boot.node_id) == 0;
+
+    if (v->is_leader)
+        return "leader";
+    if (mine && v->connected && v->l.status == ZKELECT_STATUS_PROGRESS &&
+        strcmp(v->l.elected, d->boot.node_id) == 0)
+        return "takeover";
+    if (mine)
+        return "leaving";
+    return v->st.registered ? "candidate" : "none";
+}
+
+static void
+view_get(struct zkd *d, struct view *v)
+{
+    zkelect_group_t *g;
+    zkelect_t *h;
+    uint64_t now = proc_now_ms(), contact;
+    int i;
+
+    memset(v, 0, sizeof(*v));
+    pthread_mutex_lock(&d->mu);
+    h = d->h;
+    g = d->g;
+    pthread_mutex_unlock(&d->mu);
+
+    /* library calls without d->mu (lock order: library, then d->mu); h and
+       g stay valid: the server is stopped before they are closed */
+    if (h != NULL) {
+        v->connected = zkelect_connected(h) != 0;
+        v->session_id = zkelect_session_id(h);
+    }
+    if (g != NULL) {
+        v->have_group = true;
+        v->have_leader = zkelect_get_leader(g, &v->l) == 0;
+        (void)zkelect_get_stats(g, &v->st);
+    }
+    v->is_leader = v->have_leader && v->l.is_self && v->l.status == ZKELECT_STATUS_READY;
+
+    pthread_mutex_lock(&d->mu);
+    if (v->connected)
+        d->contact_ms = now;
+    contact = d->contact_ms > v->st.last_contact_mono_ms ? d->contact_ms :
+        v->st.last_contact_mono_ms;
+    if (contact == 0)
+        contact = d->start_ms;
+    v->no_eligible = d->no_eligible;
+    v->healthy = d->healthy;
+    v->health_configured = d->live->health_command != NULL;
+    v->health_consecutive = d->health_consecutive;
+    v->health_checks = d->health_checks;
+    v->health_failed = d->health_failed;
+    v->notify_dropped = d->notify_dropped;
+    v->priority = d->live->priority;
+    v->eligible = d->live->eligible;
+    for (i = 0; i < ZKD_HOOK__COUNT; i++) {
+        v->hook_runs[i] = d->hook_runs[i];
+        v->hook_failures[i] = d->hook_failures[i];
+    }
+    pthread_mutex_unlock(&d->mu);
+    v->since_contact_s = now > contact ? (double)(now - contact) / 1000.0 : 0.0;
+    v->uptime_s = (double)(now - d->start_ms) / 1000.0;
+    v->role = view_role(d, v);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Bodies                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* cJSON text plus a newline, malloc'ed; NULL when out of memory. */
+static char *
+json_body(cJSON *o)
+{
+    char *s, *b = NULL;
+    size_t n;
+
+    if (o == NULL)
+        return NULL;
+    if ((s = cJSON_PrintUnformatted(o)) != NULL) {
+        n = strlen(s);
+        if ((b = malloc(n + 2)) != NULL) {
+            memcpy(b, s, n);
+            memcpy(b + n, "\n", 2);
+        }
+        cJSON_free(s);
+    }
+    cJSON_Delete(o);
+    return b;
+}
+
+/* Add a string or JSON null when s is "" or NULL. */
+static void
+json_str(cJSON *o, const char *name, const char *s)
+{
+    if (s != NULL && *s != '\0')
+        cJSON_AddStringToObject(o, name, s);
+    else
+        cJSON_AddNullToObject(o, name);
+}
+
+static char *
+body_leader(struct zkd *d, const struct view *v)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    if (o == NULL)
+        return NULL;
+    cJSON_AddStringToObject(o, "node", d->boot.node_id);
+    cJSON_AddBoolToObject(o, "leader", v->is_leader);
+    json_str(o, "id", v->l.id);
+    cJSON_AddStringToObject(o, "status", http_status_name(v->l.status));
+    cJSON_AddNumberToObject(o, "epoch", (double)v->l.epoch);
+    json_str(o, "site", v->l.site);
+    return json_body(o);
+}
+
+static char *
+body_health(struct zkd *d, const struct view *v)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    if (o == NULL)
+        return NULL;
+    cJSON_AddStringToObject(o, "node", d->boot.node_id);
+    cJSON_AddBoolToObject(o, "connected", v->connected);
+    cJSON_AddBoolToObject(o, "registered", v->st.registered != 0);
+    cJSON_AddBoolToObject(o, "healthy", v->healthy);
+    return json_body(o);
+}
+
+static char *
+body_status(struct zkd *d, const struct view *v)
+{
+    cJSON *o = cJSON_CreateObject(), *n, *s, *ld, *el, *hc, *c, *hk, *x, *tags;
+    char sid[32];
+    int i;
+
+    if (o == NULL)
+        return NULL;
+    /* "leader" first: scripts grep for "leader":{"id":"X","status":"READY" */
+    ld = cJSON_AddObjectToObject(o, "leader");
+    if (ld != NULL) {
+        json_str(ld, "id", v->l.id);
+        cJSON_AddStringToObject(ld, "status", http_status_name(v->l.status));
+        cJSON_AddNumberToObject(ld, "epoch", (double)v->l.epoch);
+        json_str(ld, "site", v->l.site);
+        cJSON_AddNumberToObject(ld, "priority", v->l.priority);
+    }
+    n = cJSON_AddObjectToObject(o, "node");
+    if (n != NULL) {
+        cJSON_AddStringToObject(n, "id", d->boot.node_id);
+        cJSON_AddStringToObject(n, "site", d->boot.site);
+        cJSON_AddNumberToObject(n, "priority", v->priority);
+        cJSON_AddBoolToObject(n, "eligible", v->eligible != 0);
+        if ((tags = cJSON_AddArrayToObject(n, "tags")) != NULL)
+            for (i = 0; i < d->boot.ntags; i++)
+                cJSON_AddItemToArray(tags, cJSON_CreateString(d->boot.tags[i]));
+        cJSON_AddNumberToObject(n, "pid", (double)getpid());
+        cJSON_AddStringToObject(n, "version", zkelect_version());
+    }
+    cJSON_AddStringToObject(o, "group", d->boot.path);
+    cJSON_AddStringToObject(o, "role", v->role);
+    cJSON_AddBoolToObject(o, "registered", v->st.registered != 0);
+    cJSON_AddBoolToObject(o, "elector", v->st.is_elector != 0);
+    cJSON_AddBoolToObject(o, "is_leader", v->is_leader);
+    el = cJSON_AddObjectToObject(o, "elected");
+    if (el != NULL) {
+        json_str(el, "id", v->l.elected);
+        cJSON_AddNumberToObject(el, "epoch", (double)v->l.elected_epoch);
+        json_str(el, "previous", v->l.previous);
+        json_str(el, "reason", v->l.reason);
+    }
+    cJSON_AddBoolToObject(o, "no_eligible", v->no_eligible);
+    s = cJSON_AddObjectToObject(o, "session");
+    if (s != NULL) {
+        cJSON_AddBoolToObject(s, "connected", v->connected);
+        snprintf(sid, sizeof(sid), "0x%" PRIx64, (uint64_t)v->session_id);
+        cJSON_AddStringToObject(s, "id", sid);
+        cJSON_AddNumberToObject(s, "seconds_since_contact", v->since_contact_s);
+    }
+    hc = cJSON_AddObjectToObject(o, "health");
+    if (hc != NULL) {
+        cJSON_AddBoolToObject(hc, "configured", v->health_configured);
+        cJSON_AddBoolToObject(hc, "healthy", v->healthy);
+        cJSON_AddNumberToObject(hc, "consecutive_failures", v->health_consecutive);
+        cJSON_AddNumberToObject(hc, "checks", (double)v->health_checks);
+        cJSON_AddNumberToObject(hc, "failed", (double)v->health_failed);
+    }
+    c = cJSON_AddObjectToObject(o, "counters");
+    if (c != NULL) {
+        cJSON_AddNumberToObject(c, "elections", (double)v->st.decisions);
+        cJSON_AddNumberToObject(c, "transitions", (double)v->st.transitions);
+        cJSON_AddNumberToObject(c, "watchdog_firings", (double)v->st.watchdog_firings);
+        cJSON_AddNumberToObject(c, "stalled_requests", (double)v->st.stalled_requests);
+        cJSON_AddNumberToObject(c, "notify_dropped", (double)v->notify_dropped);
+        hk = cJSON_AddObjectToObject(c, "hooks");
+        for (i = 0; hk != NULL && i < ZKD_HOOK__COUNT; i++) {
+            if ((x = cJSON_AddObjectToObject(hk, http_hook_names[i])) == NULL)
+                continue;
+            cJSON_AddNumberToObject(x, "runs", (double)v->hook_runs[i]);
+            cJSON_AddNumberToObject(x, "failures", (double)v->hook_failures[i]);
+        }
+    }
+    cJSON_AddNumberToObject(o, "uptime_seconds", v->uptime_s);
+    return json_body(o);
+}
+
+__attribute__((format(printf, 5, 6)))
+static void
+metric(FILE *f, const char *name, const char *type, const char *help,
+    const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(f, "# HELP %s %s\n# TYPE %s %s\n%s ", name, help, name, type, name);
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fputc('\n', f);
+}
+
+static char *
+body_metrics(struct zkd *d, const struct view *v)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f;
+    int i;
+
+    (void)d;
+    if ((f = open_memstream(&buf, &len)) == NULL)
+        return NULL;
+    metric(f, "zkelect_is_leader", "gauge",
+        "1 while this node is the READY leader of its group, else 0.",
+        "%d", v->is_leader ? 1 : 0);
+    metric(f, "zkelect_epoch", "gauge",
+        "Epoch of the group's current leader as this node sees it (0: no leader).",
+        "%llu", (unsigned long long)v->l.epoch);
+    metric(f, "zkelect_elections_total", "counter",
+        "Decisions this node wrote as the elector.",
+        "%llu", (unsigned long long)v->st.decisions);
+    metric(f, "zkelect_transitions_total", "counter",
+        "Times this node became the READY leader.",
+        "%llu", (unsigned long long)v->st.transitions);
+    metric(f, "zkelect_watchdog_firings_total", "counter",
+        "Transition watchdog firings on this node as the elector.",
+        "%llu", (unsigned long long)v->st.watchdog_firings);
+    metric(f, "zkelect_session_connected", "gauge",
+        "1 while the ZooKeeper session is connected, else 0.",
+        "%d", v->connected ? 1 : 0);
+    metric(f, "zkelect_seconds_since_zookeeper_contact", "gauge",
+        "Seconds since this node last heard from ZooKeeper (0 while connected).",
+        "%.3f", v->since_contact_s);
+    metric(f, "zkelect_stalled_requests_total", "counter",
+        "ZooKeeper requests that stalled and were nudged.",
+        "%llu", (unsigned long long)v->st.stalled_requests);
+    metric(f, "zkelect_no_eligible", "gauge",
+        "1 while the last decision of this node as elector found no eligible node.",
+        "%d", v->no_eligible ? 1 : 0);
+    metric(f, "zkelect_registered", "gauge",
+        "1 while this node is a registered candidate, else 0.",
+        "%d", v->st.registered ? 1 : 0);
+    metric(f, "zkelect_is_elector", "gauge",
+        "1 while this node is the group's elector, else 0.",
+        "%d", v->st.is_elector ? 1 : 0);
+    metric(f, "zkelect_healthy", "gauge",
+        "1 while the health check passes (or none is configured), else 0.",
+        "%d", v->healthy ? 1 : 0);
+    metric(f, "zkelect_health_checks_failed_total", "counter",
+        "Health checks that failed.",
+        "%llu", (unsigned long long)v->health_failed);
+    fputs("# HELP zkelect_hook_runs_total Hook runs, by hook.\n"
+        "# TYPE zkelect_hook_runs_total counter\n", f);
+    for (i = 0; i < ZKD_HOOK__COUNT; i++)
+        fprintf(f, "zkelect_hook_runs_total{hook=\"%s\"} %llu\n", http_hook_names[i],
+            (unsigned long long)v->hook_runs[i]);
+    fputs("# HELP zkelect_hook_failures_total Hook runs that failed or timed out, "
+        "by hook.\n# TYPE zkelect_hook_failures_total counter\n", f);
+    for (i = 0; i < ZKD_HOOK__COUNT; i++)
+        fprintf(f, "zkelect_hook_failures_total{hook=\"%s\"} %llu\n", http_hook_names[i],
+            (unsigned long long)v->hook_failures[i]);
+    metric(f, "zkelect_notify_dropped_total", "counter",
+        "Notify hook runs dropped because the queue was full.",
+        "%llu", (unsigned long long)v->notify_dropped);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The server                                                               */
+/* ------------------------------------------------------------------------ */
+
+static enum MHD_Result
+http_reply(struct MHD_Connection *c, unsigned int status, const char *ctype,
+    char *body, bool allow)
+{
+    struct MHD_Response *r;
+    enum MHD_Result ret;
+    static const char oom[] = "out of memory\n";
+
+    if (body == NULL) {
+        status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+        ctype = "text/plain; charset=utf-8";
+        r = MHD_create_response_from_buffer(sizeof(oom) - 1, (void *)oom,
+            MHD_RESPMEM_PERSISTENT);
+    } else {
+        r = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_COPY);
+        free(body);
+    }
+    if (r == NULL)
+        return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (allow)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    ret = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static char *
+text(const char *s)
+{
+    return strdup(s);
+}
+
+static enum MHD_Result
+http_handler(void *cls, struct MHD_Connection *c, const char *url,
+    const char *method, const char *version, const char *upload_data,
+    size_t *upload_data_size, void **con_cls)
+{
+    static const char json[] = "application/json";
+    struct zkd *d = cls;
+    struct view v;
+
+    (void)version;
+    (void)upload_data;
+    (void)upload_data_size;
+    (void)con_cls;
+    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
+        strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+        return http_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8",
+            text("method not allowed: use GET\n"), true);
+    if (strcmp(url, "/leader") == 0) {
+        view_get(d, &v);
+        return http_reply(c, v.is_leader ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
+            json, body_leader(d, &v), false);
+    }
+    if (strcmp(url, "/health") == 0) {
+        view_get(d, &v);
+        return http_reply(c, v.connected && v.st.registered ? MHD_HTTP_OK :
+            MHD_HTTP_SERVICE_UNAVAILABLE, json, body_health(d, &v), false);
+    }
+    if (strcmp(url, "/status") == 0) {
+        view_get(d, &v);
+        return http_reply(c, MHD_HTTP_OK, json, body_status(d, &v), false);
+    }
+    if (strcmp(url, "/metrics") == 0) {
+        view_get(d, &v);
+        return http_reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
+            body_metrics(d, &v), false);
+    }
+    return http_reply(c, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8",
+        text("not found: try /leader, /health, /status or /metrics\n"), false);
+}
+
+static void
+http_log(void *cls, const char *fmt, va_list ap)
+{
+    char buf[512];
+    size_t n;
+
+    (void)cls;
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    n = strlen(buf);
+    while (n > 0 && buf[n - 1] == '\n')
+        buf[--n] = '\0';
+    log_warnx("http: %s", buf);
+}
+
+/* A listening socket on the configured address; -1 with a message logged. */
+static int
+http_listen_socket(const char *listen_str)
+{
+    struct sockaddr_storage ss;
+    socklen_t sslen;
+    int fd, one = 1;
+
+    if (zkd_config_listen_addr(listen_str, &ss, &sslen) != 0) {
+        log_warnx("http: invalid listen address '%s'", listen_str);
+        return -1;
+    }
+    if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1) {
+        log_warn("http: socket for %s", listen_str);
+        return -1;
+    }
+    (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (ss.ss_family == AF_INET6)
+        (void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+    if (bind(fd, (struct sockaddr *)&ss, sslen) == -1) {
+        log_warn("http: cannot listen on %s", listen_str);
+        close(fd);
+        return -1;
+    }
+    if (listen(fd, 64) == -1) {
+        log_warn("http: listen on %s", listen_str);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int
+http_start(struct zkd *d)
+{
+    struct zkd_http *ht;
+    int fd;
+
+    if (d->boot.http_listen == NULL)
+        return 0;
+    if ((ht = calloc(1, sizeof(*ht))) == NULL) {
+        log_warnx("http: out of memory");
+        return -1;
+    }
+    if ((fd = http_listen_socket(d->boot.http_listen)) == -1) {
+        free(ht);
+        return -1;
+    }
+    ht->mhd = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG,
+        0, NULL, NULL, http_handler, d,
+        MHD_OPTION_EXTERNAL_LOGGER, http_log, NULL,     /* first: see its doc */
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_CONN_MAX,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT_S,
+        MHD_OPTION_END);
+    if (ht->mhd == NULL) {
+        log_warnx("http: cannot start the HTTP server on %s", d->boot.http_listen);
+        close(fd);
+        free(ht);
+        return -1;
+    }
+    d->http = ht;
+    log_info("http: listening on %s", d->boot.http_listen);
+    return 0;
+}
+
+void
+http_stop(struct zkd *d)
+{
+    if (d->http == NULL)
+        return;
+    MHD_stop_daemon(d->http->mhd);
+    free(d->http);
+    d->http = NULL;
+}

@@ -1,0 +1,308 @@
+/*
+ * test_proc.c - unit tests of zkelectd's program runner (src/daemon/proc.c):
+ * exit status, the environment, stderr tail, timeout (SIGTERM to the whole
+ * process group, SIGKILL after the grace period), cancel, spawn errors, the
+ * child's signal mask and descriptors.
+ *
+ * Real processes (/bin/sh), no ZooKeeper. Every wait is bounded by the
+ * runner's own timeout; grandchildren are looked for with kill(pid, 0) in a
+ * polled loop with a deadline.
+ */
+#include <sys/eventfd.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cutest.h"
+#include "proc.h"
+
+static char tmpdir[PATH_MAX];
+
+static int
+suite_init(void)
+{
+    const char *t = getenv("TMPDIR");
+
+    snprintf(tmpdir, sizeof(tmpdir), "%s/zkd-proc-XXXXXX", t != NULL && *t ? t : "/tmp");
+    return mkdtemp(tmpdir) == NULL ? -1 : 0;
+}
+
+static int
+suite_clean(void)
+{
+    char cmd[PATH_MAX + 16];
+
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Run /bin/sh -c script. */
+static int
+sh(const char *script, const char *const env[], int timeout_ms, const int *cancel,
+    int ncancel, struct proc_result *r)
+{
+    const char *argv[] = { "/bin/sh", "-c", script, NULL };
+
+    return proc_run(argv, env, timeout_ms, cancel, ncancel, r);
+}
+
+/* Read a small file into buf; "" when missing. */
+static const char *
+slurp(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = 0;
+
+    if (f != NULL) {
+        n = fread(buf, 1, len - 1, f);
+        fclose(f);
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Wait up to ms for pid to be gone (or a zombie). */
+static int
+gone_within(pid_t pid, int ms)
+{
+    char path[64], buf[256], *p;
+    uint64_t end = proc_now_ms() + (uint64_t)ms;
+    struct timespec ts = { 0, 20 * 1000000L };
+
+    for (;;) {
+        if (kill(pid, 0) == -1 && errno == ESRCH)
+            return 1;
+        snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+        slurp(path, buf, sizeof(buf));
+        if ((p = strrchr(buf, ')')) != NULL && p[1] == ' ' && p[2] == 'Z')
+            return 1;
+        if (proc_now_ms() >= end)
+            return 0;
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void
+test_exit_status(void)
+{
+    struct proc_result r;
+
+    CU_ASSERT_EQUAL(sh("exit 0", NULL, 5000, NULL, 0, &r), 0);
+    CU_ASSERT(r.started);
+    CU_ASSERT(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+    CU_ASSERT_EQUAL(sh("exit 7", NULL, 5000, NULL, 0, &r), -1);
+    CU_ASSERT(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 7);
+    CU_ASSERT(!r.timed_out && !r.canceled);
+    CU_ASSERT_EQUAL(sh("kill -9 $$", NULL, 5000, NULL, 0, &r), -1);
+    CU_ASSERT(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL);
+}
+
+static void
+test_describe(void)
+{
+    struct proc_result r;
+    char buf[160];
+
+    sh("exit 3", NULL, 5000, NULL, 0, &r);
+    CU_ASSERT_PTR_NOT_NULL(strstr(proc_describe(&r, buf, sizeof(buf)), "exit status 3"));
+    sh("kill -TERM $$", NULL, 5000, NULL, 0, &r);
+    CU_ASSERT_PTR_NOT_NULL(strstr(proc_describe(&r, buf, sizeof(buf)), "SIGTERM"));
+    sh("sleep 5", NULL, 100, NULL, 0, &r);
+    CU_ASSERT_PTR_NOT_NULL(strstr(proc_describe(&r, buf, sizeof(buf)), "timed out"));
+}
+
+static void
+test_environment(void)
+{
+    const char *env[] = { "ZKD_TEST_A=alpha", "HOME=/replaced", NULL };
+    char script[PATH_MAX * 2], path[PATH_MAX], buf[256];
+    struct proc_result r;
+
+    setenv("ZKD_TEST_INHERITED", "kept", 1);
+    setenv("ZKELECT_AUTH", "user:secret", 1);       /* never passed on */
+    snprintf(path, sizeof(path), "%s/env", tmpdir);
+    snprintf(script, sizeof(script),
+        "echo \"$ZKD_TEST_A $HOME $ZKD_TEST_INHERITED ${ZKELECT_AUTH-unset}\" > '%s'",
+        path);
+    CU_ASSERT_EQUAL(sh(script, env, 5000, NULL, 0, &r), 0);
+    CU_ASSERT_STRING_EQUAL(slurp(path, buf, sizeof(buf)), "alpha /replaced kept unset\n");
+    unsetenv("ZKD_TEST_INHERITED");
+    unsetenv("ZKELECT_AUTH");
+}
+
+static void
+test_stderr_tail(void)
+{
+    struct proc_result r;
+
+    CU_ASSERT_EQUAL(sh("echo out; echo err1 >&2; echo err2 >&2; exit 1", NULL, 5000,
+        NULL, 0, &r), -1);
+    CU_ASSERT_STRING_EQUAL(r.tail, "err1\nerr2\n");   /* stdout is not kept */
+    /* more than PROC_TAIL_MAX bytes: only the end is kept */
+    CU_ASSERT_EQUAL(sh("i=0; while [ $i -lt 400 ]; do echo line-$i >&2; i=$((i+1)); done",
+        NULL, 10000, NULL, 0, &r), 0);
+    CU_ASSERT_EQUAL(r.taillen, PROC_TAIL_MAX);
+    CU_ASSERT_EQUAL(strlen(r.tail), PROC_TAIL_MAX);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.tail, "line-399\n"));
+    CU_ASSERT_PTR_NULL(strstr(r.tail, "line-1\n"));
+}
+
+static void
+test_timeout_kills_group(void)
+{
+    char script[PATH_MAX * 2], path[PATH_MAX], buf[64];
+    struct proc_result r;
+    uint64_t t0;
+    pid_t grandchild;
+
+    /* the hook starts a background grandchild, then hangs */
+    snprintf(path, sizeof(path), "%s/grandchild", tmpdir);
+    snprintf(script, sizeof(script), "sleep 60 & echo $! > '%s'; sleep 60", path);
+    t0 = proc_now_ms();
+    CU_ASSERT_EQUAL(sh(script, NULL, 300, NULL, 0, &r), -1);
+    CU_ASSERT(r.timed_out);
+    CU_ASSERT(proc_now_ms() - t0 < 300 + PROC_GRACE_MS);  /* sh dies on SIGTERM */
+    CU_ASSERT(WIFSIGNALED(r.status));
+    grandchild = (pid_t)atol(slurp(path, buf, sizeof(buf)));
+    CU_ASSERT(grandchild > 0);
+    if (grandchild > 0)
+        CU_ASSERT(gone_within(grandchild, 3000));
+}
+
+static void
+test_timeout_sigkill_after_grace(void)
+{
+    struct proc_result r;
+    uint64_t t0;
+
+    /* ignores SIGTERM: SIGKILL after the grace period */
+    t0 = proc_now_ms();
+    CU_ASSERT_EQUAL(sh("trap '' TERM; while :; do sleep 0.05; done", NULL, 200, NULL, 0,
+        &r), -1);
+    CU_ASSERT(r.timed_out);
+    CU_ASSERT(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL);
+    CU_ASSERT(proc_now_ms() - t0 >= 200 + PROC_GRACE_MS - 50);
+    CU_ASSERT(proc_now_ms() - t0 < 200 + PROC_GRACE_MS + 3000);
+}
+
+static void
+test_cancel(void)
+{
+    struct proc_result r;
+    uint64_t one = 1, t0;
+    int fds[2] = { -1, -1 };
+
+    fds[1] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    CU_ASSERT_FATAL(fds[1] >= 0);
+    /* already readable: the program never starts */
+    CU_ASSERT_EQUAL(write(fds[1], &one, sizeof(one)), (ssize_t)sizeof(one));
+    CU_ASSERT_EQUAL(sh("exit 0", NULL, 5000, fds, 2, &r), -1);
+    CU_ASSERT(r.canceled && !r.started);
+    close(fds[1]);
+
+    /* becomes readable while it runs: a child writes it (after fork, the
+       eventfd is shared) */
+    fds[1] = eventfd(0, EFD_NONBLOCK);
+    CU_ASSERT_FATAL(fds[1] >= 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct timespec ts = { 0, 200 * 1000000L };
+        nanosleep(&ts, NULL);
+        _exit(write(fds[1], &one, sizeof(one)) == sizeof(one) ? 0 : 1);
+    }
+    t0 = proc_now_ms();
+    CU_ASSERT_EQUAL(sh("sleep 30", NULL, 20000, fds, 2, &r), -1);
+    CU_ASSERT(r.canceled && r.started && !r.timed_out);
+    CU_ASSERT(proc_now_ms() - t0 < 5000);
+    waitpid(pid, NULL, 0);
+    close(fds[1]);
+}
+
+static void
+test_spawn_error(void)
+{
+    const char *argv[] = { "/nonexistent/hook", NULL };
+    char path[PATH_MAX];
+    struct proc_result r;
+    int fd;
+
+    CU_ASSERT_EQUAL(proc_run(argv, NULL, 1000, NULL, 0, &r), -1);
+    CU_ASSERT_EQUAL(r.spawn_err, ENOENT);
+    CU_ASSERT(!r.started);
+    /* not executable */
+    snprintf(path, sizeof(path), "%s/noexec", tmpdir);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    argv[0] = path;
+    CU_ASSERT_EQUAL(proc_run(argv, NULL, 1000, NULL, 0, &r), -1);
+    CU_ASSERT_EQUAL(r.spawn_err, EACCES);
+}
+
+static void
+test_child_state(void)
+{
+    char script[PATH_MAX * 2], path[PATH_MAX], buf[512];
+    struct proc_result r;
+    sigset_t set, old;
+    int fd;
+
+    /* a blocked signal and an inheritable descriptor in the parent */
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+    fd = open("/dev/null", O_RDONLY);               /* no O_CLOEXEC */
+    CU_ASSERT_FATAL(fd >= 3);
+    snprintf(path, sizeof(path), "%s/state", tmpdir);
+    snprintf(script, sizeof(script),
+        "{ grep '^SigBlk' /proc/self/status; ls /proc/self/fd | sort -n | tr '\\n' ' '; "
+        "echo; cut -d' ' -f5 /proc/$$/stat; echo $$; } > '%s'", path);
+    CU_ASSERT_EQUAL(sh(script, NULL, 5000, NULL, 0, &r), 0);
+    slurp(path, buf, sizeof(buf));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "SigBlk:\t0000000000000000"));
+    /* 0, 1, 2 and the one ls opens for itself: nothing inherited */
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\n0 1 2 3 \n"));
+    {
+        /* its own process group: pgid == its pid */
+        char *nl = strstr(buf, " \n");
+        long pgid = 0, spid = -1;
+        if (nl != NULL)
+            sscanf(nl + 2, "%ld %ld", &pgid, &spid);
+        CU_ASSERT(pgid > 0 && pgid == spid);
+    }
+    close(fd);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static CU_TestInfo proc_tests[] = {
+    { "exit status", test_exit_status },
+    { "describe", test_describe },
+    { "environment", test_environment },
+    { "stderr tail", test_stderr_tail },
+    { "timeout kills the process group", test_timeout_kills_group },
+    { "SIGKILL after the grace period", test_timeout_sigkill_after_grace },
+    { "cancel", test_cancel },
+    { "spawn errors", test_spawn_error },
+    { "child: no mask, no fds, own group", test_child_state },
+    CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+    { "proc", suite_init, suite_clean, NULL, NULL, proc_tests },
+    CU_SUITE_INFO_NULL,
+};
+
+int
+main(int argc, char **argv)
+{
+    return cutest_main(argc, argv, suites);
+}

@@ -66,7 +66,5 @@ fi
 mkdir -p build && cd build
 [ -f Makefile ] || ../configure >/dev/null
 make -j"$jobs"
-if [ -x ../tests/demo.sh ] || [ -f ../tests/demo.sh ]; then
-    exec sh ../tests/demo.sh "$@"
-fi
-exec ./tests/harness/zk-local
+shift
+exec sh ../tests/demo.sh --builddir "$(pwd)" "$@"

@@ -473,13 +473,14 @@ main(int argc, char **argv)
         zkh_stop(zl.z);
         return 1;
     }
-    printf("zk-local: serving at %s\n", zkh_hosts(zl.z));
-    fflush(stdout);
-
+    /* say how to stop it before saying it serves: whoever waits for the
+       "serving" line may signal it at once */
     use_stdin = !no_stdin && zl_stdin_usable();
     if (!use_stdin)
         fprintf(stderr, "zk-local: not reading commands; stop with SIGINT or SIGTERM (pid %ld)\n",
             (long)getpid());
+    printf("zk-local: serving at %s\n", zkh_hosts(zl.z));
+    fflush(stdout);
     zl_loop(&zl, sigfd, use_stdin);
 
     if (zl.hosts_file != NULL && unlink(zl.hosts_file) == -1 && errno != ENOENT)

@@ -794,6 +794,8 @@ zkd_config_inifail(const struct zkd_config_ctx *x)
 }
 
 /* Can path be opened for reading, and is it a regular file? */
+#define ZKD_CONFIG_FILE_MAX (1024 * 1024) /* a config file larger than this is refused */
+
 static int
 zkd_config_check_open(const struct zkd_config_ctx *x)
 {
@@ -816,11 +818,37 @@ zkd_config_check_open(const struct zkd_config_ctx *x)
             strerror(saved));
         return ZKELECT_EIO;
     }
-    close(fd);
     if (!S_ISREG(st.st_mode)) {
+        close(fd);
         zkd_config_msg(x->err, x->errlen, "%s: not a regular file", epath);
         return ZKELECT_EIO;
     }
+    if (st.st_size > ZKD_CONFIG_FILE_MAX) {
+        close(fd);
+        zkd_config_msg(x->err, x->errlen, "%s: too large (%lld bytes; at most %d)", epath,
+            (long long)st.st_size, ZKD_CONFIG_FILE_MAX);
+        return ZKELECT_ECONFIG;
+    }
+    /* iniparser reads lines with fgets: a NUL byte would cut a line short
+       and be reported as something else. Name the line here. */
+    {
+        char buf[4096];
+        ssize_t n, k;
+        long line = 1;
+
+        while ((n = read(fd, buf, sizeof(buf))) > 0) {
+            for (k = 0; k < n; k++) {
+                if (buf[k] == '\0') {
+                    close(fd);
+                    zkd_config_msg(x->err, x->errlen, "%s:%ld: NUL byte in the file", epath, line);
+                    return ZKELECT_ECONFIG;
+                }
+                if (buf[k] == '\n')
+                    line++;
+            }
+        }
+    }
+    close(fd);
     return 0;
 }
 

@@ -445,7 +445,7 @@ http_handler(void *cls, struct MHD_Connection *c, const char *url,
         text("not found: try /leader, /health, /status or /metrics\n"), false);
 }
 
-static void
+static void __attribute__((format(printf, 2, 0)))
 http_log(void *cls, const char *fmt, va_list ap)
 {
     char buf[512];

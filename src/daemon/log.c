@@ -117,7 +117,7 @@ log_emit(int level, const char *fmt, ...)
 }
 
 /* fmt followed by ": strerror(errno)". */
-static void
+static void __attribute__((format(printf, 2, 0)))
 log_verr(int level, const char *fmt, va_list ap)
 {
     char buf[LOG_LINE_MAX];

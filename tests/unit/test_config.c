@@ -1420,7 +1420,26 @@ static CU_TestInfo value_tests[] = {
     CU_TEST_INFO_NULL,
 };
 
+/* A NUL byte is named with its line, not mistaken for a long line. */
+static void
+test_nul_byte(void)
+{
+    static const char text[] = "[zookeeper]\nhosts = 127.0.0.1:2181\n[node]\nid = n1\0x\n";
+    struct run r;
+
+    memset(&r, 0, sizeof(r));
+    CU_ASSERT_EQUAL_FATAL(write_tmp(r.path, sizeof(r.path), text, sizeof(text) - 1), 0);
+    r.rc = zkd_config_load(r.path, &r.c, r.err, sizeof(r.err));
+    unlink(r.path);
+    CU_ASSERT_EQUAL(r.rc, ZKELECT_ECONFIG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, ":4: NUL byte"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, r.path));
+    CU_ASSERT(is_initialised(&r.c));
+    zkd_config_free(&r.c);
+}
+
 static CU_TestInfo error_tests[] = {
+    { "NUL byte named with its line", test_nul_byte },
     { "required hosts missing", test_required_hosts_missing },
     { "required id missing", test_required_id_missing },
     { "required both missing", test_required_both_missing },

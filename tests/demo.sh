@@ -107,8 +107,8 @@ ZKELECT_PATH=/demo
 export ZKELECT_HOSTS ZKELECT_PATH
 echo "ZooKeeper serving at $ZKELECT_HOSTS; the group lives under $ZKELECT_PATH"
 
-say "2. Create the group: site policy, dc1 is the primary site (100), dc2 the DR site (50)"
-run "$ZKELECT" init --policy site --site dc1=100 --site dc2=50
+say "2. Create the group with the site policy (no site has a priority yet)"
+run "$ZKELECT" init --policy site
 check "init" test $? = 0
 pause
 
@@ -147,19 +147,31 @@ EOF
     echo $! >"$tmp/$n.pid"
     echo "started zkelectd for $n (site $(site_of $n), priority $prio), pid $!"
 done
-wait_until 30 leader_ready
-check "a READY leader within 30 s" leader_ready
+members() { "$ZKELECT" status 2>/dev/null | grep -c '^n[1-5] '; }
+all_joined() { [ "$(members)" = 5 ]; }
+wait_until 30 all_joined
+check "all five nodes registered" all_joined
+echo
+echo "Every node has joined, but no site has a priority, so no node may lead:"
+run "$ZKELECT" leader
+check "no leader before the sites are configured (exit 3)" test $? = 3
+pause
+
+say "4. The operator gives dc1 (the primary site) priority 100 and dc2 (the DR site) 50"
+run "$ZKELECT" set-site-priority dc1 100 --wait=30
+check "a READY leader after the sites are configured" leader_ready
+run "$ZKELECT" set-site-priority dc2 50 --wait=30
 run "$ZKELECT" status
 pause
 
-say "4. Who leads, and why"
+say "5. Who leads, and why"
 run "$ZKELECT" leader
 check "the leader is n1 (best site, best priority)" leader_is n1
 run "$ZKELECT" history -n 1
 cat "$ZKELECT_DEMO_LOG"
 pause
 
-say "5. The leader's machine dies (kill -9 of n1's zkelectd)"
+say "6. The leader's machine dies (kill -9 of n1's zkelectd)"
 first=$(leader_id)
 t0=$(now_ms)
 kill -KILL "$(cat "$tmp/$first.pid")"
@@ -173,14 +185,14 @@ echo "new leader READY $((t1 - t0)) ms after the kill"
 check "the new leader is n2 (same site, next priority)" leader_is n2
 pause
 
-say "6. The operator moves leadership to the DR site: zkelect set-site-priority dc2 200 --wait"
+say "7. The operator moves leadership to the DR site: zkelect set-site-priority dc2 200 --wait"
 run "$ZKELECT" set-site-priority dc2 200 --wait=30
 check "set-site-priority --wait succeeded" test $? = 0
 check "the leader is now n4 (dc2, best priority)" leader_is n4
 run "$ZKELECT" status
 pause
 
-say "7. The history of decisions"
+say "8. The history of decisions"
 run "$ZKELECT" history
 echo
 echo "Takeover hooks that ran:"

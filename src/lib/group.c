@@ -36,6 +36,7 @@ static void do_register(struct zkelect_group *g);
 static void do_unregister(struct zkelect_group *g);
 static void leader_delete(struct zkelect_group *g);
 static void read_member(struct zkelect_group *g, const char *id);
+static bool leader_is_mine(struct zkelect_group *g);
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -257,7 +258,11 @@ on_leader_reply(struct zkelect_group *g, struct zev *ev)
         g->leader_version = -1;
         g->leader_owner = 0;
         memset(&g->leader, 0, sizeof(g->leader));
+        /* a get on a missing znode sets no watch: an exists does. Act on
+           the absence now rather than after that second round trip. */
         send_exists(g, REQ_EXISTS_LEADER, g->p_leader, NULL);
+        g->leader_read = true;
+        view_changed(g);
         return;
     }
     if (ev->rc != ZOK)
@@ -628,7 +633,7 @@ do_unregister(struct zkelect_group *g)
     if (r == NULL)
         return;
     g->reg = REG_LEAVING;
-    if (g->have_leader && g->leader_owner == g->h->session_id && g->leader_version >= 0)
+    if (leader_is_mine(g))
         zoo_delete_op_init(&r->ops[n++], g->p_leader, g->leader_version);
     snprintf(r->pathbuf[0], sizeof(r->pathbuf[0]), "%s/%s", g->p_nodes, g->self.id);
     zoo_delete_op_init(&r->ops[n++], r->pathbuf[0], -1);
@@ -656,16 +661,21 @@ static void
 on_unregister_reply(struct zkelect_group *g, struct zev *ev)
 {
     if (ev->rc == ZOK || ev->rc == ZNONODE) {
+        g->leader_version = -1;
+        g->leader_owner = 0;
         unregistered(g);
         return;
     }
     if (ev->rc == ZBADVERSION) {
-        /* the leader znode moved under us: re-read and try again */
+        /* the leader znode moved under us: re-read it; cand_step retries */
         g->reg = REG_DONE;
+        g->role = ROLE_MEMBER;
         read_leader(g);
         return;
     }
     g->reg = REG_DONE; /* retried on the next step or reconnect */
+    if (g->role == ROLE_DELETING)
+        g->role = zkerr_outcome_unknown(ev->rc) ? ROLE_SUSPENDED : ROLE_MEMBER;
 }
 
 /* ---- elector determination ---------------------------------------------- */
@@ -1562,6 +1572,14 @@ stepdown_result(struct zkelect_group *g, uint64_t epoch)
 {
     if (g->role != ROLE_STEPPING_DOWN || g->role_epoch != epoch)
         return;
+    if (g->leaving && g->reg == REG_DONE && leader_is_mine(g)) {
+        /* resigning: the leader znode and the registration go in one multi
+           (do_unregister checks the leader znode's version), one round trip
+           less before the next leader can take over */
+        g->role = ROLE_DELETING;
+        do_unregister(g);
+        return;
+    }
     leader_delete(g);
 }
 
@@ -1966,7 +1984,19 @@ group_on_watch(struct zkelect_group *g, int type, const char *path)
     if (strcmp(path, g->p_elected) == 0) {
         read_elected(g);
     } else if (strcmp(path, g->p_leader) == 0) {
-        read_leader(g);
+        if (type == ZOO_DELETED_EVENT) {
+            /* gone: no need to read it; re-arm with an exists-watch and act
+               at once (a candidate waiting for it creates its own now) */
+            g->have_leader = false;
+            g->leader_version = -1;
+            g->leader_owner = 0;
+            memset(&g->leader, 0, sizeof(g->leader));
+            g->leader_read = true;
+            send_exists(g, REQ_EXISTS_LEADER, g->p_leader, NULL);
+            view_changed(g);
+        } else {
+            read_leader(g);
+        }
     } else if (strcmp(path, g->p_election) == 0) {
         if (type == ZOO_CHILD_EVENT && g->is_elector)
             list_election(g, true);

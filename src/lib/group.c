@@ -37,6 +37,11 @@ static void do_unregister(struct zkelect_group *g);
 static void leader_delete(struct zkelect_group *g);
 static void read_member(struct zkelect_group *g, const char *id);
 static bool leader_is_mine(struct zkelect_group *g);
+static void registration_lost(struct zkelect_group *g, const char *why);
+static void reregister(struct zkelect_group *g);
+static void write_self(struct zkelect_group *g);
+static void start_stepdown(struct zkelect_group *g, const char *why);
+static bool child_ignored(struct zkelect_group *g, const char *name);
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -183,6 +188,29 @@ send_exists_nowatch(struct zkelect_group *g, enum req_kind kind, const char *pat
         return;
     snprintf(r->arg, sizeof(r->arg), "%s", path);
     req_sent(r, zoo_aexists(g->h->zh, path, 0, stat_completion, r));
+}
+
+static bool
+child_ignored(struct zkelect_group *g, const char *name)
+{
+    int i;
+
+    for (i = 0; i < g->nignored; i++)
+        if (strcmp(g->ignored[i], name) == 0)
+            return true;
+    return false;
+}
+
+static void
+child_ignore(struct zkelect_group *g, const char *name)
+{
+    if (child_ignored(g, name))
+        return;
+    if (g->nignored == (int)(sizeof(g->ignored) / sizeof(g->ignored[0])))
+        g->nignored--; /* forget the oldest */
+    memmove(&g->ignored[1], &g->ignored[0], sizeof(g->ignored[0]) * (size_t)g->nignored);
+    snprintf(g->ignored[0], sizeof(g->ignored[0]), "%s", name);
+    g->nignored++;
 }
 
 /* ---- the shared view: elected and leader --------------------------------- */
@@ -515,6 +543,11 @@ registered(struct zkelect_group *g, const char *child)
         char path[ZKE_PATH_MAX];
         snprintf(path, sizeof(path), "%s/%s", g->p_election, g->my_znode);
         send_exists_nowatch(g, REQ_STAT_MINE, path);
+        /* watch our own znodes: a foreign client deleting or overwriting
+           them must not leave us registered in name only */
+        send_exists(g, REQ_WATCH_MINE, path, NULL);
+        snprintf(path, sizeof(path), "%s/%s", g->p_nodes, g->self.id);
+        send_exists(g, REQ_WATCH_MINE, path, NULL);
     }
     zke_event(g->h, g, ZKELECT_EV_REGISTERED, g->self.id, 0, 0, "registered as %s (site \"%s\", priority %d)",
               g->my_znode, g->self.site, (int)g->self.priority);
@@ -585,8 +618,10 @@ on_check_id_reply(struct zkelect_group *g, struct zev *ev)
     if (ev->stat.ephemeralOwner == g->h->session_id) {
         /* ours: an earlier attempt whose reply was lost. Find its election znode. */
         struct req *r = req_new(g->h, g, REQ_FIND_MINE);
-        if (r)
+        if (r) {
+            r->token = 1; /* nodes/<id> is known to be ours */
             req_sent(r, zoo_aget_children2(g->h->zh, g->p_election, 0, strings_completion, r));
+        }
         return;
     }
     g->reg = REG_NONE;
@@ -616,6 +651,103 @@ on_find_mine_reply(struct zkelect_group *g, struct zev *ev)
             return;
         }
     }
+    if (ev->req->token) {
+        /* nodes/<id> is ours but our election znode is gone (deleted by a
+           foreign client): create only that one, and rewrite our record */
+        struct req *r = req_new(g->h, g, REQ_CREATE_ELECTION);
+        if (r == NULL)
+            return;
+        snprintf(r->arg, sizeof(r->arg), "%s/%s_%s_", g->p_election, g->self.id, g->guid);
+        req_sent(r, zoo_acreate(g->h->zh, r->arg, g->self.id, (int)strlen(g->self.id),
+                                acl_for(g), ZOO_EPHEMERAL_SEQUENTIAL, string_completion, r));
+        g->member_dirty = true;
+        return;
+    }
+    do_register(g);
+}
+
+static void
+on_create_election_reply(struct zkelect_group *g, struct zev *ev)
+{
+    if (g->reg != REG_PENDING)
+        return;
+    if (ev->rc == ZOK && ev->data) {
+        registered(g, ev->data);
+        if (g->member_dirty) {
+            g->member_dirty = false;
+            write_self(g);
+        }
+        return;
+    }
+    if (zkerr_outcome_unknown(ev->rc) || ev->rc == ZCLOSING) {
+        g->reg = REG_UNKNOWN;
+        return;
+    }
+    zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, zkerr_from_zk(ev->rc),
+              "cannot create our election znode under %s: %s", g->p_election, zerror(ev->rc));
+    g->reg = REG_NONE;
+    nominate_finish(g, zkerr_from_zk(ev->rc));
+}
+
+/* Rewrite our member record (after it was overwritten, or to repair it). */
+static void
+write_self(struct zkelect_group *g)
+{
+    char path[ZKE_PATH_MAX];
+    struct req *r;
+    size_t len;
+
+    if (!connected(g) || g->reg != REG_DONE)
+        return;
+    r = req_new(g->h, g, REQ_UPDATE_MEMBER);
+    if (r == NULL)
+        return;
+    self_payload(g, &r->payload[0], &len);
+    if (r->payload[0] == NULL) {
+        req_sent(r, ZMARSHALLINGERROR);
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/%s", g->p_nodes, g->self.id);
+    req_sent(r, zoo_aset(g->h->zh, path, r->payload[0], (int)len, -1, stat_completion, r));
+}
+
+/*
+ * Our registration is gone while our session lives (a foreign client deleted
+ * one of our znodes). A leader steps down first (elected names the lost
+ * registration, so it cannot stay); then the node registers again.
+ */
+static void
+registration_lost(struct zkelect_group *g, const char *why)
+{
+    if (g->reg != REG_DONE)
+        return;
+    zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, ZKELECT_ENONODE,
+              "registration lost: %s; registering again", why);
+    if (g->is_elector)
+        elector_stop(g, why);
+    if (g->role == ROLE_READY || g->role == ROLE_PROGRESS) {
+        g->rereg_pending = true;
+        start_stepdown(g, why);
+        return;
+    }
+    if (g->role == ROLE_CREATING || g->role == ROLE_READYING || g->role == ROLE_STEPPING_DOWN ||
+        g->role == ROLE_DELETING) {
+        g->rereg_pending = true; /* after the step in flight */
+        return;
+    }
+    reregister(g);
+}
+
+static void
+reregister(struct zkelect_group *g)
+{
+    g->rereg_pending = false;
+    g->reg = REG_PENDING;
+    g->role = ROLE_MEMBER;
+    g->my_znode[0] = '\0';
+    g->my_czxid = 0;
+    new_guid(g->guid);
+    snprintf(g->self.guid, sizeof(g->self.guid), "%s", g->guid);
     do_register(g);
 }
 
@@ -709,7 +841,8 @@ on_list_reply(struct zkelect_group *g, struct zev *ev)
     if (ev->rc != ZOK || g->reg != REG_DONE)
         return;
     for (i = 0; i < ev->nstrings; i++) {
-        if (parse_child(ev->strings[i], id, sizeof(id), NULL, &seq) != 0)
+        if (parse_child(ev->strings[i], id, sizeof(id), NULL, &seq) != 0 ||
+            child_ignored(g, ev->strings[i]))
             continue;
         if (strcmp(ev->strings[i], g->my_znode) == 0) {
             mine = true;
@@ -724,15 +857,7 @@ on_list_reply(struct zkelect_group *g, struct zev *ev)
         }
     }
     if (!mine) {
-        /* our election znode is gone (deleted by someone): register again */
-        zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, ZKELECT_ENONODE,
-                  "our election znode %s vanished; registering again", g->my_znode);
-        if (g->is_elector)
-            elector_stop(g, "election znode vanished");
-        g->reg = REG_NONE;
-        g->my_znode[0] = '\0';
-        new_guid(g->guid);
-        do_register(g);
+        registration_lost(g, "our election znode vanished");
         return;
     }
     if (lowest) {
@@ -751,8 +876,17 @@ on_list_reply(struct zkelect_group *g, struct zev *ev)
 static void
 on_pred_reply(struct zkelect_group *g, struct zev *ev)
 {
-    if (ev->rc == ZNONODE)
+    if (ev->rc == ZNONODE) {
         list_election(g, false); /* gone before the watch was set */
+    } else if (ev->rc == ZOK && ev->stat.ephemeralOwner == 0) {
+        /* a persistent znode is no member's registration: written by a
+           foreign client, it must not pose as the elector for ever */
+        const char *name = strrchr(g->pred, '/') ? strrchr(g->pred, '/') + 1 : g->pred;
+        zke_event(g->h, g, ZKELECT_EV_MALFORMED, NULL, 0, ZKELECT_EBADVALUE,
+                  "%s is not ephemeral (no member's registration); ignored", g->pred);
+        child_ignore(g, name);
+        list_election(g, false);
+    }
 }
 
 /* ---- the elector ----------------------------------------------------------- */
@@ -929,12 +1063,19 @@ on_config_reply(struct zkelect_group *g, struct zev *ev)
         return;
     }
     if (ev->rc == ZNONODE) {
-        memset(&g->config, 0, sizeof(g->config));
-        g->config_good = false;
         g->config_version = -1;
         g->config_read = true;
         send_exists(g, REQ_EXISTS_CONFIG, g->p_config, NULL);
-        g->reasons |= ZKELECT_REASON_CONFIG_CHANGED;
+        if (g->config_good) {
+            /* deleted under a running group: keep deciding with the last
+               good config rather than drop the leader (site priorities gone) */
+            zke_event(g->h, g, ZKELECT_EV_ERROR, NULL, 0, ZKELECT_ENONODE,
+                      "%s was deleted; keeping the last good config (zkelect init recreates it)",
+                      g->p_config);
+        } else {
+            memset(&g->config, 0, sizeof(g->config));
+            g->reasons |= ZKELECT_REASON_CONFIG_CHANGED;
+        }
         elector_eval(g);
         return;
     }
@@ -1317,7 +1458,9 @@ elector_eval(struct zkelect_group *g)
     }
     if (*cur && !current_present)
         g->reasons |= ZKELECT_REASON_LEADER_LOST;
-    switchover = g->switchover.id != 0 && g->switchover.id > (g->have_elected ? g->elected.switchover_id : 0);
+    /* without a readable `elected` we cannot tell a new request from one
+       acted on long ago: never act on it then (the next decision records it) */
+    switchover = g->have_elected && g->switchover.id != 0 && g->switchover.id > g->elected.switchover_id;
     if (switchover)
         g->reasons |= ZKELECT_REASON_SWITCHOVER;
 
@@ -1403,7 +1546,7 @@ elector_eval(struct zkelect_group *g)
                   zke_policy_name(g->policy), rtext, reason);
         goto out;
     }
-    switchover_id = g->have_elected ? g->elected.switchover_id : 0;
+    switchover_id = g->have_elected ? g->elected.switchover_id : g->switchover.id;
     if (switchover)
         switchover_id = g->switchover.id;
     if (chosen < 0) {
@@ -1694,6 +1837,8 @@ on_leader_delete_reply(struct zkelect_group *g, struct zev *ev)
         g->leader_owner = 0;
         if (g->leaving)
             do_unregister(g);
+        else if (g->rereg_pending)
+            reregister(g);
         else
             cand_step(g);
         return;
@@ -1981,6 +2126,31 @@ group_on_watch(struct zkelect_group *g, int type, const char *path)
 {
     size_t ne = strlen(g->p_election), nn = strlen(g->p_nodes);
 
+    if (g->reg == REG_DONE && !g->leaving) {
+        char mine[ZKE_PATH_MAX], rec[ZKE_PATH_MAX];
+        snprintf(mine, sizeof(mine), "%s/%s", g->p_election, g->my_znode);
+        snprintf(rec, sizeof(rec), "%s/%s", g->p_nodes, g->self.id);
+        if (strcmp(path, mine) == 0) {
+            if (type == ZOO_DELETED_EVENT)
+                registration_lost(g, "our election znode was deleted");
+            else
+                send_exists(g, REQ_WATCH_MINE, mine, NULL);
+            return;
+        }
+        if (strcmp(path, rec) == 0) {
+            if (type == ZOO_DELETED_EVENT) {
+                registration_lost(g, "our member record was deleted");
+            } else {
+                /* changed, by us or by someone else: read it (re-arming
+                   the watch) and repair it if it is not what we wrote */
+                send_get(g, REQ_READ_SELF, rec, NULL);
+                if (g->is_elector && member_find(g, g->self.id))
+                    read_member(g, g->self.id);
+            }
+            return;
+        }
+    }
+
     if (strcmp(path, g->p_elected) == 0) {
         read_elected(g);
     } else if (strcmp(path, g->p_leader) == 0) {
@@ -2055,6 +2225,26 @@ group_on_reply(struct zkelect_group *g, struct zev *ev)
     case REQ_UNREGISTER:        on_unregister_reply(g, ev); break;
     case REQ_GET_LEADER_INFO:   on_leader_info(g, ev); break;
     case REQ_STAT_MINE:         on_stat_mine_reply(g, ev); break;
+    case REQ_CREATE_ELECTION:   on_create_election_reply(g, ev); break;
+    case REQ_READ_SELF:
+        if (ev->rc == ZOK && g->reg == REG_DONE && !g->leaving) {
+            char *mine = NULL;
+            size_t len = 0;
+            self_payload(g, &mine, &len);
+            if (mine && (ev->datalen != (int)len || memcmp(ev->data, mine, len) != 0)) {
+                zke_log(g->h, ZKELECT_LOG_WARNING, "%s: our member record was changed by "
+                        "someone else; rewriting it", g->path);
+                write_self(g);
+            }
+            free(mine);
+        } else if (ev->rc == ZNONODE && g->reg == REG_DONE && !g->leaving) {
+            registration_lost(g, "our member record was deleted");
+        }
+        break;
+    case REQ_WATCH_MINE:
+        if (ev->rc == ZNONODE && g->reg == REG_DONE && !g->leaving)
+            registration_lost(g, "one of our znodes is missing");
+        break;
     case REQ_NUDGE:             break;
     }
 }

@@ -56,7 +56,10 @@ enum req_kind {
     REQ_UNREGISTER,       /* amulti: delete nodes/<id> + election znode */
     REQ_GET_LEADER_INFO,  /* aget nodes/<leader> (observer info) */
     REQ_NUDGE,            /* aexists "/" to unstick a stalled session */
-    REQ_STAT_MINE         /* aexists my election znode: its czxid */
+    REQ_STAT_MINE,        /* aexists my election znode: its czxid */
+    REQ_CREATE_ELECTION,  /* acreate my election znode alone (record is ours) */
+    REQ_WATCH_MINE,       /* aexists (watch) on one of my own znodes */
+    REQ_READ_SELF         /* aget (watch) my member record after a change */
 };
 
 /* One outstanding asynchronous request. Freed by the library thread. */
@@ -275,6 +278,9 @@ struct zkelect_group {
     uint64_t failed_epoch;            /* epoch whose takeover failed (never retried) */
     bool takeover_ok;                 /* the takeover of role_epoch completed */
     bool repairing;                   /* the READY write in flight repairs our znode */
+    bool rereg_pending;               /* register again once the step-down is done */
+    char ignored[16][ZKE_ZNODE_MAX + 1]; /* foreign (persistent) election children */
+    int nignored;                     /* their number */
     bool leaving;                     /* unnominate requested */
     bool member_dirty;                /* self record changed; write it */
 

@@ -310,6 +310,16 @@ ZKELECT_API const char *zkelect_event_name(enum zkelect_event_type type);
 /* The group's base path (valid while the group is open). */
 ZKELECT_API const char *zkelect_group_path(const zkelect_group_t *g);
 
+/* Load a policy module and initialise it with options ("key=value"), then
+ * unload it: what an elector would do, checked up front (e.g. at start or by
+ * `zkelectd -n`). name_or_path and search_path as in zkelect_group_options.
+ * Returns 0 or the loader's code (ZKELECT_ENOTFOUND, ENOTSO, ENOSYM, EABI,
+ * ESTRUCT, ENULLCB, EPOLINIT, EINVAL) with a message naming the file and
+ * the cause in err. */
+ZKELECT_API int zkelect_policy_check(const char *name_or_path, const char *search_path,
+                                     const char *const *options, size_t noptions,
+                                     char *err, size_t errlen);
+
 /* Counters of a group, for metrics. */
 struct zkelect_stats {
     uint64_t decisions;            /* decisions written as elector */

@@ -278,6 +278,51 @@ daemonize(int keep_stderr)
         close(fd);
 }
 
+/*
+ * Load the configured policy with its [policy] options, as the elector will:
+ * a missing module or an option it refuses is a configuration error now,
+ * not a surprise the day this node becomes the elector.
+ */
+static int
+check_policy(const char *path, const struct zkd_config *c, char *err, size_t errlen)
+{
+    char msg[768];
+    char **kv;
+    int i, rc, n = c->npolicy_options;
+
+    kv = calloc((size_t)n + 1, sizeof(*kv));
+    if (kv == NULL) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    for (i = 0; i < n; i++)
+        if (asprintf(&kv[i], "%s=%s", c->policy_options[i].key, c->policy_options[i].value) < 0)
+            kv[i] = NULL;
+    rc = zkelect_policy_check(c->policy, c->policy_path, (const char *const *)kv, (size_t)n,
+                              msg, sizeof(msg));
+    for (i = 0; i < n; i++)
+        free(kv[i]);
+    free(kv);
+    if (rc == 0)
+        return 0;
+    if (rc == ZKELECT_EPOLINIT) {
+        /* name the key when the policy's message quotes one of ours */
+        const char *key = NULL;
+        char q[ZKD_CONFIG_NAME_MAX + 3];
+        for (i = 0; i < n && key == NULL; i++) {
+            snprintf(q, sizeof(q), "'%s'", c->policy_options[i].key);
+            if (strstr(msg, q) != NULL)
+                key = c->policy_options[i].key;
+        }
+        if (key != NULL)
+            snprintf(err, errlen, "%s: [policy] %s: %s", path, key, msg);
+        else
+            snprintf(err, errlen, "%s: [policy]: %s", path, msg);
+    } else
+        snprintf(err, errlen, "%s: [election] policy: %s", path, msg);
+    return -1;
+}
+
 /* Create, lock and fill the pid file. */
 static int
 pidfile_create(const char *path)
@@ -803,7 +848,8 @@ main(int argc, char **argv)
         return 1;
     }
     if (zkd_config_load(d.config_path, &d.boot, err, sizeof(err)) != 0 ||
-        check_runtime(d.config_path, &d.boot, true, err, sizeof(err)) != 0) {
+        check_runtime(d.config_path, &d.boot, true, err, sizeof(err)) != 0 ||
+        check_policy(d.config_path, &d.boot, err, sizeof(err)) != 0) {
         fprintf(stderr, "zkelectd: %s\n", err);
         zkd_config_free(&d.boot);
         free(d.config_path);

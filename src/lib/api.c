@@ -424,3 +424,51 @@ zkelect_get_stats(zkelect_group_t *g, struct zkelect_stats *out)
     pthread_mutex_unlock(&g->h->qmu);
     return 0;
 }
+
+ZKELECT_API int
+zkelect_policy_check(const char *name_or_path, const char *search_path,
+                     const char *const *options, size_t noptions, char *err, size_t errlen)
+{
+    struct zkelect_option *opts = NULL;
+    char **keys = NULL;
+    struct zke_policy *p = NULL;
+    size_t i;
+    int rc;
+
+    if (err && errlen)
+        err[0] = '\0';
+    if (name_or_path == NULL || (noptions && options == NULL))
+        return ZKELECT_EINVAL;
+    if (noptions) {
+        opts = calloc(noptions, sizeof(*opts));
+        keys = calloc(noptions, sizeof(*keys));
+        if (opts == NULL || keys == NULL) {
+            rc = ZKELECT_ENOMEM;
+            goto out;
+        }
+    }
+    for (i = 0; i < noptions; i++) {
+        const char *eq = options[i] ? strchr(options[i], '=') : NULL;
+        if (eq == NULL) {
+            if (err && errlen)
+                snprintf(err, errlen, "option \"%s\" is not key=value", options[i] ? options[i] : "(null)");
+            rc = ZKELECT_EINVAL;
+            goto out;
+        }
+        keys[i] = strndup(options[i], (size_t)(eq - options[i]));
+        if (keys[i] == NULL) {
+            rc = ZKELECT_ENOMEM;
+            goto out;
+        }
+        opts[i].key = keys[i];
+        opts[i].value = eq + 1;
+    }
+    rc = zke_policy_load(name_or_path, search_path, opts, noptions, &p, err, errlen);
+    zke_policy_unload(p);
+out:
+    for (i = 0; keys && i < noptions; i++)
+        free(keys[i]);
+    free(keys);
+    free(opts);
+    return rc;
+}

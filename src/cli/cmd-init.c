@@ -37,8 +37,8 @@ struct init_acls {
     bool secure;                      /* digest ACLs requested */
     char op_id[300], mem_id[300];     /* digest ids */
     char op_user[128], mem_user[128]; /* user names, for the report */
-    struct ACL dir[3], config[3], ancestor[3];
-    struct ACL_vector v_dir, v_config, v_ancestor;
+    struct ACL dir[3], config[3], ancestor[3], guard[2];
+    struct ACL_vector v_dir, v_config, v_ancestor, v_guard;
 };
 
 static void
@@ -69,6 +69,14 @@ init_build_acls(struct init_acls *x, bool world)
         n++;
     }
     x->v_dir.count = x->v_config.count = x->v_ancestor.count = n;
+    /* guards: the operator only (and the world may look) */
+    acl_set(&x->guard[0], ZOO_PERM_ALL, "digest", x->op_id);
+    x->v_guard.count = 1;
+    if (world) {
+        acl_set(&x->guard[1], ZOO_PERM_READ, "world", "anyone");
+        x->v_guard.count = 2;
+    }
+    x->v_guard.data = x->guard;
     x->v_dir.data = x->dir;
     x->v_config.data = x->config;
     x->v_ancestor.data = x->ancestor;
@@ -311,6 +319,43 @@ cmd_init(struct cli *c, int argc, char **argv)
     if ((rc = init_create(c, c->p_config, out, (int)outlen, x->secure ? &x->v_config :
                           &ZOO_OPEN_ACL_UNSAFE, list, "config", &created)) != CLI_OK)
         goto out;
+    /* the switchover znode exists from the start, holding "no request", so
+       that only the operator can ever write requests into it */
+    {
+        struct zke_switchover sw;
+        char *swout = NULL;
+        size_t swlen = 0;
+
+        memset(&sw, 0, sizeof(sw));
+        if (zke_switchover_encode(&sw, &swout, &swlen) != 0) {
+            cli_err("cannot encode the switchover znode");
+            rc = CLI_EFAIL;
+            goto out;
+        }
+        rc = init_create(c, c->p_switchover, swout, (int)swlen, x->secure ? &x->v_config :
+                         &ZOO_OPEN_ACL_UNSAFE, list, "switchover (no request)", &created);
+        free(swout);
+        if (rc != CLI_OK)
+            goto out;
+    }
+    /*
+     * Members need CREATE and DELETE on the base path (for leader, elected,
+     * history), and ZooKeeper checks DELETE on the parent: a member could
+     * delete config or switchover and create its own. A child owned by the
+     * operator makes each undeletable (ZooKeeper never deletes a znode with
+     * children, and deleting the guard needs DELETE on config itself).
+     */
+    if (x->secure) {
+        char guard[CLI_PATH_MAX + 8];
+        snprintf(guard, sizeof(guard), "%s/guard", c->p_config);
+        if ((rc = init_create(c, guard, NULL, -1, &x->v_guard, list, "guard of config",
+                              &created)) != CLI_OK)
+            goto out;
+        snprintf(guard, sizeof(guard), "%s/guard", c->p_switchover);
+        if ((rc = init_create(c, guard, NULL, -1, &x->v_guard, list, "guard of switchover",
+                              &created)) != CLI_OK)
+            goto out;
+    }
 
     if (c->json) {
         cJSON_AddStringToObject(res, "path", c->path);
@@ -331,7 +376,8 @@ cmd_init(struct cli *c, int argc, char **argv)
     } else if (x->secure) {
         printf("ACLs of the created znodes: operator \"%s\" ALL; member \"%s\" "
                "READ|CREATE|DELETE on the base path, "
-               "nodes and election, READ on config; world %s\n", x->op_user, x->mem_user,
+               "nodes and election, READ on config and switchover (both guarded against "
+               "deletion); world %s\n", x->op_user, x->mem_user,
                world != 0 ? "READ" : "nothing");
     } else {
         printf("ACLs of the created znodes: open (world ALL); use --operator-auth and "

@@ -1572,7 +1572,7 @@ zke_switchover_encode(const struct zke_switchover *s, char **out, size_t *outlen
     root = codec_enc_begin(&e, s, out, outlen);
     if (e.rc != 0)
         return codec_enc_end(&e, root, out, outlen);
-    codec_put_u64(&e, root, "id", &codec_int_epoch, s->id);
+    codec_put_u64(&e, root, "id", &codec_int_count, s->id);
     codec_put_str(&e, root, "to", CODEC_NULLABLE, CODEC_ID, ZKE_ID_MAX, s->to,
         sizeof(s->to));
     codec_put_int(&e, root, "at_ms", &codec_int_count, s->at_ms);
@@ -1595,7 +1595,8 @@ zke_switchover_decode(const char *buf, int len, struct zke_switchover *s,
         return codec_fail(&d, ZKELECT_EINVAL, NULL, "invalid arguments");
     memset(s, 0, sizeof(*s));
     CODEC_TRY(codec_begin(&d, buf, len, &root, &o, codec_switchover_fields));
-    CODEC_TRY(codec_get_int(&d, &o, "id", CODEC_REQUIRED, &codec_int_epoch, &v));
+    /* 0 is "no request" (the znode zkelect init creates with a guard) */
+    CODEC_TRY(codec_get_int(&d, &o, "id", CODEC_REQUIRED, &codec_int_count, &v));
     s->id = (uint64_t)v;
     CODEC_TRY(codec_get_str(&d, &o, "to", CODEC_REQUIRED | CODEC_NULLABLE,
         CODEC_ID, ZKE_ID_MAX, s->to, sizeof(s->to)));

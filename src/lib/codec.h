@@ -190,7 +190,8 @@ struct zke_config {
 
 /* switchover: an operator's request to move leadership. */
 struct zke_switchover {
-    uint64_t id;                              /* required, 1..ZKE_EPOCH_MAX */
+    uint64_t id;                              /* required, 0..ZKE_EPOCH_MAX; 0 = no request
+                                                 (what zkelect init writes) */
     char to[ZKE_ID_MAX + 1];                  /* required node id; null <-> "" = any other node */
     int64_t at_ms;                            /* optional wall-clock ms, 0..ZKE_EPOCH_MAX */
     char by[ZKE_NAME_MAX + 1];                /* optional text: who asked */

@@ -640,7 +640,8 @@ sb_addf(const char *fmt, ...)
     X(switchover_to_null_ok, switchover, SWI("4", "null", ""), OK, NULL)      \
     X(switchover_id_missing, switchover, "{'v':1,'to':'n2'}", EMISSING, "id") \
     X(switchover_to_missing, switchover, "{'v':1,'id':4}", EMISSING, "to")    \
-    X(switchover_id_zero, switchover, SWI("0", "'n2'", ""), ERANGE, "id")     \
+    X(switchover_id_zero_ok, switchover, SWI("0", "null", ""), OK, NULL)      \
+    X(switchover_id_negative, switchover, SWI("-1", "'n2'", ""), ERANGE, "id") \
     X(switchover_id_2p53, switchover, SWI("9007199254740992", "'n2'", ""),    \
         ERANGE, "id")                                                         \
     X(switchover_id_string, switchover, SWI("'4'", "'n2'", ""), ETYPE, "id")  \
@@ -1614,7 +1615,7 @@ test_refuse_config(void)
 static void
 test_refuse_switchover_history(void)
 {
-    fill_switchover(&s1); s1.id = 0;                 REFUSE(switchover, &s1);
+    fill_switchover(&s1); s1.id = ZKE_EPOCH_MAX + 1; REFUSE(switchover, &s1);
     fill_switchover(&s1); strcpy(s1.to, "a b");      REFUSE(switchover, &s1);
     fill_switchover(&s1); memset(s1.by, 'b', sizeof(s1.by)); REFUSE(switchover, &s1);
     fill_history(&h1); h1.n = ZKE_HISTORY_MAX + 1;   REFUSE(history, &h1);

@@ -1,0 +1,512 @@
+/*
+ * handover.c - section 2: planned handover on three in-process nodes.
+ *
+ * Graceful leave: the READY leader calls zkelect_unnominate(); the figure is
+ * the time from that call to another node's +ready (each node has its own
+ * handle, so its own session and library thread, as separate processes
+ * would). The leaver then nominates again so the group keeps three members.
+ *
+ * With policy "nodeid" (preempt=off) the nodes register in the order n3, n1,
+ * n2: n3 is the elector throughout (the lowest election sequence) and
+ * leadership alternates between n1 and n2, so every handover is the general
+ * case "elector, old leader and new leader are three different nodes". With
+ * "roundrobin" leadership visits every node, the elector among them, and
+ * the elector moves each time its node leaves: both cases are reported.
+ *
+ * Switchover: an operator's request (the switchover znode, written as the
+ * CLI does: id one above both the last request and the last one `elected`
+ * acknowledged) moves leadership to a named node. The figure is the time
+ * from the write call to the target's +ready. Targets alternate between the
+ * two nodes that are not the elector.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "codec.h"
+
+#define NNODES 3
+
+struct phase {
+    struct samples total;           /* call -> +ready (µs clocks) */
+    struct samples total_ms;        /* the same from the events' mono_ms */
+    struct samples stepdown;        /* call -> old leader's -stepdown */
+    struct samples unreg;           /* call -> leaver's -registered */
+    struct samples ret;             /* call -> zkelect_unnominate() returns */
+    struct samples ack;             /* switchover: write call -> its reply */
+    struct samples decision;        /* call -> +decision */
+    struct samples takeover;        /* call -> new leader's +takeover */
+    struct samples decision_ready;  /* +decision -> +ready */
+};
+
+static void
+phase_free(struct phase *p)
+{
+    samples_free(&p->total);
+    samples_free(&p->total_ms);
+    samples_free(&p->stepdown);
+    samples_free(&p->unreg);
+    samples_free(&p->ret);
+    samples_free(&p->ack);
+    samples_free(&p->decision);
+    samples_free(&p->takeover);
+    samples_free(&p->decision_ready);
+}
+
+static int64_t
+since(const struct bev *b, uint64_t t0)
+{
+    return (int64_t)b->us - (int64_t)t0;
+}
+
+static struct bnode *
+elector_node(struct bnode **n)
+{
+    bool el;
+    int i;
+
+    for (i = 0; i < NNODES; i++) {
+        node_state(n[i], NULL, &el, NULL);
+        if (el)
+            return n[i];
+    }
+    return NULL;
+}
+
+static void
+print_target(const char *what, const struct summary *sm, const struct floor_parts *fp,
+    const char *label, const char *metric)
+{
+    char m[160];
+
+    if (sm->n == 0 || fp == NULL || fp->floor <= 0)
+        return;
+    table_note("%s: p50 %.3f ms = %.2f x the floor (%.3f ms): target <= 1.5x %s; "
+        "p99 %.3f ms: target <= 10 ms %s", what, sm->p50 / 1000.0, sm->p50 / fp->floor,
+        fp->floor / 1000.0, sm->p50 <= 1.5 * fp->floor ? "MET" : "MISSED", sm->p99 / 1000.0,
+        sm->p99 <= 10000.0 ? "MET" : "MISSED");
+    snprintf(m, sizeof(m), "%s p50/floor", metric);
+    summary_csv_value(label, m, sm->p50 / fp->floor, "ratio");
+}
+
+/*
+ * The library's own sequence of round trips (src/lib/group.c), priced at the
+ * p50s of section 1: what the handover would cost with no other load, to
+ * separate "how many round trips" from "how long each took".
+ *
+ * Graceful leave: the leaver deletes its leader znode, then (on the reply)
+ * its registration in a second multi; the elector's watch on nodes/<id>
+ * fires and it reads the node (NONODE); it writes the decision (elected +
+ * history); the candidate's watch on elected fires and it reads it; it
+ * creates the leader znode, then sets it READY.
+ *
+ * Switchover: the request's write; the elector's watch on switchover fires
+ * and it reads it; the decision; the old leader's watch on elected fires, it
+ * reads it and deletes its leader znode; the candidate's watch on leader
+ * fires, it reads it (NONODE) and then re-arms the watch with exists before
+ * it acts; create; READY.
+ */
+static void
+path_models(const struct floor_parts *fp, const struct summary *leave,
+    const struct summary *so, const char *label, const char *policy)
+{
+    double lm, sm_;
+    char m[160];
+
+    if (fp == NULL || fp->floor <= 0)
+        return;
+    lm = fp->delete_ + fp->multi_del_del + fp->watch_get + fp->multi_set_set + fp->watch_get +
+        fp->multi_check_create + fp->multi_check_set;
+    sm_ = fp->set + fp->watch_get + fp->multi_set_set + fp->watch_get + fp->delete_ +
+        fp->watch_get + fp->exists + fp->multi_check_create + fp->multi_check_set;
+    if (leave && leave->n) {
+        table_note("library's leave path at the bare p50s (5 writes, 2 reads after a watch): "
+            "%.3f ms = %.2f x the floor; measured p50 is %.2f x that", lm / 1000.0,
+            lm / fp->floor, leave->p50 / lm);
+        snprintf(m, sizeof(m), "leave-%s path model", policy);
+        summary_csv_value(label, m, lm / 1000.0, "ms");
+    }
+    if (so && so->n) {
+        table_note("library's switchover path at the bare p50s (5 writes, 4 reads): %.3f ms = "
+            "%.2f x the floor; measured p50 is %.2f x that", sm_ / 1000.0, sm_ / fp->floor,
+            so->p50 / sm_);
+        snprintf(m, sizeof(m), "switchover-%s path model", policy);
+        summary_csv_value(label, m, sm_ / 1000.0, "ms");
+    }
+}
+
+/* CPU used per sample between two cpu_sample()s, against the wall time. */
+static void
+cpu_note(const struct cputime *c0, const struct cputime *c1, uint64_t wall_us, int n,
+    const char *what, const char *label, const char *sec)
+{
+    double srv = c1->servers_ms - c0->servers_ms, self = c1->self_ms - c0->self_ms;
+    double wall = (double)wall_us / 1000.0;
+    char m[160];
+
+    if (n <= 0 || c0->servers_ms < 0 || c1->servers_ms < 0 || c0->self_ms < 0)
+        return;
+    table_note("CPU per %s: ZooKeeper servers %.2f ms, bench process %.2f ms; wall %.2f ms "
+        "(%.0f%% of %ld CPUs busy with these two)", what, srv / n, self / n, wall / n,
+        100.0 * (srv + self) / (wall * (double)sysconf(_SC_NPROCESSORS_ONLN)),
+        sysconf(_SC_NPROCESSORS_ONLN));
+    snprintf(m, sizeof(m), "%s cpu servers per sample", sec);
+    summary_csv_value(label, m, srv / n, "ms");
+    snprintf(m, sizeof(m), "%s cpu bench per sample", sec);
+    summary_csv_value(label, m, self / n, "ms");
+}
+
+/* ---- graceful leave ------------------------------------------------------ */
+
+static int
+leave_once(struct bnode **n, struct phase *all, struct phase *same, struct phase *moved,
+    FILE *csv, int k, bool record)
+{
+    struct bnode *L, *N;
+    struct bev ready, b;
+    bool was_elector;
+    uint64_t prev_epoch, t0, tret;
+    size_t mark, end;
+    int rc, electors;
+    struct phase *cat;
+    int64_t st = -1, ur = -1, de = -1, to = -1;
+
+    if ((L = node_wait_leader(BENCH_WAIT_MS)) == NULL) {
+        warnx_("handover %d: no READY leader", k);
+        return -1;
+    }
+    node_state(L, NULL, &was_elector, &prev_epoch);
+    mark = evlog_mark();
+    t0 = now_us();
+    rc = zkelect_unnominate(L->g, BENCH_WAIT_MS);
+    tret = now_us();
+    if (rc != 0) {
+        warnx_("handover %d: %s: zkelect_unnominate: %s", k, L->id, zkelect_strerror(rc));
+        return -1;
+    }
+    if (evlog_wait(mark, ZKELECT_EV_READY, -1, L->idx, prev_epoch + 1, BENCH_WAIT_MS, &ready,
+            NULL) != 0) {
+        warnx_("handover %d: no other node READY within %d ms after %s left", k, BENCH_WAIT_MS,
+            L->id);
+        node_nominate(L);
+        return -1;
+    }
+    end = evlog_mark();
+    N = node_at(ready.who);
+    electors = evlog_count(mark, end, ZKELECT_EV_ELECTOR);
+    cat = was_elector ? moved : same;
+    if (record) {
+        samples_add(&all->total, since(&ready, t0));
+        samples_add(&cat->total, since(&ready, t0));
+        samples_add(&all->total_ms, ((int64_t)ready.ms - (int64_t)(t0 / 1000)) * 1000);
+        samples_add(&all->ret, (int64_t)(tret - t0));
+        if (evlog_find(mark, end, ZKELECT_EV_STEPDOWN, L->idx, false, &b) == 0)
+            samples_add(&all->stepdown, st = since(&b, t0));
+        if (evlog_find(mark, end, ZKELECT_EV_UNREGISTERED, L->idx, false, &b) == 0)
+            samples_add(&all->unreg, ur = since(&b, t0));
+        if (evlog_find(mark, end, ZKELECT_EV_DECISION, -1, true, &b) == 0) {
+            samples_add(&all->decision, de = since(&b, t0));
+            samples_add(&all->decision_ready, (int64_t)ready.us - (int64_t)b.us);
+        }
+        if (evlog_find(mark, end, ZKELECT_EV_TAKEOVER, ready.who, true, &b) == 0)
+            samples_add(&all->takeover, to = since(&b, t0));
+        if (csv)
+            fprintf(csv, "%d,%s,%s,%d,%d,%llu,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", k, L->id,
+                N ? N->id : "?", was_elector, electors, (unsigned long long)ready.epoch,
+                (long long)since(&ready, t0),
+                (long long)(((int64_t)ready.ms - (int64_t)(t0 / 1000)) * 1000),
+                (long long)(tret - t0), (long long)st, (long long)ur, (long long)de,
+                (long long)to);
+    }
+    return node_nominate(L);
+}
+
+/* ---- switchover ---------------------------------------------------------- */
+
+/* Write a switchover request to `to`, as the CLI does. t0/t1: around the write. */
+static int
+switchover_write(zhandle_t *zh, const char *path, const char *to, uint64_t *t0, uint64_t *t1)
+{
+    char p_el[256], p_so[256], buf[4096], err[256];
+    struct zke_elected e;
+    struct zke_switchover so;
+    struct Stat st;
+    uint64_t id = 0;
+    int32_t version = -1;
+    char *out = NULL;
+    size_t outlen;
+    int len, rc;
+    struct timespec ts;
+
+    snprintf(p_el, sizeof(p_el), "%s/elected", path);
+    snprintf(p_so, sizeof(p_so), "%s/switchover", path);
+    len = (int)sizeof(buf);
+    rc = zoo_get(zh, p_el, 0, buf, &len, &st);
+    if (rc == ZOK) {
+        if (zke_elected_decode(buf, len, &e, err, sizeof(err)) != 0) {
+            warnx_("switchover: %s: %s", p_el, err);
+            return -1;
+        }
+        id = e.switchover_id;
+    } else if (rc != ZNONODE) {
+        warnx_("switchover: read %s: %s", p_el, zerror(rc));
+        return -1;
+    }
+    len = (int)sizeof(buf);
+    rc = zoo_get(zh, p_so, 0, buf, &len, &st);
+    if (rc == ZOK) {
+        version = st.version;
+        if (zke_switchover_decode(buf, len, &so, err, sizeof(err)) == 0 && so.id > id)
+            id = so.id;
+    } else if (rc != ZNONODE) {
+        warnx_("switchover: read %s: %s", p_so, zerror(rc));
+        return -1;
+    }
+    memset(&so, 0, sizeof(so));
+    so.id = id + 1;
+    snprintf(so.to, sizeof(so.to), "%s", to);
+    clock_gettime(CLOCK_REALTIME, &ts);
+    so.at_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    snprintf(so.by, sizeof(so.by), "zkbench");
+    if (zke_switchover_encode(&so, &out, &outlen) != 0) {
+        warnx_("switchover: cannot encode the request");
+        return -1;
+    }
+    *t0 = now_us();
+    if (version >= 0)
+        rc = zoo_set(zh, p_so, out, (int)outlen, version);
+    else
+        rc = zoo_create(zh, p_so, out, (int)outlen, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT,
+            NULL, 0);
+    *t1 = now_us();
+    free(out);
+    if (rc != ZOK) {
+        warnx_("switchover: write %s: %s", p_so, zerror(rc));
+        return -1;
+    }
+    return 0;
+}
+
+static int
+switchover_once(zhandle_t *zh, const char *path, struct bnode **n, struct phase *p, FILE *csv,
+    int k, bool record)
+{
+    struct bnode *L, *E, *T = NULL;
+    struct bev ready, b;
+    uint64_t prev_epoch, t0, t1;
+    size_t mark, end;
+    int i;
+    int64_t st = -1, de = -1, to = -1;
+
+    if ((L = node_wait_leader(BENCH_WAIT_MS)) == NULL) {
+        warnx_("switchover %d: no READY leader", k);
+        return -1;
+    }
+    node_state(L, NULL, NULL, &prev_epoch);
+    E = elector_node(n);
+    for (i = 0; i < NNODES && T == NULL; i++)
+        if (n[i] != L && n[i] != E)
+            T = n[i];
+    for (i = 0; i < NNODES && T == NULL; i++)
+        if (n[i] != L)
+            T = n[i];
+    mark = evlog_mark();
+    if (switchover_write(zh, path, T->id, &t0, &t1) != 0)
+        return -1;
+    if (evlog_wait(mark, ZKELECT_EV_READY, T->idx, -1, prev_epoch + 1, BENCH_WAIT_MS, &ready,
+            NULL) != 0) {
+        warnx_("switchover %d: %s not READY within %d ms", k, T->id, BENCH_WAIT_MS);
+        return -1;
+    }
+    end = evlog_mark();
+    if (!record)
+        return 0;
+    samples_add(&p->total, since(&ready, t0));
+    samples_add(&p->total_ms, ((int64_t)ready.ms - (int64_t)(t0 / 1000)) * 1000);
+    samples_add(&p->ack, (int64_t)(t1 - t0));
+    if (evlog_find(mark, end, ZKELECT_EV_DECISION, -1, true, &b) == 0) {
+        samples_add(&p->decision, de = since(&b, t0));
+        samples_add(&p->decision_ready, (int64_t)ready.us - (int64_t)b.us);
+    }
+    if (evlog_find(mark, end, ZKELECT_EV_STEPDOWN, L->idx, false, &b) == 0)
+        samples_add(&p->stepdown, st = since(&b, t0));
+    if (evlog_find(mark, end, ZKELECT_EV_TAKEOVER, T->idx, true, &b) == 0)
+        samples_add(&p->takeover, to = since(&b, t0));
+    if (csv)
+        fprintf(csv, "%d,%s,%s,%llu,%lld,%lld,%lld,%lld,%lld,%lld\n", k, L->id, T->id,
+            (unsigned long long)ready.epoch, (long long)since(&ready, t0),
+            (long long)(((int64_t)ready.ms - (int64_t)(t0 / 1000)) * 1000),
+            (long long)(t1 - t0), (long long)de, (long long)st, (long long)to);
+    return 0;
+}
+
+/* ---- the section --------------------------------------------------------- */
+
+static void
+row(const char *label, const char *section, const char *name, struct samples *s)
+{
+    struct summary sm;
+    char metric[160];
+
+    samples_summary(s, &sm);
+    table_row(name, &sm);
+    snprintf(metric, sizeof(metric), "%s: %s", section, name);
+    summary_csv(label, metric, &sm);
+}
+
+int
+section_handover(struct zkh *z, const char *label, const char *policy,
+    const struct floor_parts *fp, bool do_switchover)
+{
+    static const char *const ids[NNODES] = {"n1", "n2", "n3"};
+    static const int order[NNODES] = {2, 0, 1};     /* register n3 first: the elector */
+    struct bgroup bg;
+    struct bnode *n[NNODES] = {NULL, NULL, NULL};
+    struct phase all, same, moved, so;
+    struct summary sm;
+    zhandle_t *ctl = NULL;
+    FILE *csv = NULL;
+    struct cputime c0, c1;
+    uint64_t w0, w1;
+    char title[200], csvname[96], sec[64];
+    int i, k, failures = 0, rc = -1;
+
+    memset(&all, 0, sizeof(all));
+    memset(&same, 0, sizeof(same));
+    memset(&moved, 0, sizeof(moved));
+    memset(&so, 0, sizeof(so));
+    memset(&bg, 0, sizeof(bg));
+    bg.hosts = zkh_hosts(z);
+    snprintf(bg.path, sizeof(bg.path), "/zkbench/ho-%s-%s-%d", label, policy, (int)getpid());
+    bg.policy = policy;
+    bg.policy_opt = strcmp(policy, "nodeid") == 0 ? "preempt=off" : NULL;
+    bg.session_ms = bopt.handover_session_ms;
+
+    vlog("handover %s/%s: opening 3 nodes under %s", label, policy, bg.path);
+    for (i = 0; i < NNODES; i++)
+        if ((n[i] = node_open(&bg, ids[i], 1)) == NULL)
+            goto out;
+    for (i = 0; i < NNODES; i++)
+        if (node_nominate(n[order[i]]) != 0)
+            goto out;
+    if (node_wait_leader(BENCH_WAIT_MS) == NULL) {
+        fprintf(stderr, "zkbench: handover %s/%s: no READY leader within %d ms "
+            "(is the policy module %s in %s?)\n", label, policy, BENCH_WAIT_MS, policy,
+            bopt.policy_dir ? bopt.policy_dir : "the default directory");
+        goto out;
+    }
+
+    if (bopt.sections & SEC_HANDOVER) {
+        /* warm-up: JIT of the servers, first decisions */
+        for (k = 0; k < 10; k++) {
+            pace_ms(bopt.gap_ms);
+            if (leave_once(n, &all, &same, &moved, NULL, -1, false) != 0)
+                goto out;
+        }
+        snprintf(csvname, sizeof(csvname), "handover-%s-%s.csv", label, policy);
+        csv = csv_open(csvname, "sample,leaver,new_leader,leaver_was_elector,elector_events,"
+            "epoch,total_us,total_us_from_mono_ms,unnominate_return_us,stepdown_us,"
+            "unregistered_us,decision_us,takeover_us");
+        vlog("handover %s/%s: %d graceful leaves", label, policy, bopt.handovers);
+        cpu_sample(z, &c0);
+        w0 = now_us();
+        for (k = 0; k < bopt.handovers; k++) {
+            pace_ms(bopt.gap_ms);
+            if (leave_once(n, &all, &same, &moved, csv, k, true) != 0 && ++failures > 5) {
+                warnx_("handover %s/%s: too many failures; stopping this series", label, policy);
+                break;
+            }
+            if (bopt.verbose && (k + 1) % 50 == 0)
+                vlog("  %d/%d", k + 1, bopt.handovers);
+        }
+        w1 = now_us();
+        cpu_sample(z, &c1);
+        csv_close(csv, csvname);
+        csv = NULL;
+
+        snprintf(title, sizeof(title), "2. Planned handover: graceful leave (%s, policy %s%s, "
+            "%d handovers)", label, policy, bg.policy_opt ? " preempt=off" : "", bopt.handovers);
+        table_header(title);
+        snprintf(sec, sizeof(sec), "leave-%s", policy);
+        row(label, sec, "unnominate() -> new leader +ready", &all.total);
+        row(label, sec, "  same, from the events' mono_ms (1 ms res.)", &all.total_ms);
+        row(label, sec, "  leaver was not the elector", &same.total);
+        row(label, sec, "  leaver was the elector (elector moves)", &moved.total);
+        row(label, sec, "  -> old leader -stepdown", &all.stepdown);
+        row(label, sec, "  -> leaver -registered (znodes deleted)", &all.unreg);
+        row(label, sec, "  -> elector +decision", &all.decision);
+        row(label, sec, "  -> new leader +takeover (PROGRESS)", &all.takeover);
+        row(label, sec, "  +decision -> +ready", &all.decision_ready);
+        row(label, sec, "  unnominate() returned", &all.ret);
+        if (failures)
+            table_note("%d handover(s) failed (see the warnings on stderr)", failures);
+        cpu_note(&c0, &c1, w1 - w0, bopt.handovers, "leave + rejoin cycle", label, sec);
+        samples_summary(&all.total, &sm);
+        print_target("graceful leave", &sm, fp, label, sec);
+        if (strcmp(policy, "nodeid") == 0)
+            path_models(fp, &sm, NULL, label, policy);
+        samples_summary(&same.total, &sm);
+        if (same.total.n != all.total.n)
+            print_target("  leaver not the elector", &sm, fp, label, "leave-not-elector");
+    }
+
+    if (do_switchover && (bopt.sections & SEC_SWITCHOVER)) {
+        failures = 0;
+        if ((ctl = zk_connect(zkh_hosts(z), BENCH_WAIT_MS)) == NULL)
+            goto out;
+        for (k = 0; k < 5; k++) {
+            pace_ms(bopt.gap_ms);
+            if (switchover_once(ctl, bg.path, n, &so, NULL, -1, false) != 0)
+                goto out;
+        }
+        snprintf(csvname, sizeof(csvname), "switchover-%s-%s.csv", label, policy);
+        csv = csv_open(csvname, "sample,old_leader,new_leader,epoch,total_us,"
+            "total_us_from_mono_ms,write_ack_us,decision_us,stepdown_us,takeover_us");
+        vlog("switchover %s/%s: %d switchovers", label, policy, bopt.switchovers);
+        cpu_sample(z, &c0);
+        w0 = now_us();
+        for (k = 0; k < bopt.switchovers; k++) {
+            pace_ms(bopt.gap_ms);
+            if (switchover_once(ctl, bg.path, n, &so, csv, k, true) != 0 && ++failures > 5) {
+                warnx_("switchover %s: too many failures; stopping this series", label);
+                break;
+            }
+        }
+        w1 = now_us();
+        cpu_sample(z, &c1);
+        csv_close(csv, csvname);
+        csv = NULL;
+        snprintf(title, sizeof(title), "2b. Planned handover: switchover znode -> target +ready "
+            "(%s, policy %s, %d switchovers)", label, policy, bopt.switchovers);
+        table_header(title);
+        snprintf(sec, sizeof(sec), "switchover-%s", policy);
+        row(label, sec, "switchover write -> target +ready", &so.total);
+        row(label, sec, "  same, from the events' mono_ms (1 ms res.)", &so.total_ms);
+        row(label, sec, "  -> write acknowledged", &so.ack);
+        row(label, sec, "  -> elector +decision", &so.decision);
+        row(label, sec, "  -> old leader -stepdown", &so.stepdown);
+        row(label, sec, "  -> target +takeover (PROGRESS)", &so.takeover);
+        row(label, sec, "  +decision -> +ready", &so.decision_ready);
+        if (failures)
+            table_note("%d switchover(s) failed (see the warnings on stderr)", failures);
+        cpu_note(&c0, &c1, w1 - w0, bopt.switchovers, "switchover", label, sec);
+        samples_summary(&so.total, &sm);
+        print_target("switchover (from the write call)", &sm, fp, label, sec);
+        path_models(fp, NULL, &sm, label, policy);
+    }
+    rc = 0;
+out:
+    csv_close(csv, "handover CSV");
+    zk_close(ctl);
+    for (i = 0; i < NNODES; i++)
+        node_close(n[i]);
+    phase_free(&all);
+    phase_free(&same);
+    phase_free(&moved);
+    phase_free(&so);
+    return rc;
+}

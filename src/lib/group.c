@@ -1965,18 +1965,49 @@ cand_step(struct zkelect_group *g)
 
 /* ---- view changes, watchdog ---------------------------------------------- */
 
+static void watchdog_exclude(struct zkelect_group *g, uint64_t now, const char *reason,
+                             const char *why);
+
 static void
 view_changed(struct zkelect_group *g)
 {
     publish_leader(g);
     cand_step(g);
     if (g->is_elector) {
-        if (g->watchdog_ms_deadline && g->have_leader && g->have_elected &&
-            strcmp(g->leader.id, g->elected.leader) == 0 && g->leader.epoch == g->elected.epoch &&
-            g->leader.status == ZKE_STATUS_READY)
+        bool elected_znode = g->have_leader && g->have_elected &&
+                             strcmp(g->leader.id, g->elected.leader) == 0 &&
+                             g->leader.epoch == g->elected.epoch;
+        if (g->watchdog_ms_deadline && elected_znode && g->leader.status == ZKE_STATUS_READY)
             g->watchdog_ms_deadline = 0;
+        if (elected_znode && g->leader.status == ZKE_STATUS_PROGRESS)
+            g->progress_seen_epoch = g->elected.epoch;
+        /* the elected node's PROGRESS znode vanished while the node is still
+           a member: its takeover failed (it gave the epoch up). Do not wait
+           for the watchdog. */
+        if (g->watchdog_ms_deadline && g->leader_read && g->leader_version < 0 &&
+            g->have_elected && g->progress_seen_epoch == g->elected.epoch &&
+            elected_present(g)) {
+            g->progress_seen_epoch = 0;
+            watchdog_exclude(g, zke_now_ms(), "takeover-failed",
+                             "gave up its takeover (its PROGRESS leader znode vanished)");
+            return;
+        }
         elector_eval(g);
     }
+}
+
+/* Exclude the elected node and elect again (watchdog, or a takeover seen to fail). */
+static void
+watchdog_exclude(struct zkelect_group *g, uint64_t now, const char *reason, const char *why)
+{
+    g->watchdog_ms_deadline = 0;
+    g->n_watchdog++;
+    exclusion_add(g, g->elected.leader, reason, now + (uint64_t)effective_exclude_ms(g));
+    zke_event(g->h, g, ZKELECT_EV_WATCHDOG, g->elected.leader, g->elected.epoch, 0,
+              "%s %s; excluded for %d ms, electing again", g->elected.leader, why,
+              effective_exclude_ms(g));
+    g->reasons |= ZKELECT_REASON_WATCHDOG;
+    elector_eval(g);
 }
 
 uint64_t
@@ -2022,13 +2053,7 @@ group_on_timer(struct zkelect_group *g, uint64_t now)
                 req_sent(r, zoo_adelete(g->h->zh, g->p_leader, g->leader_version, void_completion, r));
             return;
         }
-        g->n_watchdog++;
-        exclusion_add(g, g->elected.leader, "watchdog", now + (uint64_t)effective_exclude_ms(g));
-        zke_event(g->h, g, ZKELECT_EV_WATCHDOG, g->elected.leader, g->elected.epoch, 0,
-                  "%s not READY within %d ms; excluded for %d ms, electing again",
-                  g->elected.leader, effective_watchdog_ms(g), effective_exclude_ms(g));
-        g->reasons |= ZKELECT_REASON_WATCHDOG;
-        elector_eval(g);
+        watchdog_exclude(g, now, "watchdog", "not READY within the watchdog period");
         return;
     }
     elector_eval(g); /* exclusions that ended */

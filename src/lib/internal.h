@@ -303,6 +303,7 @@ struct zkelect_group {
     uint64_t watchdog_ms_deadline;    /* 0 = not armed */
     uint64_t watchdog_epoch;          /* epoch the watchdog guards */
     bool watchdog_fenced;             /* already fenced a stale leader for this epoch */
+    uint64_t progress_seen_epoch;     /* elected epoch whose PROGRESS znode we saw */
     struct zke_policy *policy;        /* loaded policy, or NULL */
     char policy_loaded_key[1024];     /* name + options it was loaded with */
 

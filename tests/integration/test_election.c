@@ -44,6 +44,7 @@ struct node {
     uint64_t pending_epoch; /* takeover in progress (mode 1) */
     int observer;           /* counts leader changes */
     int nstalled;           /* -request-stalled events */
+    int nfailed;            /* -takeover-failed events */
     int nready, nstepdown, nlost, nsuspended, nabort, nelector, nmalformed, nwatchdog, nregistered;
 };
 
@@ -129,6 +130,9 @@ on_event(void *data, const struct zkelect_event *ev)
     case ZKELECT_EV_STALLED:
         n->nstalled++;
         break;
+    case ZKELECT_EV_TAKEOVER_FAILED:
+        n->nfailed++;
+        break;
     case ZKELECT_EV_LEADER_CHANGED:
         if (n->observer) {
             leader_changes_seen++;
@@ -168,6 +172,7 @@ log_cb(void *data, int level, const char *msg)
 
 static char group_path[64];
 static int preempt; /* nodeid policy option for the next groups opened */
+static int watchdog_opt = 1500; /* watchdog_ms for the next groups opened */
 
 static void
 new_group_path(void)
@@ -206,7 +211,7 @@ open_group(zkelect_t *h, const char *path, struct node *n, const char *policy)
     go.policy = policy ? policy : "nodeid";
     go.policy_options = preempt ? opts_on : opts_off;
     go.npolicy_options = 1;
-    go.watchdog_ms = 1500;
+    go.watchdog_ms = watchdog_opt;
     go.exclude_ms = 60000;
     go.on_event = on_event;
     go.event_data = n;
@@ -259,6 +264,7 @@ reset(void)
     leader_changes_seen = 0;
     observer_last[0] = '\0';
     preempt = 0;
+    watchdog_opt = 1500;
     new_group_path();
 }
 
@@ -548,6 +554,42 @@ test_watchdog(void)
     CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n2"), 2);
     CU_ASSERT(nodes[0].nwatchdog >= 1);
     CU_ASSERT(wait_counter(&nodes[1].nabort, 1, WAIT_MS));
+    CU_ASSERT_EQUAL(nodes[1].nready, 0);
+    CU_ASSERT_EQUAL(violations, 0);
+}
+
+static void
+test_takeover_failure_excluded_at_once(void)
+{
+    uint64_t t0;
+
+    reset();
+    preempt = 1;
+    watchdog_opt = 10000; /* far longer than the wait below */
+    start_node(0, "n3", hosts);
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n3"), 0);
+    start_node(2, "n2", hosts);
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n2"), 2);
+    {
+        struct node *n = &nodes[1];
+        struct zkelect_node self;
+        memset(n, 0, sizeof(*n));
+        n->takeover_mode = 2; /* n1's takeover fails */
+        snprintf(n->id, sizeof(n->id), "n1");
+        n->h = open_handle(hosts);
+        n->g = open_group(n->h, group_path, n, NULL);
+        memset(&self, 0, sizeof(self));
+        self.id = "n1";
+        self.eligible = 1;
+        CU_ASSERT_EQUAL(zkelect_nominate(n->g, &self, WAIT_MS), 0);
+    }
+    CU_ASSERT(wait_counter(&nodes[1].nfailed, 1, WAIT_MS));
+    t0 = now_ms();
+    /* the elector sees the PROGRESS znode vanish and elects another node
+       without waiting for the 10 s watchdog */
+    CU_ASSERT(wait_counter(&nodes[0].nwatchdog, 1, 5000));
+    CU_ASSERT(now_ms() - t0 < 5000);
+    CU_ASSERT(wait_one_ready(5000, NULL) >= 0);
     CU_ASSERT_EQUAL(nodes[1].nready, 0);
     CU_ASSERT_EQUAL(violations, 0);
 }
@@ -849,6 +891,7 @@ static CU_TestInfo standalone_tests[] = {
     {"elector expiry: next elector, no new decision", test_elector_expiry},
     {"takeover never completes: watchdog elects another", test_watchdog},
     {"elected moves during takeover: abort", test_abort_when_elected_moves},
+    {"a failed takeover is excluded without waiting for the watchdog", test_takeover_failure_excluded_at_once},
     {"malformed data in every znode kind", test_malformed},
     {"two groups in one handle, observer sees changes", test_two_groups_and_observer},
     {"node id held by a live session is refused", test_id_in_use},

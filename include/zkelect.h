@@ -271,6 +271,9 @@ ZKELECT_API int zkelect_set_priority(zkelect_group_t *g, int priority);
 ZKELECT_API int zkelect_set_eligible(zkelect_group_t *g, int eligible);
 ZKELECT_API int zkelect_set_healthy(zkelect_group_t *g, int healthy);
 
+/* Replace this candidate's tags (copied; at most 16 names of [A-Za-z0-9._-]). */
+ZKELECT_API int zkelect_set_tags(zkelect_group_t *g, const char *const *tags, size_t ntags);
+
 /* Finish a takeover / step-down that the callback returned ZKELECT_EBUSY for.
  * err: ZKELECT_OK or a negative code (takeover failed). Stale epochs are ignored. */
 ZKELECT_API int zkelect_takeover_done(zkelect_group_t *g, uint64_t epoch, int err);

@@ -98,11 +98,29 @@ cli_wait_event(struct cli *c, uint64_t deadline_ms)
     }
 }
 
+/* 0 when the client took the credential (or there is none), 1 when it must
+   be sent again once connected, -1 on a real error (reported). */
+static int
+cli_send_auth(struct cli *c, const char *cred, const char *what)
+{
+    int rc;
+
+    if (cred == NULL)
+        return 0;
+    rc = zoo_add_auth(c->zh, "digest", cred, (int)strlen(cred), NULL, NULL);
+    if (rc == ZOK)
+        return 0;
+    if (rc == ZINVALIDSTATE && atomic_load(&c->state) != ZOO_CONNECTED_STATE)
+        return 1;
+    cli_err("cannot send the credentials of %s: %s", what, zerror(rc));
+    return -1;
+}
+
 /* zookeeper_init and wait for CONNECTED until deadline_ms (0: forever). */
 static int
 session_open(struct cli *c, uint64_t deadline_ms, bool first)
 {
-    int state, w;
+    int state, w, auth_pending, extra_pending;
 
     atomic_store(&c->state, ZOO_NOTCONNECTED_STATE);
     atomic_store(&c->expired, false);
@@ -122,21 +140,22 @@ session_open(struct cli *c, uint64_t deadline_ms, bool first)
                 errno ? strerror(errno) : "unknown error");
         return CLI_EFAIL;
     }
-    /* requests are processed in order: the credentials come before any read */
-    if (c->auth &&
-        zoo_add_auth(c->zh, "digest", c->auth, (int)strlen(c->auth), NULL, NULL) != ZOK) {
-        cli_err("cannot send the credentials of %s", c->auth_file);
+    /* requests are processed in order: the credentials come before any read.
+       Between two connection attempts the client refuses them with
+       ZINVALIDSTATE without keeping them (ZOOKEEPER-800): send them again
+       once connected, still before any request. */
+    auth_pending = cli_send_auth(c, c->auth, c->auth_file);
+    extra_pending = cli_send_auth(c, c->extra_auth, "the operator's credentials");
+    if (auth_pending < 0 || extra_pending < 0)
         return CLI_EFAIL;
-    }
-    if (c->extra_auth && zoo_add_auth(c->zh, "digest", c->extra_auth,
-                                      (int)strlen(c->extra_auth), NULL, NULL) != ZOK) {
-        cli_err("cannot send the operator's credentials");
-        return CLI_EFAIL;
-    }
     for (;;) {
         state = atomic_load(&c->state);
-        if (state == ZOO_CONNECTED_STATE)
+        if (state == ZOO_CONNECTED_STATE) {
+            if ((auth_pending && cli_send_auth(c, c->auth, c->auth_file) != 0) ||
+                (extra_pending && cli_send_auth(c, c->extra_auth, "the operator's credentials") != 0))
+                return CLI_EFAIL;
             return CLI_OK;
+        }
         if (state == ZOO_AUTH_FAILED_STATE) {
             cli_err("ZooKeeper at %s refused the credentials of %s", c->hosts,
                     c->auth_file ? c->auth_file : "the auth file");

@@ -52,6 +52,8 @@ struct view {
     /* the daemon's own state */
     bool no_eligible, healthy, health_configured;
     int health_consecutive, priority, eligible;
+    char tags[ZKD_CONFIG_TAGS_MAX][ZKD_CONFIG_NAME_MAX + 1]; /* the live tags */
+    int ntags;
     uint64_t health_checks, health_failed, notify_dropped;
     uint64_t hook_runs[ZKD_HOOK__COUNT], hook_failures[ZKD_HOOK__COUNT];
 };
@@ -131,6 +133,9 @@ view_get(struct zkd *d, struct view *v)
     v->notify_dropped = d->notify_dropped;
     v->priority = d->live->priority;
     v->eligible = d->live->eligible;
+    v->ntags = d->live->ntags < ZKD_CONFIG_TAGS_MAX ? d->live->ntags : ZKD_CONFIG_TAGS_MAX;
+    for (i = 0; i < v->ntags; i++)
+        snprintf(v->tags[i], sizeof(v->tags[i]), "%s", d->live->tags[i]);
     for (i = 0; i < ZKD_HOOK__COUNT; i++) {
         v->hook_runs[i] = d->hook_runs[i];
         v->hook_failures[i] = d->hook_failures[i];
@@ -231,8 +236,8 @@ body_status(struct zkd *d, const struct view *v)
         cJSON_AddNumberToObject(n, "priority", v->priority);
         cJSON_AddBoolToObject(n, "eligible", v->eligible != 0);
         if ((tags = cJSON_AddArrayToObject(n, "tags")) != NULL)
-            for (i = 0; i < d->boot.ntags; i++)
-                cJSON_AddItemToArray(tags, cJSON_CreateString(d->boot.tags[i]));
+            for (i = 0; i < v->ntags; i++)
+                cJSON_AddItemToArray(tags, cJSON_CreateString(v->tags[i]));
         cJSON_AddNumberToObject(n, "pid", (double)getpid());
         cJSON_AddStringToObject(n, "version", zkelect_version());
     }

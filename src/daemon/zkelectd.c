@@ -634,7 +634,6 @@ reload_restart_keys(const struct zkd_config *boot, const struct zkd_config *n)
         { str_eq(boot->path, n->path), "cluster", "path" },
         { str_eq(boot->node_id, n->node_id), "node", "id" },
         { str_eq(boot->site, n->site), "node", "site" },
-        { tags_eq(boot, n), "node", "tags" },
         { str_eq(boot->policy, n->policy), "election", "policy" },
         { str_eq(boot->policy_path, n->policy_path), "election", "policy_path" },
         { boot->watchdog_ms == n->watchdog_ms, "election", "watchdog_ms" },
@@ -689,6 +688,12 @@ reload(struct zkd *d)
         reload_changed("node", "priority", a, b);
         if (g != NULL && (rc = zkelect_set_priority(g, n->priority)) != 0)
             log_warnx("reload: zkelect_set_priority: %s", zkelect_strerror(rc));
+    }
+    if (!tags_eq(old, n)) {
+        reload_changed("node", "tags", old->ntags ? old->tags[0] : "", n->ntags ? n->tags[0] : "");
+        if (g != NULL && (rc = zkelect_set_tags(g, (const char *const *)n->tags,
+                                                (size_t)n->ntags)) != 0)
+            log_warnx("reload: zkelect_set_tags: %s", zkelect_strerror(rc));
     }
     if (old->eligible != n->eligible) {
         reload_changed("node", "eligible", old->eligible ? "yes" : "no",

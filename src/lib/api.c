@@ -280,6 +280,14 @@ zkelect_set_healthy(zkelect_group_t *g, int healthy)
 }
 
 ZKELECT_API int
+zkelect_set_tags(zkelect_group_t *g, const char *const *tags, size_t ntags)
+{
+    if (g == NULL)
+        return ZKELECT_EINVAL;
+    return group_set_tags(g, tags, ntags);
+}
+
+ZKELECT_API int
 zkelect_takeover_done(zkelect_group_t *g, uint64_t epoch, int err)
 {
     if (g == NULL || epoch == 0 || err > 0)

@@ -1423,7 +1423,7 @@ elector_eval(struct zkelect_group *g)
     size_t cap = 0;
     struct member_cache *m;
     struct exclusion *x, **xp;
-    char reason[ZKE_REASON_MAX + 1], why[ZKE_REASON_MAX + 1], rtext[128];
+    char reason[512], why[ZKE_REASON_MAX + 1], rtext[128]; /* reason: whole in events, cut in payloads */
     size_t n = 0, i;
     int chosen = -1, rc, t;
     uint64_t now = zke_now_ms(), switchover_id;
@@ -2420,8 +2420,9 @@ group_unnominate(struct zkelect_group *g)
 
 struct call_member {
     struct zkelect_group *g;
-    int what;   /* 0 priority, 1 eligible, 2 healthy */
+    int what;   /* 0 priority, 1 eligible, 2 healthy, 3 tags */
     int value;
+    char tags[ZKE_TAGS_MAX][ZKE_NAME_MAX + 1]; /* what == 3 */
 };
 
 static void
@@ -2440,6 +2441,10 @@ call_member(struct zkelect *h, void *arg)
         g->self.eligible = c->value != 0;
     else if (c->what == 2)
         g->self.healthy = c->value != 0;
+    else if (c->what == 3) {
+        memcpy(g->self.tags, c->tags, sizeof(g->self.tags));
+        g->self.ntags = c->value;
+    }
     free(c);
     if (g->reg != REG_DONE || !connected(g)) {
         g->member_dirty = g->reg != REG_NONE;
@@ -2455,6 +2460,28 @@ call_member(struct zkelect *h, void *arg)
     }
     snprintf(path, sizeof(path), "%s/%s", g->p_nodes, g->self.id);
     req_sent(r, zoo_aset(g->h->zh, path, r->payload[0], (int)len, -1, stat_completion, r));
+}
+
+int
+group_set_tags(struct zkelect_group *g, const char *const *tags, size_t ntags)
+{
+    struct call_member *c;
+    size_t i;
+
+    if (ntags > ZKE_TAGS_MAX || (ntags && tags == NULL))
+        return ZKELECT_EINVAL;
+    for (i = 0; i < ntags; i++)
+        if (tags[i] == NULL || !zke_name_valid(tags[i]))
+            return ZKELECT_EINVAL;
+    if ((c = calloc(1, sizeof(*c))) == NULL)
+        return ZKELECT_ENOMEM;
+    c->g = g;
+    c->what = 3;
+    c->value = (int)ntags;
+    for (i = 0; i < ntags; i++)
+        snprintf(c->tags[i], sizeof(c->tags[i]), "%s", tags[i]);
+    zke_call(g->h, call_member, c);
+    return 0;
 }
 
 int

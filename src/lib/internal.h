@@ -153,6 +153,7 @@ struct zkelect {
     int negotiated_timeout_ms;        /* session timeout the server granted */
     uint64_t disconnected_ms;         /* when the connection was lost, 0 if connected */
     uint64_t last_nudge_ms;           /* last nudge sent */
+    bool auth_pending;                /* the credential still has to reach the client */
     struct zkelect_group *groups;     /* all groups (list) */
     struct zkelect_group **gindex;    /* groups by base path (ZKE_GINDEX buckets) */
 
@@ -354,6 +355,7 @@ int group_nominate(struct zkelect_group *g, const struct zkelect_node *n, zkelec
                    void *data);
 int group_unnominate(struct zkelect_group *g);
 int group_set_member(struct zkelect_group *g, int what, int value);
+int group_set_tags(struct zkelect_group *g, const char *const *tags, size_t ntags);
 int group_done(struct zkelect_group *g, uint64_t epoch, int err, bool stepdown);
 bool group_is_leading(const struct zkelect_group *g);
 bool group_registered(const struct zkelect_group *g);

@@ -339,6 +339,26 @@ zk_log_cb(const char *msg)
 
 /* ---- session (library thread) -------------------------------------------- */
 
+/*
+ * Hand the digest credential to the client. Between two connection attempts
+ * (state 0) zoo_add_auth refuses with ZINVALIDSTATE and does not keep it
+ * (ZOOKEEPER-800): then it is sent when the session connects, before any
+ * request of ours. Once accepted, the client re-sends it on every reconnect.
+ */
+static void
+session_send_auth(struct zkelect *h)
+{
+    int rc;
+
+    if (!h->auth_pending || h->zh == NULL)
+        return;
+    rc = zoo_add_auth(h->zh, "digest", h->auth, (int)strlen(h->auth), NULL, NULL);
+    if (rc == ZOK)
+        h->auth_pending = false;
+    else if (rc != ZINVALIDSTATE)
+        zke_log(h, ZKELECT_LOG_ERR, "zoo_add_auth failed: %s", zerror(rc));
+}
+
 static int
 session_start(struct zkelect *h)
 {
@@ -365,11 +385,8 @@ session_start(struct zkelect *h)
        node's CPU during handovers. Resolve again only after a connection
        loss. */
     zoo_set_servers_resolution_delay(h->zh, -1);
-    if (h->auth) {
-        int rc = zoo_add_auth(h->zh, "digest", h->auth, (int)strlen(h->auth), NULL, NULL);
-        if (rc != ZOK)
-            zke_log(h, ZKELECT_LOG_ERR, "zoo_add_auth failed: %s", zerror(rc));
-    }
+    h->auth_pending = h->auth != NULL;
+    session_send_auth(h);
     return 0;
 }
 
@@ -434,6 +451,7 @@ on_session(struct zkelect *h, struct zev *ev)
 
     if (now == SESS_CONNECTED) {
         const clientid_t *cid = zoo_client_id(h->zh);
+        session_send_auth(h); /* before the groups send anything */
         int64_t old = h->session_id;
         h->session_id = cid ? cid->client_id : 0;
         h->negotiated_timeout_ms = zoo_recv_timeout(h->zh);

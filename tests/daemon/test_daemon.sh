@@ -493,10 +493,17 @@ kill -HUP "${pid[n3]}"
 check "n3 (now priority 50) takes over" wait_until 15000 only_leader n3
 check "n3 logs the priority change" \
     grep -qF "reload: [node] priority: '10' -> '50'" "$T/n3.log"
-check "n3 logs that [node] tags needs a restart" \
-    grep -qF "reload: [node] tags changed: it takes effect only after a restart" "$T/n3.log"
+check "n3 applies the new tags (library record and /status)" \
+    eval 'grep -qF "reload: [node] tags:" "$T/n3.log" && body n3 /status | grep -qF "\"tags\":[\"t1\",\"t2\"]"'
 check "n3 /status shows priority 50" \
     eval 'body n3 /status | grep -qF "\"priority\":50,\"eligible\":true"'
+# a key that needs a restart is reported, not applied (and put back after)
+sed -i 's/^site = dc1$/site = dc9/' "$T/n3.ini"
+kill -HUP "${pid[n3]}"
+check "n3 logs that [node] site needs a restart" \
+    wait_until 5000 grep -qF "reload: [node] site changed: it takes effect only after a restart" "$T/n3.log"
+check "n3 still leads (the site change was not applied)" only_leader n3
+sed -i 's/^site = dc9$/site = dc1/' "$T/n3.ini"
 
 # ---------------------------------------------------------------------------
 # 8. A failing takeover hook on the preferred node

@@ -224,12 +224,13 @@ after "config restored (an operator change: the site policy may move the leader)
 
 log "malformed switchover"
 M="garbage-switchover-$RANDOM"
-expect_zk ZOK "foreign client creates switchover with garbage" create $G/switchover "$M"
+# init created switchover ("no request"): the foreign client overwrites it
+expect_zk ZOK "foreign client overwrites switchover with garbage" set $G/switchover "$M"
 check "-malformed names $G/switchover and the data" \
     wait_until $SETTLE_MS malformed_named $G/switchover "$M"
 after "malformed switchover"
 check "the leader did not change ($PL at $PE -> $L at $E)" unchanged
-zks delete $G/switchover > /dev/null
+zks set $G/switchover '{"v":1,"id":0,"to":null}' > /dev/null
 
 log "malformed history, then a decision"
 M="garbage-history-$RANDOM"

@@ -1,0 +1,72 @@
+#!/bin/sh
+# full-tier.sh - the long checks CI does not run by default:
+#
+#   1. valgrind (memcheck) over the unit tests and the library's integration
+#      tests, in a plain build (no sanitizers);
+#   2. libFuzzer on every payload decoder and the INI loader (clang),
+#      FUZZ_SECONDS each (default 300): tests/fuzz/run-fuzz.sh;
+#   3. long fault-injection runs with several seeds (tests/fault, when present);
+#   4. the deeper Spin model check (doc/model, when present).
+#
+#   sh tests/full-tier.sh [valgrind|fuzz|fault|model ...]   (default: all)
+#
+# Run from the top of a clone after `sh tests/quickstart.sh test` (which
+# installs the packages); it builds in ./build-full. The last line is
+# "full-tier: N passed, N failed" (one per part).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+parts=${*:-valgrind fuzz fault model}
+passed=0
+failed=0
+result() { if [ "$2" = 0 ]; then passed=$((passed + 1)); echo "full-tier: $1 passed"; else failed=$((failed + 1)); echo "full-tier: $1 FAILED"; fi; }
+
+for p in $parts; do
+    case $p in
+    valgrind)
+        command -v valgrind >/dev/null || { echo "full-tier: valgrind is not installed (apt-get install valgrind)"; result valgrind 1; continue; }
+        mkdir -p build-full && cd build-full
+        [ -f Makefile ] || ../configure >/dev/null
+        make -j"$(nproc)" >/dev/null && make -j"$(nproc)" check TESTS= >/dev/null
+        rc=$?
+        if [ $rc = 0 ]; then
+            # libtool --mode=execute runs valgrind on the real binary, not a wrapper
+            VG="./libtool --mode=execute valgrind --quiet --error-exitcode=97 --leak-check=full \
+                --errors-for-leak-kinds=definite --suppressions=$top/tests/valgrind.supp"
+            export ZKELECT_TOP_SRCDIR="$top" ZKELECT_TOP_BUILDDIR="$(pwd)" \
+                ZKELECT_POLICY_PATH="$(pwd)/policies/.libs"
+            for t in tests/unit/test_codec tests/unit/test_config tests/unit/test_policies \
+                     tests/unit/test_loader tests/integration/test_election; do
+                echo "full-tier: valgrind $t"
+                $VG "$t" >"$t.valgrind.log" 2>&1 || { rc=1; tail -n 30 "$t.valgrind.log"; }
+                tail -n 1 "$t.valgrind.log"
+            done
+        fi
+        cd "$top"
+        result valgrind $rc
+        ;;
+    fuzz)
+        sh tests/fuzz/run-fuzz.sh "${FUZZ_SECONDS:-300}"
+        result fuzz $?
+        ;;
+    fault)
+        if [ -x tests/fault/full.sh ] || [ -f tests/fault/full.sh ]; then
+            sh tests/fault/full.sh
+            result fault $?
+        else
+            echo "full-tier: tests/fault/full.sh is not there; skipped"
+        fi
+        ;;
+    model)
+        if [ -f doc/model/run.sh ]; then
+            sh doc/model/run.sh --deep
+            result model $?
+        else
+            echo "full-tier: doc/model/run.sh is not there; skipped"
+        fi
+        ;;
+    *) echo "full-tier: unknown part $p (valgrind, fuzz, fault, model)"; exit 2 ;;
+    esac
+done
+echo "full-tier: $passed passed, $failed failed"
+[ $failed = 0 ]

@@ -539,6 +539,7 @@ registered(struct zkelect_group *g, const char *child)
     g->reg = REG_DONE;
     g->role = ROLE_MEMBER;
     g->my_czxid = 0;
+    g->recheck_mine = false;
     {
         char path[ZKE_PATH_MAX];
         snprintf(path, sizeof(path), "%s/%s", g->p_election, g->my_znode);
@@ -1283,6 +1284,14 @@ decide_write(struct zkelect_group *g, const struct member_cache *chosen, const c
         *e = g->elected;
         e->switchover_id = switchover_id;
         e->config_version = g->config_version;
+        /* the exclusions as they stand now (ended ones leave the record) */
+        e->nexcluded = 0;
+        for (x = g->exclusions; x && e->nexcluded < ZKE_EXCLUDED_MAX; x = x->next) {
+            struct zke_exclusion *ze = &e->excluded[e->nexcluded++];
+            snprintf(ze->id, sizeof(ze->id), "%s", x->id);
+            snprintf(ze->reason, sizeof(ze->reason), "%s", x->reason);
+            ze->remaining_ms = x->until_ms > now ? x->until_ms - now : 0;
+        }
         snprintf(e->reason, sizeof(e->reason), "%s", why);
         e->at_ms = wall_ms();
         epoch = e->epoch;
@@ -1464,8 +1473,16 @@ elector_eval(struct zkelect_group *g)
     if (switchover)
         g->reasons |= ZKELECT_REASON_SWITCHOVER;
 
-    /* a config version not yet acknowledged in `elected` (operators wait on it) */
+    /* a config version not yet acknowledged in `elected` (operators wait on
+       it), or an exclusion recorded there that has ended: both are written
+       even when the leader stays */
     config_ack = g->have_elected && g->elected.config_version != g->config_version;
+    if (g->have_elected) {
+        int k;
+        for (k = 0; k < g->elected.nexcluded; k++)
+            if (exclusion_find(g, g->elected.excluded[k].id) == NULL)
+                config_ack = true;
+    }
     if (g->config.paused && current_present && !switchover) {
         zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: paused: no decision while the leader is present", g->path);
         if (config_ack)
@@ -1904,7 +1921,11 @@ cand_step(struct zkelect_group *g)
             zke_event(g->h, g, ZKELECT_EV_LOST, g->self.id, g->role_epoch, 0,
                       "our leader znode is gone (fenced or deleted)");
             g->role = ROLE_MEMBER;
-            break; /* fall through to re-evaluate as a member below */
+            /* act again only on a fresh view: the deletion may be our
+               session's end arriving before the expiry itself */
+            g->elected_read = false;
+            read_elected(g);
+            return;
         }
         if (!g->have_elected) {
             /* `elected` is missing or unreadable: no other node can take our
@@ -1979,6 +2000,15 @@ view_changed(struct zkelect_group *g)
                              g->leader.epoch == g->elected.epoch;
         if (g->watchdog_ms_deadline && elected_znode && g->leader.status == ZKE_STATUS_READY)
             g->watchdog_ms_deadline = 0;
+        /* a decision naming a leader that is not READY always has a watchdog,
+           also one whose write outcome was unknown, or read after a reconnect */
+        if (!g->watchdog_ms_deadline && g->have_elected && *g->elected.leader &&
+            g->watchdog_epoch != g->elected.epoch && g->elected_read && g->leader_read &&
+            !(elected_znode && g->leader.status == ZKE_STATUS_READY)) {
+            g->watchdog_ms_deadline = zke_now_ms() + (uint64_t)effective_watchdog_ms(g);
+            g->watchdog_epoch = g->elected.epoch;
+            g->watchdog_fenced = false;
+        }
         if (elected_znode && g->leader.status == ZKE_STATUS_PROGRESS)
             g->progress_seen_epoch = g->elected.epoch;
         /* the elected node's PROGRESS znode vanished while the node is still
@@ -2097,6 +2127,14 @@ group_resync(struct zkelect_group *g)
         } else {
             list_election(g, false);
         }
+        if (g->recheck_mine) {
+            char path[ZKE_PATH_MAX];
+            g->recheck_mine = false;
+            snprintf(path, sizeof(path), "%s/%s", g->p_election, g->my_znode);
+            send_exists(g, REQ_WATCH_MINE, path, "our election znode was deleted");
+            snprintf(path, sizeof(path), "%s/%s", g->p_nodes, g->self.id);
+            send_exists(g, REQ_WATCH_MINE, path, "our member record was deleted");
+        }
         if (g->member_dirty) {
             g->member_dirty = false;
             zkelect_set_priority(g, g->self.priority); /* rewrites the record */
@@ -2132,6 +2170,8 @@ group_on_session(struct zkelect_group *g, enum sess_state prev, enum sess_state 
         else if (g->reg != REG_NONE)
             g->reg = REG_PENDING; /* register again on the new session */
         g->my_znode[0] = '\0';
+        g->rereg_pending = false; /* the new session registers anyway */
+        g->recheck_mine = false;
         g->leader_version = g->elected_version = -1;
         g->have_leader = g->have_elected = false;
         g->leader_read = g->elected_read = false;
@@ -2146,6 +2186,21 @@ group_on_session(struct zkelect_group *g, enum sess_state prev, enum sess_state 
 
 /* ---- dispatch --------------------------------------------------------------- */
 
+/* A leader told that one of its own znodes was deleted checks first that it
+   is gone on a live session. The server deletes every ephemeral of a session
+   that expires, and a leader that was paused (SIGSTOP, VM freeze) receives
+   those notifications, queued before the server closed the connection, just
+   before it learns that the connection is lost and the session expired: acting
+   on one at once would report a voluntary step-down (-stepdown) for what is a
+   lost leadership (-leadership-lost). The check's reply on a dead connection
+   never says ZNONODE, so the session's end is reported as such; a foreign
+   deletion on a live session costs one round trip more. */
+static bool
+mine_check_first(struct zkelect_group *g)
+{
+    return (g->role == ROLE_READY || g->role == ROLE_PROGRESS) && connected(g);
+}
+
 void
 group_on_watch(struct zkelect_group *g, int type, const char *path)
 {
@@ -2156,15 +2211,19 @@ group_on_watch(struct zkelect_group *g, int type, const char *path)
         snprintf(mine, sizeof(mine), "%s/%s", g->p_election, g->my_znode);
         snprintf(rec, sizeof(rec), "%s/%s", g->p_nodes, g->self.id);
         if (strcmp(path, mine) == 0) {
-            if (type == ZOO_DELETED_EVENT)
+            if (type == ZOO_DELETED_EVENT && !mine_check_first(g))
                 registration_lost(g, "our election znode was deleted");
+            else if (type == ZOO_DELETED_EVENT)
+                send_exists(g, REQ_WATCH_MINE, mine, "our election znode was deleted");
             else
                 send_exists(g, REQ_WATCH_MINE, mine, NULL);
             return;
         }
         if (strcmp(path, rec) == 0) {
-            if (type == ZOO_DELETED_EVENT) {
+            if (type == ZOO_DELETED_EVENT && !mine_check_first(g)) {
                 registration_lost(g, "our member record was deleted");
+            } else if (type == ZOO_DELETED_EVENT) {
+                send_exists(g, REQ_WATCH_MINE, rec, "our member record was deleted");
             } else {
                 /* changed, by us or by someone else: read it (re-arming
                    the watch) and repair it if it is not what we wrote */
@@ -2268,7 +2327,9 @@ group_on_reply(struct zkelect_group *g, struct zev *ev)
         break;
     case REQ_WATCH_MINE:
         if (ev->rc == ZNONODE && g->reg == REG_DONE && !g->leaving)
-            registration_lost(g, "one of our znodes is missing");
+            registration_lost(g, *ev->req->arg ? ev->req->arg : "one of our znodes is missing");
+        else if (zkerr_outcome_unknown(ev->rc) && *ev->req->arg && g->reg == REG_DONE)
+            g->recheck_mine = true; /* the same session may come back: check again then */
         break;
     case REQ_NUDGE:             break;
     }

@@ -280,6 +280,8 @@ struct zkelect_group {
     bool takeover_ok;                 /* the takeover of role_epoch completed */
     bool repairing;                   /* the READY write in flight repairs our znode */
     bool rereg_pending;               /* register again once the step-down is done */
+    bool recheck_mine;                /* a check that our znodes exist was cut off by
+                                         a disconnect: check again after the reconnect */
     char ignored[16][ZKE_ZNODE_MAX + 1]; /* foreign (persistent) election children */
     int nignored;                     /* their number */
     bool leaving;                     /* unnominate requested */

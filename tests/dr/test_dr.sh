@@ -596,7 +596,7 @@ check "f: zkelect leader exits 3" no_leader
 cli status
 log "f: zkelect status: $(grep -E '^(elected|excluded):' "$T/cli.out" | tr '\n' ';')"
 check "f: zkelect status shows n4 and n5 excluded after their failed takeovers" \
-    eval 'grep -q "^excluded: *n4 (takeover-failed" "$T/cli.out" && grep -q "^excluded: *n5 (takeover-failed" "$T/cli.out"'
+    eval 'grep -Eq "^excluded: *n4 \((takeover-failed|watchdog)" "$T/cli.out" && grep -Eq "^excluded: *n5 \((takeover-failed|watchdog)" "$T/cli.out"'
 check "f: zkelect status: elected names nobody, no eligible node" \
     grep -q "^elected: *nobody epoch" "$T/cli.out"
 elector=$(sed -n 's/^elector: *\([^ ]*\).*/\1/p' "$T/cli.out")

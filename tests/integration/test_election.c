@@ -146,11 +146,37 @@ on_event(void *data, const struct zkelect_event *ev)
     pthread_mutex_unlock(&rec_mu);
 }
 
+struct late_fail {
+    zkelect_group_t *g;
+    uint64_t epoch;
+};
+
+/* Fail a takeover 300 ms after it started, like a hook that fails. */
+static void *
+late_fail_main(void *arg)
+{
+    struct late_fail *lf = arg;
+    struct timespec ts = {0, 300 * 1000000}; /* the takeover's own duration */
+
+    nanosleep(&ts, NULL);
+    zkelect_takeover_done(lf->g, lf->epoch, ZKELECT_EIO);
+    free(lf);
+    return NULL;
+}
+
 static int
 on_takeover(void *data, zkelect_group_t *g, uint64_t epoch)
 {
     struct node *n = data;
-    (void)g;
+    if (n->takeover_mode == 3) {
+        struct late_fail *lf = calloc(1, sizeof(*lf));
+        pthread_t t;
+        lf->g = g;
+        lf->epoch = epoch;
+        if (pthread_create(&t, NULL, late_fail_main, lf) == 0)
+            pthread_detach(t);
+        return ZKELECT_EBUSY;
+    }
     if (n->takeover_mode == 1) {
         n->pending_epoch = epoch;
         return ZKELECT_EBUSY;
@@ -574,7 +600,7 @@ test_takeover_failure_excluded_at_once(void)
         struct node *n = &nodes[1];
         struct zkelect_node self;
         memset(n, 0, sizeof(*n));
-        n->takeover_mode = 2; /* n1's takeover fails */
+        n->takeover_mode = 3; /* n1's takeover fails, after 300 ms in PROGRESS */
         snprintf(n->id, sizeof(n->id), "n1");
         n->h = open_handle(hosts);
         n->g = open_group(n->h, group_path, n, NULL);

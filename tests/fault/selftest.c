@@ -1,0 +1,334 @@
+/*
+ * selftest.c - the checker checked: synthetic runs (a journal, event logs, a
+ * register journal, written here) that are correct, or break exactly one
+ * rule; each must fail exactly the checks it breaks. Runs in milliseconds,
+ * before every fault run (and alone with test_fault --self-test), so that
+ * a checker that cannot fail is noticed.
+ *
+ * The synthetic cluster: nodes n1, n2, n3; session 4000, watchdog 3000,
+ * slack 6000 (leaderless bound 13000 ms), pause bound 1000 ms. n1 takes
+ * over at +0.2 s and leads until the end at +20 s unless a scenario says
+ * otherwise.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fault.h"
+
+#define T0 1000000                      /* the synthetic run's start, mono ms */
+
+struct synth {
+    char dir[PATH_MAX];
+    FILE *j, *ev[3], *reg;
+};
+
+static int
+synth_open(struct synth *s, const char *base, const char *name)
+{
+    char path[PATH_MAX + 32];
+    int i;
+
+    memset(s, 0, sizeof *s);
+    snprintf(s->dir, sizeof s->dir, "%s/%s", base, name);
+    if (mkdir(s->dir, 0755) == -1)
+        return -1;
+    snprintf(path, sizeof path, "%s/harness.jsonl", s->dir);
+    if ((s->j = fopen(path, "w")) == NULL)
+        return -1;
+    for (i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/n%d.events", s->dir, i + 1);
+        if ((s->ev[i] = fopen(path, "w")) == NULL)
+            return -1;
+    }
+    snprintf(path, sizeof path, "%s/register.jsonl", s->dir);
+    if ((s->reg = fopen(path, "w")) == NULL)
+        return -1;
+    fprintf(s->j, "{\"mono_ms\":%d,\"kind\":\"run-start\",\"params\":{\"session_ms\":4000,"
+        "\"watchdog_ms\":3000,\"slack_ms\":6000,\"pause_bound_ms\":1000},"
+        "\"nodes\":[\"n1\",\"n2\",\"n3\"]}\n", T0);
+    for (i = 1; i <= 3; i++)
+        fprintf(s->j, "{\"mono_ms\":%d,\"kind\":\"node-start\",\"node\":\"n%d\","
+            "\"server\":-1,\"fault\":-1,\"detail\":\"\"}\n", T0 + 100, i);
+    return 0;
+}
+
+static void
+synth_close(struct synth *s)
+{
+    int i;
+
+    fclose(s->j);
+    for (i = 0; i < 3; i++)
+        fclose(s->ev[i]);
+    fclose(s->reg);
+}
+
+/* A journal entry at T0 + ms (node 0: none). */
+static void
+J(struct synth *s, int ms, const char *kind, int node)
+{
+    if (node > 0)
+        fprintf(s->j, "{\"mono_ms\":%d,\"kind\":\"%s\",\"node\":\"n%d\",\"server\":-1,"
+            "\"fault\":1,\"detail\":\"\"}\n", T0 + ms, kind, node);
+    else
+        fprintf(s->j, "{\"mono_ms\":%d,\"kind\":\"%s\",\"node\":null,\"server\":-1,"
+            "\"fault\":1,\"detail\":\"\"}\n", T0 + ms, kind);
+}
+
+/* An event of node (1..3). */
+static void
+E(struct synth *s, int ms, int node, const char *event, int epoch)
+{
+    fprintf(s->ev[node - 1], "{\"mono_ms\":%d,\"node\":\"n%d\",\"event\":\"%s\","
+        "\"group\":\"/fault\",\"subject\":null,\"epoch\":%d,\"status\":null,\"error\":0,"
+        "\"error_name\":null,\"detail\":\"synthetic\"}\n", T0 + ms, node, event, epoch);
+}
+
+/* A register attempt. */
+static void
+R(struct synth *s, int ms, int node, int epoch, const char *source, int accepted)
+{
+    fprintf(s->reg, "{\"mono_ms\":%d,\"node\":\"n%d\",\"epoch\":%d,\"source\":\"%s\","
+        "\"accepted\":%s,\"highest\":%d}\n", T0 + ms, node, epoch, source,
+        accepted ? "true" : "false", epoch);
+}
+
+/* n1 leads at epoch 1 from +0.2 s. */
+static void
+synth_n1_leads(struct synth *s)
+{
+    E(s, 200, 1, "+takeover", 1);
+    R(s, 210, 1, 1, "takeover", 1);
+    E(s, 220, 1, "+ready", 1);
+    R(s, 400, 1, 1, "poll", 1);
+}
+
+/* n2 takes over at epoch 2 at ms (its takeover write first). */
+static void
+synth_n2_takes_over(struct synth *s, int ms)
+{
+    E(s, ms, 2, "+takeover", 2);
+    R(s, ms + 10, 2, 2, "takeover", 1);
+    E(s, ms + 20, 2, "+ready", 2);
+}
+
+static void
+synth_end(struct synth *s)
+{
+    J(s, 20000, "teardown", 0);
+}
+
+struct scenario {
+    const char *name;
+    void (*write)(struct synth *);
+    uint32_t expect;                    /* the checks that must fail */
+};
+
+static void
+sc_good(struct synth *s)
+{
+    synth_n1_leads(s);
+    E(s, 5000, 1, "-stepdown", 1);
+    synth_n2_takes_over(s, 5010);
+    R(s, 6000, 1, 1, "poll", 0);        /* stale, refused: fencing at work */
+    synth_end(s);
+}
+
+static void
+sc_overlap(struct synth *s)
+{
+    synth_n1_leads(s);
+    synth_n2_takes_over(s, 5000);       /* n1 never stepped down */
+    synth_end(s);
+}
+
+/* n1 stopped as leader, n2 takes over, n1 notices 2 ms after SIGCONT: allowed. */
+static void
+sc_pause_ok(struct synth *s)
+{
+    synth_n1_leads(s);
+    J(s, 3000, "node-stop", 1);
+    synth_n2_takes_over(s, 7500);
+    J(s, 9000, "node-cont", 1);
+    E(s, 9002, 1, "-suspended", 1);
+    R(s, 9001, 1, 1, "stale-probe", 0);
+    synth_end(s);
+}
+
+/* ... but notices only 1500 ms after SIGCONT: past the allowance. */
+static void
+sc_pause_slow(struct synth *s)
+{
+    synth_n1_leads(s);
+    J(s, 3000, "node-stop", 1);
+    synth_n2_takes_over(s, 7500);
+    J(s, 9000, "node-cont", 1);
+    E(s, 10500, 1, "-suspended", 1);
+    synth_end(s);
+}
+
+static void
+sc_epoch(struct synth *s)
+{
+    synth_n1_leads(s);
+    E(s, 5000, 1, "-stepdown", 1);
+    E(s, 5010, 2, "+takeover", 1);      /* the same epoch again */
+    R(s, 5020, 2, 1, "takeover", 1);
+    E(s, 5030, 2, "+ready", 1);
+    synth_end(s);
+}
+
+static void
+sc_stale(struct synth *s)
+{
+    synth_n1_leads(s);
+    E(s, 5000, 1, "-stepdown", 1);
+    synth_n2_takes_over(s, 5010);
+    R(s, 6000, 1, 1, "poll", 1);        /* accepted after epoch 2: stale */
+    synth_end(s);
+}
+
+static void
+sc_foreign(struct synth *s)
+{
+    synth_n1_leads(s);
+    R(s, 6000, 3, 1, "poll", 1);        /* n3 was never elected at epoch 1 */
+    synth_end(s);
+}
+
+static void
+sc_unfenced(struct synth *s)
+{
+    synth_n1_leads(s);
+    E(s, 5000, 1, "-stepdown", 1);
+    E(s, 5010, 2, "+takeover", 2);
+    E(s, 5020, 2, "+ready", 2);         /* no takeover write */
+    R(s, 5100, 2, 2, "poll", 1);
+    synth_end(s);
+}
+
+static void
+sc_leaderless(struct synth *s)
+{
+    synth_n1_leads(s);
+    E(s, 2000, 1, "-stepdown", 1);      /* and nobody until the end: 18 s */
+    synth_end(s);
+}
+
+/* A stall of 15 s that a later fault action must not hide. */
+static void
+sc_leaderless_stall(struct synth *s)
+{
+    synth_n1_leads(s);
+    E(s, 2000, 1, "-stepdown", 1);
+    J(s, 17000, "cli", 0);
+    synth_n2_takes_over(s, 17500);
+    synth_end(s);
+}
+
+/* The same gap, but the ensemble had no quorum for most of it. */
+static void
+sc_leaderless_quorum(struct synth *s)
+{
+    synth_n1_leads(s);
+    J(s, 1990, "quorum-lost", 0);
+    E(s, 2000, 1, "-suspended", 1);
+    J(s, 15000, "quorum-restored", 0);
+    E(s, 15500, 1, "+resumed", 1);
+    synth_end(s);
+}
+
+static void
+sc_malformed(struct synth *s)
+{
+    synth_n1_leads(s);
+    fprintf(s->ev[1], "{\"mono_ms\":%d,\"node\":\"n2\",\"event\":\"+bogus\",\"epoch\":0}\n",
+        T0 + 300);
+    synth_end(s);
+}
+
+static int
+selftest_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static const char *const check_names[CHK__COUNT] = {
+    "well-formed", "pause", "overlap", "epochs", "stale", "foreign", "unfenced", "leaderless",
+};
+
+static void
+mask_text(uint32_t m, char *buf, size_t len)
+{
+    size_t off = 0;
+    int k;
+
+    buf[0] = '\0';
+    for (k = 0; k < CHK__COUNT; k++)
+        if (m & (1u << k))
+            off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "", check_names[k]);
+    if (off == 0)
+        snprintf(buf, len, "none");
+}
+
+/* Run every scenario; one check each in res. */
+void
+selftest_run(struct results *res)
+{
+    static const struct scenario sc[] = {
+        { "correct run", sc_good, 0 },
+        { "two READY leaders", sc_overlap, 1u << CHK_OVERLAP },
+        { "paused leader notices at once", sc_pause_ok, 0 },
+        { "paused leader notices late", sc_pause_slow, (1u << CHK_PAUSE) | (1u << CHK_OVERLAP) },
+        { "an epoch reused", sc_epoch, 1u << CHK_EPOCHS },
+        { "a stale write accepted", sc_stale, 1u << CHK_STALE },
+        { "a write at another node's epoch", sc_foreign, 1u << CHK_FOREIGN },
+        { "READY without the fenced takeover", sc_unfenced, 1u << CHK_UNFENCED },
+        { "no leader for 18 s", sc_leaderless, 1u << CHK_LEADERLESS },
+        { "no leader for 15 s, then a fault action", sc_leaderless_stall,
+            1u << CHK_LEADERLESS },
+        { "no leader while no quorum", sc_leaderless_quorum, 0 },
+        { "an unknown event name", sc_malformed, 1u << CHK_WELLFORMED },
+    };
+    char base[PATH_MAX], want[128], got[128];
+    struct check_figures fig;
+    struct synth s;
+    size_t k;
+
+    snprintf(base, sizeof base, "%s/zkfault-selftest.XXXXXX",
+        getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (mkdtemp(base) == NULL) {
+        fault_check(res, 0, "checker self-test: mkdtemp %s: %s", base, strerror(errno));
+        return;
+    }
+    for (k = 0; k < sizeof sc / sizeof sc[0]; k++) {
+        struct results r = { .quiet = 1 };
+        char name[16];
+
+        snprintf(name, sizeof name, "s%zu", k);
+        if (synth_open(&s, base, name) == -1) {
+            fault_check(res, 0, "checker self-test: cannot write %s: %s", s.dir, strerror(errno));
+            continue;
+        }
+        sc[k].write(&s);
+        synth_close(&s);
+        printf("checker self-test: %s\n", sc[k].name);
+        if (check_run(s.dir, &r, &fig, 0) == -1)
+            r.failed_mask = ~0u;
+        mask_text(sc[k].expect, want, sizeof want);
+        mask_text(r.failed_mask, got, sizeof got);
+        fault_check(res, r.failed_mask == sc[k].expect && r.n == CHK__COUNT,
+            "checker self-test: %s fails %s (wanted %s)", sc[k].name, got, want);
+    }
+    nftw(base, selftest_rm, 16, FTW_DEPTH | FTW_PHYS);
+}

@@ -230,7 +230,15 @@ struct zkelect_group_options {
     zkelect_takeover_fn on_takeover; /* NULL: a takeover completes at once */
     zkelect_stepdown_fn on_stepdown; /* NULL: a step-down completes at once */
     void *cb_data;                 /* passed to on_takeover / on_stepdown */
+    unsigned flags;                /* ZKELECT_GROUP_* bits, 0 by default */
 };
+
+/* zkelect_group_open() returns at once instead of waiting (up to the session
+ * timeout) for the group's first view of `elected` and `leader`: for opening
+ * many groups quickly. Until the first view arrives zkelect_get_leader()
+ * answers ZKELECT_ENOLEADER; the view comes with a +leader event if there is
+ * a leader. */
+#define ZKELECT_GROUP_NOWAIT 0x1u
 
 /* Open a group as an observer (it sees the leader; it is no candidate). */
 ZKELECT_API int zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *opts,
@@ -332,6 +340,8 @@ struct zkelect_stats {
     uint64_t last_contact_mono_ms; /* last reply from ZooKeeper (handle-wide) */
     int is_elector;                /* non-zero while this node is the elector */
     int registered;                /* non-zero while registered as a candidate */
+    uint64_t requests;             /* ZooKeeper requests sent for this group */
+    uint64_t notifications;        /* watch notifications received for this group */
 };
 ZKELECT_API int zkelect_get_stats(zkelect_group_t *g, struct zkelect_stats *out);
 

@@ -66,7 +66,8 @@ zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *o, zkelect_
         return ZKELECT_EINVAL;
     path = o->path ? o->path : "/cluster";
     if (!path_valid(path) || o->watchdog_ms < 0 || o->exclude_ms < 0 ||
-        (o->npolicy_options && o->policy_options == NULL))
+        (o->npolicy_options && o->policy_options == NULL) ||
+        (o->flags & ~ZKELECT_GROUP_NOWAIT) != 0)
         return ZKELECT_EINVAL;
     for (i = 0; i < o->npolicy_options; i++)
         if (o->policy_options[i] == NULL || strchr(o->policy_options[i], '=') == NULL)
@@ -110,7 +111,8 @@ zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *o, zkelect_
         goto err;
     zke_call(h, call_group_add, g);
     /* wait (bounded) for the first view so zkelect_get_leader answers at once */
-    zke_call_wait(h, NULL, NULL, pred_view_read, g, h->session_timeout_ms);
+    if (!(o->flags & ZKELECT_GROUP_NOWAIT))
+        zke_call_wait(h, NULL, NULL, pred_view_read, g, h->session_timeout_ms);
     *out = g;
     return 0;
 err:
@@ -157,14 +159,18 @@ pred_removed(void *arg)
 ZKELECT_API void
 zkelect_group_close(zkelect_group_t *g)
 {
-    struct zkelect *h;
+    if (g != NULL)
+        group_close_wait(g, g->h->session_timeout_ms);
+}
 
-    if (g == NULL)
-        return;
+void
+group_close_wait(struct zkelect_group *g, int leave_timeout_ms)
+{
+    struct zkelect *h;
     struct group_remove rm = {g, false};
 
     h = g->h;
-    zkelect_unnominate(g, h->session_timeout_ms);
+    zkelect_unnominate(g, leave_timeout_ms);
     /* wait until the library thread has taken the group out of the handle:
        after that, nothing (zkelect_close included) can reach it again. It is
        freed there once its outstanding requests are answered. */
@@ -423,6 +429,8 @@ zkelect_get_stats(zkelect_group_t *g, struct zkelect_stats *out)
     out->decisions = g->n_decisions;
     out->transitions = g->n_transitions;
     out->watchdog_firings = g->n_watchdog;
+    out->requests = g->n_requests;
+    out->notifications = g->n_notifications;
     out->is_elector = g->is_elector;
     out->registered = group_registered(g);
     pthread_mutex_unlock(&g->h->mu);

@@ -323,7 +323,10 @@ publish_leader(struct zkelect_group *g)
         return;
     if (strcmp(id, g->pub_id) != 0) {
         g->have_leader_info = false;
-        if (*id) {
+        if (*id && group_registered(g) && strcmp(id, g->self.id) == 0) {
+            g->leader_info = g->self;   /* this node leads: its record is here */
+            g->have_leader_info = true;
+        } else if (*id) {
             char path[ZKE_PATH_MAX];
             struct req *r;
             snprintf(path, sizeof(path), "%s/%s", g->p_nodes, id);
@@ -423,6 +426,7 @@ exclusion_add(struct zkelect_group *g, const char *id, const char *reason, uint6
     }
     snprintf(x->reason, sizeof(x->reason), "%s", reason);
     x->until_ms = until;
+    group_timer_changed(g);
 }
 
 static void
@@ -506,7 +510,10 @@ do_register(struct zkelect_group *g)
 
     if (!connected(g))
         return;
-    ensure_paths(g);
+    /* the group's znodes are created once; a registration that finds them
+       gone (ZNONODE) creates them and tries again (on_register_reply) */
+    if (!g->paths_ok)
+        ensure_paths(g);
     r = req_new(g->h, g, REQ_REGISTER);
     if (r == NULL)
         return;
@@ -566,11 +573,17 @@ on_register_reply(struct zkelect_group *g, struct zev *ev)
     if (g->reg != REG_PENDING)
         return;
     if (ev->rc == ZOK) {
+        g->paths_ok = true;
         registered(g, r->pathbuf[1]);
         return;
     }
     if (zkerr_outcome_unknown(ev->rc) || ev->rc == ZCLOSING) {
         g->reg = REG_UNKNOWN; /* find it by guid after the reconnect */
+        return;
+    }
+    if (ev->rc == ZNONODE && g->paths_ok) {
+        g->paths_ok = false;  /* someone removed the group's znodes: create them again */
+        do_register(g);
         return;
     }
     if (ev->rc == ZNODEEXISTS) {
@@ -896,6 +909,7 @@ static void
 elector_start(struct zkelect_group *g)
 {
     g->is_elector = true;
+    group_timer_changed(g);
     g->election_read = g->config_read = g->switchover_read = g->history_read = false;
     g->reasons |= ZKELECT_REASON_INITIAL;
     memset(&g->config, 0, sizeof(g->config));
@@ -925,6 +939,7 @@ elector_start(struct zkelect_group *g)
         !(g->have_leader && strcmp(g->leader.id, g->elected.leader) == 0 &&
           g->leader.epoch == g->elected.epoch && g->leader.status == ZKE_STATUS_READY)) {
         g->watchdog_ms_deadline = zke_now_ms() + (uint64_t)effective_watchdog_ms(g);
+        group_timer_changed(g);
         g->watchdog_epoch = g->elected.epoch;
         g->watchdog_fenced = false;
     }
@@ -1383,6 +1398,7 @@ on_decide_reply(struct zkelect_group *g, struct zev *ev)
             g->history_version = g->history_version >= 0 ? g->history_version + 1 : 0;
             if (*e.leader) {
                 g->watchdog_ms_deadline = zke_now_ms() + (uint64_t)effective_watchdog_ms(g);
+                group_timer_changed(g);
                 g->watchdog_epoch = e.epoch;
                 g->watchdog_fenced = false;
             } else {
@@ -2006,6 +2022,7 @@ view_changed(struct zkelect_group *g)
             g->watchdog_epoch != g->elected.epoch && g->elected_read && g->leader_read &&
             !(elected_znode && g->leader.status == ZKE_STATUS_READY)) {
             g->watchdog_ms_deadline = zke_now_ms() + (uint64_t)effective_watchdog_ms(g);
+            group_timer_changed(g);
             g->watchdog_epoch = g->elected.epoch;
             g->watchdog_fenced = false;
         }
@@ -2075,6 +2092,7 @@ group_on_timer(struct zkelect_group *g, uint64_t now)
             struct req *r = req_new(g->h, g, REQ_LEADER_FENCE);
             g->watchdog_fenced = true;
             g->watchdog_ms_deadline = now + (uint64_t)effective_watchdog_ms(g);
+            group_timer_changed(g);
             zke_event(g->h, g, ZKELECT_EV_LEADER_FENCED, g->have_leader ? g->leader.id : NULL,
                       g->have_leader ? g->leader.epoch : 0, 0,
                       "old leader znode not released within %d ms; deleting it (epoch %llu now leads)",
@@ -2258,8 +2276,16 @@ group_on_watch(struct zkelect_group *g, int type, const char *path)
         if (strcmp(path, g->pred) == 0 && type == ZOO_DELETED_EVENT)
             list_election(g, false);
     } else if (strncmp(path, g->p_nodes, nn) == 0 && path[nn] == '/') {
-        if (g->is_elector && member_find(g, path + nn + 1))
+        struct member_cache *m = g->is_elector ? member_find(g, path + nn + 1) : NULL;
+
+        if (m && type == ZOO_DELETED_EVENT) {
+            /* as a re-read would answer (ZNONODE, no watch left): not a member */
+            m->loaded = true;
+            m->valid = false;
+            elector_eval(g);
+        } else if (m) {
             read_member(g, path + nn + 1);
+        }
     } else if (strcmp(path, g->p_config) == 0) {
         if (g->is_elector)
             send_get(g, REQ_GET_CONFIG, g->p_config, NULL);

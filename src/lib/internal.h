@@ -161,6 +161,7 @@ struct zkelect {
     pthread_mutex_t mu;               /* recursive; guards all group state */
     pthread_cond_t cv;                /* broadcast after every processed event */
     bool connected_once;              /* a session was established (mu) */
+    uint64_t timer_scan_at;           /* when the groups' timers are looked at next (mu) */
     int sess_public;                  /* copy of sess for API readers (mu) */
     int64_t session_id_public;        /* copy of session_id for API readers (mu) */
 
@@ -265,6 +266,8 @@ struct zkelect_group {
     struct zke_member self;           /* this node's record */
     int32_t self_version;             /* nodes/<id> version */
     char guid[ZKE_GUID_LEN + 1];      /* per-session registration guid */
+    bool paths_ok;                    /* base, nodes and election exist (a registration
+                                         succeeded): do_register skips creating them */
     char my_znode[ZKE_PATH_MAX];      /* election/<id>_<guid>_<seq> name (child only) */
     int64_t my_seq;                   /* its sequence */
     int64_t my_czxid;                 /* zxid that created it; 0 until known. A decision
@@ -312,6 +315,8 @@ struct zkelect_group {
 
     /* counters (h->mu for readers) */
     uint64_t n_decisions, n_transitions, n_watchdog;
+    uint64_t n_requests;              /* ZooKeeper requests sent for this group */
+    uint64_t n_notifications;         /* watch notifications received for it */
 };
 
 /* ---- functions shared between files ------------------------------------ */
@@ -350,12 +355,18 @@ void group_on_watch(struct zkelect_group *g, int type, const char *path);
 void group_on_reply(struct zkelect_group *g, struct zev *ev);
 void group_on_timer(struct zkelect_group *g, uint64_t now);
 uint64_t group_next_deadline(struct zkelect_group *g);
+/* A group's deadline may have moved nearer: the library thread looks at the
+ * timers by then (loop.c). */
+void zke_timer_hint(struct zkelect *h, uint64_t deadline_ms);
+#define group_timer_changed(g) zke_timer_hint((g)->h, group_next_deadline(g))
 void group_resync(struct zkelect_group *g);
 void group_release(struct zkelect_group *g);
 void group_free(struct zkelect_group *g);
 int group_nominate(struct zkelect_group *g, const struct zkelect_node *n, zkelect_done_fn done,
                    void *data);
 int group_unnominate(struct zkelect_group *g);
+/* zkelect_group_close() with its own bound on the leave (api.c). */
+void group_close_wait(struct zkelect_group *g, int leave_timeout_ms);
 int group_set_member(struct zkelect_group *g, int what, int value);
 int group_set_tags(struct zkelect_group *g, const char *const *tags, size_t ntags);
 int group_done(struct zkelect_group *g, uint64_t epoch, int err, bool stepdown);

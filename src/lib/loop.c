@@ -155,6 +155,8 @@ req_sent(struct req *r, int rc)
 {
     struct zev *ev;
 
+    if (r->g)
+        r->g->n_requests++;      /* library thread, under h->mu */
     if (rc == ZOK)
         return;
     /* the completion will never run: answer it ourselves */
@@ -575,6 +577,8 @@ process(struct zkelect *h, struct zev *ev)
             break;
         g = group_by_path(h, ev->path);
         if (g)
+            g->n_notifications++;
+        if (g)
             group_on_watch(g, ev->type, ev->path);
         break;
     case ZEV_REPLY:
@@ -627,17 +631,26 @@ check_stalled(struct zkelect *h, uint64_t now)
     req_sent(nudge, rc);
 }
 
+/*
+ * Timers. A group's next deadline (its watchdog, its exclusions' ends) is
+ * looked at by a scan of every group, which a handle with thousands of
+ * groups cannot afford after every event: h->timer_scan_at says when the
+ * next scan is due. A scan fires what is due and sets it to the earliest
+ * deadline left, at most one second ahead (a safety net); code that sets a
+ * nearer deadline lowers it at once (group_timer_changed).
+ */
+void
+zke_timer_hint(struct zkelect *h, uint64_t deadline_ms)
+{
+    if (deadline_ms && deadline_ms < h->timer_scan_at)
+        h->timer_scan_at = deadline_ms;
+}
+
 static uint64_t
 next_deadline(struct zkelect *h, uint64_t now)
 {
-    struct zkelect_group *g;
-    uint64_t d = now + 1000, x;
+    uint64_t d = h->timer_scan_at, x;
 
-    for (g = h->groups; g; g = g->next) {
-        x = group_next_deadline(g);
-        if (x && x < d)
-            d = x;
-    }
     if (h->nudge_ms > 0) {
         x = now + (uint64_t)(h->nudge_ms / 2 > 10 ? h->nudge_ms / 2 : 10);
         if (x < d)
@@ -650,12 +663,22 @@ static void
 run_timers(struct zkelect *h, uint64_t now)
 {
     struct zkelect_group *g, *next;
+    uint64_t due = now + 1000, d;
 
-    for (g = h->groups; g; g = next) {
-        uint64_t d = group_next_deadline(g);
-        next = g->next;
-        if (d && d <= now)
-            group_on_timer(g, now);
+    if (now >= h->timer_scan_at) {
+        h->timer_scan_at = UINT64_MAX;      /* hints during the scan lower it */
+        for (g = h->groups; g; g = next) {
+            next = g->next;
+            d = group_next_deadline(g);
+            if (d && d <= now) {
+                group_on_timer(g, now);
+                d = group_next_deadline(g);
+            }
+            if (d && d < due)
+                due = d;
+        }
+        if (due < h->timer_scan_at)
+            h->timer_scan_at = due;
     }
     check_stalled(h, now);
 }
@@ -975,6 +998,25 @@ zkelect_open(const struct zkelect_options *o, zkelect_t **out)
     return 0;
 }
 
+struct close_all {
+    struct zkelect_group **list;
+    int n;
+};
+
+static bool
+pred_all_left(void *arg)
+{
+    struct close_all *ca = arg;
+    int i;
+
+    if (ca->list[0] && ca->list[0]->h->sess != SESS_CONNECTED)
+        return true;            /* nothing more will leave; each close bounds itself */
+    for (i = 0; i < ca->n; i++)
+        if (group_registered(ca->list[i]) || ca->list[i]->reg != 0 /* REG_NONE */)
+            return false;
+    return true;
+}
+
 ZKELECT_API void
 zkelect_close(zkelect_t *h)
 {
@@ -995,8 +1037,17 @@ zkelect_close(zkelect_t *h)
         if (!g->closed)
             list[i++] = g;
     pthread_mutex_unlock(&h->mu);
+    /* all groups leave at once (a handle may hold thousands), then each is
+       closed: its own unnominate then finds it already gone */
+    if (list) {
+        struct close_all ca = {list, n};
+
+        for (i = 0; i < n; i++)
+            group_unnominate(list[i]);
+        zke_call_wait(h, NULL, NULL, pred_all_left, &ca, h->session_timeout_ms);
+    }
     for (i = 0; list && i < n; i++)
-        zkelect_group_close(list[i]);
+        group_close_wait(list[i], 0);
     free(list);
     loop_stop(h);
     handle_free(h);

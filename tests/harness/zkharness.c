@@ -74,6 +74,9 @@ struct zkh {
     int max_session_ms;           /* maxSessionTimeout */
     int start_timeout_ms;         /* per start and restart */
     int verbose;                  /* server log level INFO instead of WARN */
+    int force_sync;               /* forceSync=yes */
+    int heap_mb;                  /* -Xmx */
+    char xmx[32];                 /* "-Xmx<heap_mb>m" */
     int keep;                     /* ZKH_KEEP=1: leave basedir at stop */
     int made_basedir;             /* zkh_start() created basedir */
     int owns_basedir;             /* our owner file is in it: zkh_stop() cleans it */
@@ -941,9 +944,10 @@ zkh_write_config(struct zkh *z, int i)
         "maxClientCnxns=0\n"
         "admin.enableServer=false\n"
         "4lw.commands.whitelist=*\n"
-        "forceSync=no\n"
+        "forceSync=%s\n"
         "maxSessionTimeout=%d\n",
-        z->tick_ms, s->dir, s->client_port, z->addr, z->max_session_ms);
+        z->tick_ms, s->dir, s->client_port, z->addr, z->force_sync ? "yes" : "no",
+        z->max_session_ms);
     if (z->super_digest != NULL)
         off += (size_t)snprintf(cfg + off, cap - off,
             "DigestAuthenticationProvider.superDigest=%s\n", z->super_digest);
@@ -986,7 +990,7 @@ zkh_spawn(struct zkh *z, int i, int cds_dump)
         z->verbose ? "info" : "warn");
     argv[a++] = z->java;
     argv[a++] = "-Xms16m";
-    argv[a++] = "-Xmx128m";
+    argv[a++] = z->xmx;
     argv[a++] = "-XX:+UseSerialGC";
     argv[a++] = "-XX:TieredStopAtLevel=1";
     argv[a++] = "-XX:-UsePerfData";
@@ -1380,6 +1384,8 @@ zkh_opts_init(struct zkh_opts *o)
     o->super_digest = NULL;
     o->start_timeout_ms = 60000;
     o->verbose = 0;
+    o->force_sync = 0;
+    o->heap_mb = 128;
 }
 
 static int
@@ -1396,6 +1402,8 @@ zkh_check_opts(const struct zkh_opts *o)
         why = "max_session_ms must be at least 2 * tick_ms";
     else if (o->start_timeout_ms <= 0)
         why = "start_timeout_ms must be > 0";
+    else if (o->heap_mb < 32 || o->heap_mb > 65536)
+        why = "heap_mb must be from 32 to 65536";
     else if (o->addr != NULL && inet_pton(AF_INET, o->addr, &ia) != 1)
         why = "addr must be an IPv4 address";
     else if (o->super_digest != NULL && (strchr(o->super_digest, '\n') != NULL
@@ -1441,6 +1449,9 @@ zkh_start(const struct zkh_opts *o, struct zkh **out)
     z->max_session_ms = o->max_session_ms;
     z->start_timeout_ms = o->start_timeout_ms;
     z->verbose = o->verbose;
+    z->force_sync = o->force_sync != 0;
+    z->heap_mb = o->heap_mb;
+    snprintf(z->xmx, sizeof z->xmx, "-Xmx%dm", o->heap_mb);
     keep = getenv("ZKH_KEEP");
     z->keep = keep != NULL && strcmp(keep, "1") == 0;
     snprintf(z->addr, sizeof z->addr, "%s", o->addr != NULL ? o->addr : "127.0.0.1");

@@ -65,6 +65,9 @@ struct zkh_opts {
                                  for DigestAuthenticationProvider.superDigest */
     int start_timeout_ms;     /* per start or restart, default 60000 */
     int verbose;              /* server logs at INFO (instead of WARN) to basedir/sI/server.log */
+    int force_sync;           /* non-zero: forceSync=yes (ZooKeeper's default); default 0:
+                                 the transaction log is not fsync'ed (tests are faster) */
+    int heap_mb;              /* JVM -Xmx in MiB, default 128 */
 };
 
 /* Fill *o with the defaults above. */

@@ -773,6 +773,123 @@ test_two_groups_and_observer(void)
     CU_ASSERT_EQUAL(violations, 0);
 }
 
+/* zk_delete: delete a znode (any version); the ZooKeeper rc. */
+static int
+zk_delete(const char *path)
+{
+    zhandle_t *zh = zookeeper_init(hosts, NULL, 4000, NULL, NULL, ZOO_NO_LOG_CLIENTENV);
+    uint64_t end = now_ms() + 10000;
+    int rc;
+
+    while (zoo_state(zh) != ZOO_CONNECTED_STATE && now_ms() < end) {
+        struct timespec ts = {0, 5 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+    rc = zoo_delete(zh, path, -1);
+    zookeeper_close(zh);
+    return rc;
+}
+
+#define MANY 100
+
+/* Many groups on one handle, opened without waiting (ZKELECT_GROUP_NOWAIT)
+ * and nominated asynchronously, all elected; per-group counters; a group
+ * whose znodes an operator removed registers again (they are re-created);
+ * zkelect_close() resigns them all. */
+static void
+test_many_groups_one_handle(void)
+{
+    struct zkelect_group_options go;
+    struct zkelect_node self;
+    struct zkelect_leader l;
+    struct zkelect_stats st;
+    zkelect_group_t *g[MANY], *bad = NULL;
+    zkelect_t *h;
+    char paths[MANY][96], p[160], base[80];
+    uint64_t end, req0, d0, d1;
+    int i, ready;
+
+    reset();
+    snprintf(base, sizeof(base), "%s_many", group_path);
+    h = open_handle(hosts);
+    memset(&go, 0, sizeof(go));
+    go.size = sizeof(go);
+    go.policy = "nodeid";
+    go.flags = 0x80;        /* unknown flag */
+    go.path = base;
+    CU_ASSERT_EQUAL(zkelect_group_open(h, &go, &bad), ZKELECT_EINVAL);
+    CU_ASSERT_PTR_NULL(bad);
+    go.flags = ZKELECT_GROUP_NOWAIT;
+    memset(&self, 0, sizeof(self));
+    self.id = "m1";
+    self.eligible = 1;
+    for (i = 0; i < MANY; i++) {
+        snprintf(paths[i], sizeof(paths[i]), "%s/g%03d", base, i);
+        go.path = paths[i];
+        CU_ASSERT_EQUAL_FATAL(zkelect_group_open(h, &go, &g[i]), 0);
+    }
+    for (i = 0; i < MANY; i++)
+        CU_ASSERT_EQUAL(zkelect_nominate_async(g[i], &self, NULL, NULL), 0);
+    end = now_ms() + WAIT_MS * 2;
+    do {
+        for (ready = 0, i = 0; i < MANY; i++)
+            if (zkelect_get_leader(g[i], &l) == 0 && l.is_self && l.status == ZKELECT_STATUS_READY)
+                ready++;
+        if (ready == MANY)
+            break;
+        struct timespec ts = {0, 5 * 1000000};
+        nanosleep(&ts, NULL);
+    } while (now_ms() < end);
+    CU_ASSERT_EQUAL(ready, MANY);
+    for (i = 0; i < MANY; i++) {
+        CU_ASSERT_EQUAL(zkelect_get_stats(g[i], &st), 0);
+        /* registration, elector's reads, decision, takeover: a dozen at least */
+        CU_ASSERT(st.requests >= 10);
+        CU_ASSERT(st.notifications >= 1);
+        CU_ASSERT_EQUAL(st.is_elector, 1);
+        CU_ASSERT_EQUAL(st.decisions, 1);
+    }
+
+    /* the group's persistent znodes removed while it is out: a new
+       nomination creates them again */
+    CU_ASSERT_EQUAL(zkelect_unnominate(g[0], WAIT_MS), 0);
+    snprintf(p, sizeof(p), "%s/election", paths[0]);
+    CU_ASSERT_EQUAL(zk_delete(p), ZOK);
+    snprintf(p, sizeof(p), "%s/nodes", paths[0]);
+    CU_ASSERT_EQUAL(zk_delete(p), ZOK);
+    zkelect_get_stats(g[0], &st);
+    req0 = st.requests;
+    CU_ASSERT_EQUAL(zkelect_nominate(g[0], &self, WAIT_MS), 0);
+    CU_ASSERT_EQUAL(zkelect_wait_leader(g[0], ZKELECT_STATUS_READY, 1, WAIT_MS), 0);
+    snprintf(p, sizeof(p), "%s/nodes", paths[0]);
+    CU_ASSERT_EQUAL(count_children(p), 1);
+    zkelect_get_stats(g[0], &st);
+    d0 = st.requests - req0;
+
+    /* a group whose znodes are there does not create them again on a
+       rejoin: the re-creation above (the refused registration, the base,
+       nodes, election and their ancestors) cost more than 3 requests */
+    CU_ASSERT_EQUAL(zkelect_unnominate(g[1], WAIT_MS), 0);
+    zkelect_get_stats(g[1], &st);
+    req0 = st.requests;
+    CU_ASSERT_EQUAL(zkelect_nominate(g[1], &self, WAIT_MS), 0);
+    CU_ASSERT_EQUAL(zkelect_wait_leader(g[1], ZKELECT_STATUS_READY, 1, WAIT_MS), 0);
+    zkelect_get_stats(g[1], &st);
+    d1 = st.requests - req0;
+    CU_ASSERT(d0 >= d1 + 3);
+    if (d0 < d1 + 3)
+        fprintf(stderr, "rejoin requests: %llu after re-creation, %llu plain\n",
+                (unsigned long long)d0, (unsigned long long)d1);
+
+    /* zkelect_close resigns every group: no registration is left behind */
+    zkelect_close(h);
+    for (i = 0; i < MANY; i += 17) {
+        snprintf(p, sizeof(p), "%s/nodes", paths[i]);
+        CU_ASSERT_EQUAL(count_children(p), 0);
+    }
+    CU_ASSERT_EQUAL(violations, 0);
+}
+
 static void
 test_id_in_use(void)
 {
@@ -921,6 +1038,7 @@ static CU_TestInfo standalone_tests[] = {
     {"malformed data in every znode kind", test_malformed},
     {"two groups in one handle, observer sees changes", test_two_groups_and_observer},
     {"node id held by a live session is refused", test_id_in_use},
+    {"many groups on one handle: no-wait open, counters, re-created znodes, close", test_many_groups_one_handle},
     {"a stalled request is nudged, logged and counted", test_stalled_request_nudged},
     CU_TEST_INFO_NULL,
 };

@@ -451,6 +451,13 @@ test_opts_rejected(void)
     zkh_opts_init(&o);
     o.max_session_ms = 100; /* < 2 ticks */
     CU_ASSERT_EQUAL(zkh_start(&o, &z), -1);
+    zkh_opts_init(&o);
+    CU_ASSERT_EQUAL(o.heap_mb, 128);
+    CU_ASSERT_EQUAL(o.force_sync, 0);
+    o.heap_mb = 16; /* below the 32 MiB floor */
+    errno = 0;
+    CU_ASSERT_EQUAL(zkh_start(&o, &z), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
     CU_ASSERT_EQUAL(zkh_start(NULL, &z), -1);
 }
 
@@ -504,6 +511,8 @@ sa_init(void)
 
     zkh_opts_init(&o);
     o.super_digest = TH_SUPER_DIGEST;
+    o.force_sync = 1;   /* the suite checks both options reach the server */
+    o.heap_mb = 96;
     return zkh_start(&o, &sa) == 0 ? 0 : -1;
 }
 
@@ -547,7 +556,17 @@ test_sa_serving(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nmaxClientCnxns=0\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\n4lw.commands.whitelist=*\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nmaxSessionTimeout=20000\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nforceSync=yes\n"));
     CU_ASSERT_PTR_NULL(strstr(buf, "server.1="));
+
+    /* heap_mb reached the JVM's command line */
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)zkh_pid(sa, 0));
+    f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    CU_ASSERT(memmem(buf, n, "-Xmx96m", 8) != NULL);
+    CU_ASSERT(memmem(buf, n, "-Xmx128m", 9) == NULL);
 }
 
 static void

@@ -29,6 +29,7 @@ struct floor_parts ensemble_floor;
 
 static const char *prog = "zkbench";
 static char node_prog_buf[PATH_MAX];
+static char swarm_prog_buf[PATH_MAX];
 static char policies_buf[256];
 static const char *policies[4];
 static int npolicies;
@@ -78,7 +79,7 @@ usage(int status)
     fprintf(f,
         "usage: %s [-SFJRv] [-o DIR] [-n N] [-H N] [-w N] [-c N] [-t MS,...] [-E N] [-e MS]\n"
         "               [-T MS] [-g MS] [-x SECTIONS] [-p POLICIES] [-P DIR] [-N PATH]\n"
-        "               [-L FILE] [-D SECONDS]\n"
+        "               [-L FILE] [-M N,...] [-G N,...] [-I SECONDS] [-Z PATH] [-D SECONDS]\n"
         "  -o DIR      CSV output directory (default bench-results)\n"
         "  -n N        samples per bare ZooKeeper operation (default 300)\n"
         "  -H N        graceful-leave handovers per policy (default 300)\n"
@@ -89,10 +90,11 @@ usage(int status)
         "  -e MS       session timeout of the elector crash runs (default 2000)\n"
         "  -T MS       session timeout of the handover nodes (default 10000)\n"
         "  -g MS       pause between samples (default 50)\n"
-        "  -x LIST     sections: rtt,handover,switchover,crash,elector or all (default all)\n"
+        "  -x LIST     sections: rtt,handover,switchover,crash,elector,scale,groups,\n"
+        "              footprint or all (default all)\n"
         "  -p LIST     handover policies: nodeid,roundrobin (default both)\n"
         "  -S          also measure rtt, handover and switchover on a standalone server\n"
-        "  -F          forceSync=yes on the servers (the harness writes forceSync=no)\n"
+        "  -F          forceSync=no on the servers (default: yes, ZooKeeper's default)\n"
         "  -J          servers with the JVM's default JIT (the harness limits it to C1)\n"
         "  -P DIR      policy modules directory (default: the build tree's)\n"
         "  -N PATH     the node program (default: zkbench-node next to zkbench)\n"
@@ -100,6 +102,10 @@ usage(int status)
         "              requests (in-process nodes, µs times) to FILE\n"
         "  -R          diagnosis: no host re-resolution on every I/O loop turn of the\n"
         "              ZooKeeper client (zoo_set_servers_resolution_delay(-1)), all handles\n"
+        "  -M N,...    members of the scale runs (default 10,100,1000)\n"
+        "  -G N,...    groups on one handle (default 1,100,1000,10000)\n"
+        "  -I SECONDS  idle time of the footprint section (default 60)\n"
+        "  -Z PATH     zkelectd for the footprint section (default: the build tree's)\n"
         "  -D SECONDS  stop everything after this long (default 3600)\n"
         "  -v          progress on stderr\n", prog);
     exit(status);
@@ -126,7 +132,8 @@ parse_sections(const char *s)
 {
     static const struct { const char *name; unsigned bit; } names[] = {
         {"rtt", SEC_RTT}, {"handover", SEC_HANDOVER}, {"switchover", SEC_SWITCHOVER},
-        {"crash", SEC_CRASH}, {"elector", SEC_ELECTOR}, {"all", SEC_ALL},
+        {"crash", SEC_CRASH}, {"elector", SEC_ELECTOR}, {"scale", SEC_SCALE},
+        {"groups", SEC_GROUPS}, {"footprint", SEC_FOOTPRINT}, {"all", SEC_ALL},
     };
     char buf[256], *tok, *save = NULL;
     unsigned bits = 0;
@@ -139,7 +146,7 @@ parse_sections(const char *s)
                 break;
         if (i == sizeof(names) / sizeof(names[0])) {
             fprintf(stderr, "%s: -x: unknown section '%s' (known: rtt, handover, switchover, "
-                "crash, elector, all)\n", prog, tok);
+                "crash, elector, scale, groups, footprint, all)\n", prog, tok);
             exit(2);
         }
         bits |= names[i].bit;
@@ -169,6 +176,28 @@ parse_timeouts(const char *s)
         fprintf(stderr, "%s: -t: no session timeout given\n", prog);
         exit(2);
     }
+}
+
+/* A comma-separated list of at most 8 integers from min to max. */
+static int
+parse_list(int opt, const char *s, int *out, long min, long max)
+{
+    char buf[256], *tok, *save = NULL;
+    int n = 0;
+
+    snprintf(buf, sizeof(buf), "%s", s);
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (n == 8) {
+            fprintf(stderr, "%s: -%c: at most 8 values\n", prog, opt);
+            exit(2);
+        }
+        out[n++] = num(opt, tok, min, max);
+    }
+    if (n == 0) {
+        fprintf(stderr, "%s: -%c: no value given\n", prog, opt);
+        exit(2);
+    }
+    return n;
 }
 
 static void
@@ -358,50 +387,6 @@ java_c2(void)
 }
 
 
-/* forceSync=yes: rewrite each server's zoo.cfg (basedir/sI/zoo.cfg, as
- * zkharness.h documents) and restart the servers one at a time. */
-static int
-force_sync(struct zkh *z)
-{
-    char path[PATH_MAX], buf[8192], *p;
-    FILE *f;
-    size_t n;
-    int i;
-
-    for (i = 0; i < zkh_nservers(z); i++) {
-        snprintf(path, sizeof(path), "%s/s%d/zoo.cfg", zkh_basedir(z), i);
-        if ((f = fopen(path, "r")) == NULL) {
-            fprintf(stderr, "%s: -F: %s: %s\n", prog, path, strerror(errno));
-            return -1;
-        }
-        n = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        if ((p = strstr(buf, "forceSync=no\n")) == NULL) {
-            fprintf(stderr, "%s: -F: %s has no line \"forceSync=no\"; the harness changed\n",
-                prog, path);
-            return -1;
-        }
-        memmove(p + strlen("forceSync=yes"), p + strlen("forceSync=no"),
-            strlen(p + strlen("forceSync=no")) + 1);
-        memcpy(p, "forceSync=yes", strlen("forceSync=yes"));
-        if ((f = fopen(path, "w")) == NULL || fputs(buf, f) == EOF || fclose(f) != 0) {
-            fprintf(stderr, "%s: -F: cannot rewrite %s: %s\n", prog, path, strerror(errno));
-            return -1;
-        }
-        if (zkh_restart(z, i, 1) == -1) {
-            fprintf(stderr, "%s: -F: restarting server %d failed\n", prog, i);
-            return -1;
-        }
-    }
-    for (i = 0; i < zkh_nservers(z); i++)
-        if (zkh_wait_serving(z, i, 60000) == -1) {
-            fprintf(stderr, "%s: -F: server %d does not serve after the restart\n", prog, i);
-            return -1;
-        }
-    return 0;
-}
-
 static struct zkh *
 servers(int n)
 {
@@ -419,13 +404,13 @@ servers(int n)
     zkh_opts_init(&o);
     o.nservers = n;
     o.max_session_ms = max;
-    vlog("starting %d ZooKeeper server(s)", n);
+    o.force_sync = bopt.force_sync;
+    /* 10,000 groups are some 100,000 znodes and their watches (section 6) */
+    o.heap_mb = 512;
+    vlog("starting %d ZooKeeper server(s), forceSync=%s, -Xmx%dm", n,
+        o.force_sync ? "yes" : "no", o.heap_mb);
     if (zkh_start(&o, &z) == -1)
         return NULL;
-    if (bopt.force_sync && force_sync(z) != 0) {
-        zkh_stop(z);
-        return NULL;
-    }
     return z;
 }
 
@@ -484,9 +469,13 @@ main(int argc, char **argv)
     bopt.handover_session_ms = 10000;
     bopt.gap_ms = 50;
     bopt.sections = SEC_ALL;
+    bopt.force_sync = true;
     parse_policies("nodeid,roundrobin");
+    bopt.nscale = parse_list('M', "10,100,1000", bopt.scale_sizes, 2, 100000);
+    bopt.ngroup_counts = parse_list('G', "1,100,1000,10000", bopt.group_counts, 1, 1000000);
+    bopt.idle_s = 60;
 
-    while ((c = getopt(argc, argv, "o:n:H:w:c:t:E:e:T:g:x:p:SFJRP:N:L:D:vh")) != -1) {
+    while ((c = getopt(argc, argv, "o:n:H:w:c:t:E:e:T:g:x:p:SFJRP:N:L:D:M:G:I:Z:vh")) != -1) {
         switch (c) {
         case 'o': bopt.outdir = optarg; break;
         case 'n': bopt.rtt_samples = num(c, optarg, 1, 1000000); break;
@@ -501,13 +490,17 @@ main(int argc, char **argv)
         case 'x': bopt.sections = parse_sections(optarg); break;
         case 'p': parse_policies(optarg); break;
         case 'S': bopt.standalone = true; break;
-        case 'F': bopt.force_sync = true; break;
+        case 'F': bopt.force_sync = false; break;
         case 'R': bopt.no_resolve = true; break;
         case 'J': bopt.jit_c2 = true; break;
         case 'P': bopt.policy_dir = optarg; break;
         case 'N': bopt.node_prog = optarg; break;
         case 'L': bopt.logfile = optarg; break;
         case 'D': deadline_s = num(c, optarg, 10, 86400); break;
+        case 'M': bopt.nscale = parse_list(c, optarg, bopt.scale_sizes, 2, 100000); break;
+        case 'G': bopt.ngroup_counts = parse_list(c, optarg, bopt.group_counts, 1, 1000000); break;
+        case 'I': bopt.idle_s = num(c, optarg, 1, 3600); break;
+        case 'Z': bopt.daemon_prog = optarg; break;
         case 'v': bopt.verbose = 1; break;
         case 'h': usage(0); break;
         default: usage(2);
@@ -550,6 +543,29 @@ main(int argc, char **argv)
             *slash = '\0';
         snprintf(node_prog_buf, sizeof(node_prog_buf), "%s/zkbench-node", path);
         bopt.node_prog = node_prog_buf;
+    }
+    snprintf(swarm_prog_buf, sizeof(swarm_prog_buf), "%s", bopt.node_prog);
+    if ((slash = strrchr(swarm_prog_buf, '/')) != NULL)
+        snprintf(slash + 1, sizeof(swarm_prog_buf) - (size_t)(slash + 1 - swarm_prog_buf),
+            "zkbench-swarm");
+    else
+        snprintf(swarm_prog_buf, sizeof(swarm_prog_buf), "zkbench-swarm");
+    bopt.swarm_prog = swarm_prog_buf;
+    if ((bopt.sections & SEC_SCALE) && access(bopt.swarm_prog, X_OK) != 0) {
+        fprintf(stderr, "%s: the swarm program %s: %s (build it with make bench)\n",
+            prog, bopt.swarm_prog, strerror(errno));
+        return 2;
+    }
+#ifdef BENCH_DAEMON
+    if (bopt.daemon_prog == NULL)
+        bopt.daemon_prog = BENCH_DAEMON;
+#endif
+    if ((bopt.sections & SEC_FOOTPRINT) &&
+        (bopt.daemon_prog == NULL || access(bopt.daemon_prog, X_OK) != 0)) {
+        fprintf(stderr, "%s: zkelectd %s: %s (build it with make, or give -Z)\n", prog,
+            bopt.daemon_prog ? bopt.daemon_prog : "(none)",
+            bopt.daemon_prog ? strerror(errno) : "no path");
+        return 2;
     }
     if ((bopt.sections & (SEC_CRASH | SEC_ELECTOR)) && access(bopt.node_prog, X_OK) != 0) {
         fprintf(stderr, "%s: the node program %s: %s (build it with make bench, or give -N)\n",
@@ -605,6 +621,16 @@ main(int argc, char **argv)
             if (section_crash(z, bopt.timeouts_ms[i]) != 0)
                 rc = 1;
     if ((bopt.sections & SEC_ELECTOR) && section_elector(z, bopt.elector_timeout_ms) != 0)
+        rc = 1;
+    if (bopt.sections & SEC_SCALE)
+        for (i = 0; i < bopt.nscale; i++)
+            if (section_scale(z, bopt.scale_sizes[i]) != 0)
+                rc = 1;
+    if (bopt.sections & SEC_GROUPS)
+        for (i = 0; i < bopt.ngroup_counts; i++)
+            if (section_groups(z, bopt.group_counts[i]) != 0)
+                rc = 1;
+    if ((bopt.sections & SEC_FOOTPRINT) && section_footprint(z) != 0)
         rc = 1;
 
     if (bopt.standalone && (bopt.sections & (SEC_RTT | SEC_HANDOVER | SEC_SWITCHOVER))) {

@@ -12,9 +12,15 @@
  *   rtt.c       section 1: bare ZooKeeper round trips and the floor
  *   handover.c  section 2: planned handover (graceful leave, switchover)
  *   failover.c  sections 3 and 4: leader crash and elector crash
+ *   scale.c     section 5: one group of 10 to 1,000 members (join storm,
+ *               requests and notifications per change)
+ *   groups.c    section 6: many groups on one handle
+ *   footprint.c section 7: zkelectd's memory and CPU
  *   trace.c     -L/-R diagnosis: wrappers (ld --wrap) around the ZooKeeper
  *               calls libzkelect makes
  *   node.c      zkbench-node, a separate program: one node in its own process
+ *   swarm.c     zkbench-swarm, a separate program: many nodes (one session
+ *               each) in one process, for section 5
  *
  * Times: CLOCK_MONOTONIC in microseconds everywhere (now_us()); every node
  * runs on this machine, so the clocks of child processes are the same clock.
@@ -79,6 +85,13 @@ struct bench_opts {
     int verbose;                    /* -v: progress on stderr */
     bool no_resolve;                /* -R: zoo_set_servers_resolution_delay(-1) */
     bool jit_c2;                    /* -J: servers without -XX:TieredStopAtLevel=1 */
+    int scale_sizes[8];             /* -M: members of the scale runs (10,100,1000) */
+    int nscale;
+    int group_counts[8];            /* -G: groups on one handle (1,100,1000,10000) */
+    int ngroup_counts;
+    int idle_s;                     /* -I: idle seconds of the footprint section (60) */
+    const char *daemon_prog;        /* -Z: zkelectd (default: the build tree's) */
+    const char *swarm_prog;         /* zkbench-swarm, next to zkbench */
 };
 
 #define SEC_RTT        0x01u
@@ -86,7 +99,10 @@ struct bench_opts {
 #define SEC_SWITCHOVER 0x04u
 #define SEC_CRASH      0x08u
 #define SEC_ELECTOR    0x10u
-#define SEC_ALL        0x1fu
+#define SEC_SCALE      0x20u
+#define SEC_GROUPS     0x40u
+#define SEC_FOOTPRINT  0x80u
+#define SEC_ALL        0xffu
 
 extern struct bench_opts bopt;
 
@@ -245,6 +261,11 @@ struct cputime {
 };
 void cpu_sample(struct zkh *z, struct cputime *out);
 
+/* Sum over the servers of one numeric `mntr` value (only the quorum
+ * leader's when leader_only, for counts every server holds a copy of);
+ * -1 when no server answered with it (groups.c). */
+long long mntr_sum(struct zkh *z, const char *key, bool leader_only);
+
 /* ---- sections ------------------------------------------------------------ */
 
 /* The floor's components (section 1), p50 in microseconds; 0 = not measured. */
@@ -272,5 +293,12 @@ int section_handover(struct zkh *z, const char *label, const char *policy,
     const struct floor_parts *fp, bool switchover);
 int section_crash(struct zkh *z, int timeout_ms);
 int section_elector(struct zkh *z, int timeout_ms);
+/* Section 5 (scale.c): one group of `members` members, from a few
+ * zkbench-swarm processes. */
+int section_scale(struct zkh *z, int members);
+/* Section 6 (groups.c): `ngroups` groups on one handle. */
+int section_groups(struct zkh *z, int ngroups);
+/* Section 7 (footprint.c): zkelectd RSS and CPU, idle and during elections. */
+int section_footprint(struct zkh *z);
 
 #endif /* ZKBENCH_H */

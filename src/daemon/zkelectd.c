@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
@@ -485,8 +486,9 @@ out:
 }
 
 /*
- * Wait up to ms for one of the signals in set. Returns the signal, or 0 on
- * timeout. SIGCHLD is swallowed (every hook's child is reaped by its runner).
+ * Wait up to ms (< 0: without a time limit) for one of the signals in set.
+ * Returns the signal, or 0 on timeout. SIGCHLD is swallowed (every hook's
+ * child is reaped by its runner).
  */
 static int
 zkd_sigwait(const sigset_t *set, int ms)
@@ -496,6 +498,13 @@ zkd_sigwait(const sigset_t *set, int ms)
     int sig;
 
     for (;;) {
+        if (ms < 0) {                   /* no timeout */
+            if ((sig = sigwaitinfo(set, NULL)) == -1)
+                continue;               /* EINTR */
+            if (sig != SIGCHLD)
+                return sig;
+            continue;
+        }
         now = proc_now_ms();
         if (now >= end)
             return 0;
@@ -815,7 +824,7 @@ zkd_run(struct zkd *d, const sigset_t *set)
     int sig, code;
 
     for (;;) {
-        sig = zkd_sigwait(set, 1000);
+        sig = zkd_sigwait(set, -1);  /* zkd_request_exit() sends SIGUSR1 */
         pthread_mutex_lock(&d->mu);
         code = d->exit_code;
         pthread_mutex_unlock(&d->mu);
@@ -846,6 +855,9 @@ main(int argc, char **argv)
     int rc;
 
     std_fds();
+    /* a daemon of a dozen mostly idle threads: glibc would give each thread
+       that allocates its own malloc arena (~170 KiB resident for nothing) */
+    mallopt(M_ARENA_MAX, 2);
     parse_opts(argc, argv, &o);
     zkd_init(&d);
     if ((d.config_path = abs_path(o.config)) == NULL) {

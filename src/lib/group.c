@@ -1609,7 +1609,12 @@ elector_eval(struct zkelect_group *g)
         decide_write(g, mc_of[chosen], why, switchover_id, DECIDE_RESTORE);
         goto out;
     }
-    if (strcmp(in_members[chosen].id, cur) == 0) {
+    /* the same id as `elected` names, with the registration it was elected
+       with: no change. The same id on a later registration (the node left or
+       lost its session and came back, e.g. after the whole group stopped) is
+       a new leader: a new decision names that registration, else it would
+       wait for a decision naming it until the watchdog */
+    if (strcmp(in_members[chosen].id, cur) == 0 && current_present) {
         if ((switchover || config_ack) && g->have_elected)
             decide_write(g, NULL, why, switchover_id, DECIDE_ACK); /* acknowledge only */
         else

@@ -162,6 +162,10 @@ struct zkelect {
     pthread_cond_t cv;                /* broadcast after every processed event */
     bool connected_once;              /* a session was established (mu) */
     uint64_t timer_scan_at;           /* when the groups' timers are looked at next (mu) */
+    struct req *nudged_req;           /* the request nudged last (identity only, never
+                                         dereferenced: with nudged_sent_ms) (mu) */
+    uint64_t nudged_sent_ms;
+    int nudged_count;                 /* nudges sent for it */
     int sess_public;                  /* copy of sess for API readers (mu) */
     int64_t session_id_public;        /* copy of session_id for API readers (mu) */
 

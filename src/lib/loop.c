@@ -594,29 +594,69 @@ process(struct zkelect *h, struct zev *ev)
     }
 }
 
-/* A request outstanding longer than nudge_ms: send another request on the
- * same session, which releases the 3.8.0 server stall (ZK-NOTES §10). */
+/*
+ * A request outstanding longer than nudge_ms: send another request on the
+ * same session, which releases the 3.8.0 server stall (ZK-NOTES §10). Only
+ * when nothing at all came back on the session for nudge_ms (replies that
+ * flow show the session is not stalled), and with a backoff per request:
+ * its nudges go out nudge_ms, 4 * nudge_ms, 16 * nudge_ms... after it was
+ * sent. A loaded server that is merely slow (a join storm of a thousand
+ * members) is then not sent a second request per member every nudge_ms.
+ */
+static struct req *
+oldest_request(struct zkelect *h)
+{
+    struct req *r;
+
+    /* requests are prepended as they are sent: the oldest is at the tail */
+    for (r = h->outstanding.prev; r != &h->outstanding; r = r->prev)
+        if (r->kind != REQ_NUDGE && r->gen == h->gen)
+            return r;
+    return NULL;
+}
+
+/* When the oldest request may be nudged next (0: nothing to nudge); h->qmu held. */
+static uint64_t
+nudge_due_locked(struct zkelect *h, struct req **out)
+{
+    struct req *r = oldest_request(h);
+    uint64_t wait = (uint64_t)h->nudge_ms, due;
+    int k;
+
+    *out = r;
+    if (r == NULL)
+        return 0;
+    if (r == h->nudged_req && r->sent_ms == h->nudged_sent_ms)
+        for (k = 0; k < h->nudged_count && k < 8; k++)
+            wait *= 4;
+    due = r->sent_ms + wait;
+    if (h->last_contact_ms + (uint64_t)h->nudge_ms > due)
+        due = h->last_contact_ms + (uint64_t)h->nudge_ms;
+    return due;
+}
+
 static void
 check_stalled(struct zkelect *h, uint64_t now)
 {
-    struct req *r, *oldest = NULL;
-    struct req *nudge;
-    uint64_t age;
+    struct req *oldest, *nudge;
+    uint64_t age, due;
     int rc;
 
     if (h->nudge_ms <= 0 || h->sess != SESS_CONNECTED || h->zh == NULL)
         return;
-    /* requests are prepended as they are sent: the oldest is at the tail */
     pthread_mutex_lock(&h->qmu);
-    for (r = h->outstanding.prev; r != &h->outstanding; r = r->prev)
-        if (r->kind != REQ_NUDGE && r->gen == h->gen) {
-            oldest = r;
-            break;
-        }
-    age = oldest ? now - oldest->sent_ms : 0;
+    due = nudge_due_locked(h, &oldest);
+    age = oldest && now > oldest->sent_ms ? now - oldest->sent_ms : 0;
     pthread_mutex_unlock(&h->qmu);
-    if (oldest == NULL || age < (uint64_t)h->nudge_ms || now - h->last_nudge_ms < (uint64_t)h->nudge_ms)
+    if (oldest == NULL || now < due)
         return;
+    if (oldest == h->nudged_req && oldest->sent_ms == h->nudged_sent_ms) {
+        h->nudged_count++;
+    } else {
+        h->nudged_req = oldest;
+        h->nudged_sent_ms = oldest->sent_ms;
+        h->nudged_count = 1;
+    }
     h->last_nudge_ms = now;
     pthread_mutex_lock(&h->qmu);
     h->stalled++;
@@ -650,10 +690,17 @@ static uint64_t
 next_deadline(struct zkelect *h, uint64_t now)
 {
     uint64_t d = h->timer_scan_at, x;
+    struct req *r;
 
-    if (h->nudge_ms > 0) {
-        x = now + (uint64_t)(h->nudge_ms / 2 > 10 ? h->nudge_ms / 2 : 10);
-        if (x < d)
+    /* the stalled-request check, only while a request is outstanding (an
+       idle handle sleeps until its next timer or the 1 s safety net) */
+    if (h->nudge_ms > 0 && h->sess == SESS_CONNECTED) {
+        pthread_mutex_lock(&h->qmu);
+        x = nudge_due_locked(h, &r);
+        pthread_mutex_unlock(&h->qmu);
+        if (x && x < now + 10)
+            x = now + 10;
+        if (x && x < d)
             d = x;
     }
     return d;

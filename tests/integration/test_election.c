@@ -509,6 +509,30 @@ test_graceful_leave(void)
     CU_ASSERT_EQUAL(violations, 0);
 }
 
+/* The only member, elector and leader at once, loses its session: nobody is
+ * left to write a decision, so `elected` still names its old registration
+ * when it comes back on a new session. As the new elector it must decide
+ * anew for its new registration at once (found by the scale benchmark,
+ * where a whole group restarting waited for the watchdog). */
+static void
+test_lone_leader_expiry(void)
+{
+    uint64_t e1, t0;
+
+    reset();
+    watchdog_opt = 20000;   /* far longer than the wait below */
+    start_node(0, "n1", hosts);
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n1"), 0);
+    e1 = max_ready_epoch;
+    t0 = now_ms();
+    expire_session(nodes[0].h, hosts);
+    CU_ASSERT(wait_counter(&nodes[0].nregistered, 2, WAIT_MS));
+    CU_ASSERT(wait_counter(&nodes[0].nready, 2, 8000));
+    CU_ASSERT(now_ms() - t0 < 8000);
+    CU_ASSERT(max_ready_epoch > e1);
+    CU_ASSERT_EQUAL(violations, 0);
+}
+
 static void
 test_leader_expiry(void)
 {
@@ -1030,6 +1054,7 @@ suite_clean_all(void)
 static CU_TestInfo standalone_tests[] = {
     {"first election: lowest id READY, one elector", test_first_election},
     {"graceful leave: next node READY, znodes removed", test_graceful_leave},
+    {"lone leader's session expires: it leads again without the watchdog", test_lone_leader_expiry},
     {"leader session expiry: new leader, old one rejoins", test_leader_expiry},
     {"elector expiry: next elector, no new decision", test_elector_expiry},
     {"takeover never completes: watchdog elects another", test_watchdog},

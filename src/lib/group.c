@@ -441,16 +441,28 @@ exclusions_clear(struct zkelect_group *g)
     g->exclusions = NULL;
 }
 
+/* The config znode as the elector last read it; held only by electors (it is
+   12 KiB decoded): none reads as all defaults. */
+static const struct zke_config config_none;
+#define CFG(g) ((const struct zke_config *)((g)->config ? (g)->config : &config_none))
+
+static void
+config_clear(struct zkelect_group *g)
+{
+    free(g->config);
+    g->config = NULL;
+}
+
 static int
 effective_watchdog_ms(struct zkelect_group *g)
 {
-    return g->config.watchdog_ms ? (int)g->config.watchdog_ms : g->watchdog_ms;
+    return CFG(g)->watchdog_ms ? (int)CFG(g)->watchdog_ms : g->watchdog_ms;
 }
 
 static int
 effective_exclude_ms(struct zkelect_group *g)
 {
-    return g->config.exclude_ms ? (int)g->config.exclude_ms : g->exclude_ms;
+    return CFG(g)->exclude_ms ? (int)CFG(g)->exclude_ms : g->exclude_ms;
 }
 
 /* ---- registration -------------------------------------------------------- */
@@ -912,7 +924,7 @@ elector_start(struct zkelect_group *g)
     group_timer_changed(g);
     g->election_read = g->config_read = g->switchover_read = g->history_read = false;
     g->reasons |= ZKELECT_REASON_INITIAL;
-    memset(&g->config, 0, sizeof(g->config));
+    config_clear(g);
     g->config_good = false;
     memset(&g->switchover, 0, sizeof(g->switchover));
     g->config_version = g->history_version = -1;
@@ -1089,7 +1101,7 @@ on_config_reply(struct zkelect_group *g, struct zev *ev)
                       "%s was deleted; keeping the last good config (zkelect init recreates it)",
                       g->p_config);
         } else {
-            memset(&g->config, 0, sizeof(g->config));
+            config_clear(g);
             g->reasons |= ZKELECT_REASON_CONFIG_CHANGED;
         }
         elector_eval(g);
@@ -1105,9 +1117,11 @@ on_config_reply(struct zkelect_group *g, struct zev *ev)
                the defaults, as for a missing config); say so loudly */
             malformed(g, g->p_config, ev->data, ev->datalen, err);
             if (!g->config_good)
-                memset(&g->config, 0, sizeof(g->config));
+                config_clear(g);
         } else {
-            g->config = c;
+            if (g->config == NULL && (g->config = malloc(sizeof(*g->config))) == NULL)
+                return;   /* out of memory: config_read stays false, no decision */
+            *g->config = c;
             g->config_good = true;
             g->reasons |= ZKELECT_REASON_CONFIG_CHANGED;
         }
@@ -1145,24 +1159,50 @@ on_switchover_reply(struct zkelect_group *g, struct zev *ev)
     elector_eval(g);
 }
 
+/* Keep the encoded history (a copy of buf, or none). 0, or -1 out of memory. */
+static int
+history_store(struct zkelect_group *g, const char *buf, size_t len)
+{
+    char *copy = NULL;
+
+    if (buf && len > 0) {
+        if ((copy = malloc(len)) == NULL)
+            return -1;
+        memcpy(copy, buf, len);
+    }
+    free(g->history_buf);
+    g->history_buf = copy;
+    g->history_len = copy ? len : 0;
+    return 0;
+}
+
 static void
 on_history_reply(struct zkelect_group *g, struct zev *ev)
 {
+    struct zke_history *h;
     char err[256];
 
     if (!g->is_elector)
         return;
-    if (g->history == NULL && (g->history = calloc(1, sizeof(*g->history))) == NULL)
-        return;
     if (ev->rc == ZNONODE) {
-        memset(g->history, 0, sizeof(*g->history));
+        history_store(g, NULL, 0);
+        g->history_last_epoch = 0;
         g->history_version = -1;
     } else if (ev->rc == ZOK) {
+        if ((h = calloc(1, sizeof(*h))) == NULL)
+            return;
         g->history_version = ev->stat.version;
-        if (zke_history_decode(ev->data, ev->datalen, g->history, err, sizeof(err)) != 0) {
-            memset(g->history, 0, sizeof(*g->history));
+        if (zke_history_decode(ev->data, ev->datalen, h, err, sizeof(err)) != 0) {
+            history_store(g, NULL, 0);
+            g->history_last_epoch = 0;
             malformed(g, g->p_history, ev->data, ev->datalen, err);
+        } else if (history_store(g, ev->data, (size_t)ev->datalen) != 0) {
+            free(h);
+            return;
+        } else {
+            g->history_last_epoch = h->n > 0 ? h->entries[h->n - 1].epoch : 0;
         }
+        free(h);
     } else {
         return;
     }
@@ -1177,7 +1217,7 @@ elector_policy(struct zkelect_group *g)
     struct zkelect_option opts[ZKE_OPTIONS_MAX * 2];
     char keybuf[ZKE_OPTIONS_MAX * 2][ZKE_NAME_MAX + 1];
     char key[sizeof(g->policy_loaded_key)];
-    const char *name = *g->config.policy ? g->config.policy : g->policy_name;
+    const char *name = *CFG(g)->policy ? CFG(g)->policy : g->policy_name;
     char err[512];
     size_t n = 0, i, j;
     int rc, off;
@@ -1194,12 +1234,12 @@ elector_policy(struct zkelect_group *g)
         opts[n].value = eq ? eq + 1 : "";
         n++;
     }
-    for (i = 0; i < (size_t)g->config.noptions; i++) {
+    for (i = 0; i < (size_t)CFG(g)->noptions; i++) {
         for (j = 0; j < n; j++)
-            if (strcmp(opts[j].key, g->config.options[i].key) == 0)
+            if (strcmp(opts[j].key, CFG(g)->options[i].key) == 0)
                 break;
-        opts[j].key = g->config.options[i].key;
-        opts[j].value = g->config.options[i].value;
+        opts[j].key = CFG(g)->options[i].key;
+        opts[j].value = CFG(g)->options[i].value;
         if (j == n)
             n++;
     }
@@ -1281,6 +1321,7 @@ decide_write(struct zkelect_group *g, const struct member_cache *chosen, const c
     bool keep_epoch = mode == DECIDE_ACK;
     struct zke_elected *e;
     struct zke_history_entry he;
+    struct zke_history *hist;
     struct exclusion *x;
     struct req *r;
     uint64_t epoch, now = zke_now_ms();
@@ -1293,8 +1334,8 @@ decide_write(struct zkelect_group *g, const struct member_cache *chosen, const c
     epoch = g->have_elected ? g->elected.epoch : 0;
     if (g->have_leader && g->leader.epoch > epoch)
         epoch = g->leader.epoch;
-    if (g->history && g->history->n > 0 && g->history->entries[g->history->n - 1].epoch > epoch)
-        epoch = g->history->entries[g->history->n - 1].epoch;
+    if (g->history_last_epoch > epoch)
+        epoch = g->history_last_epoch;
     if (keep_epoch) {
         *e = g->elected;
         e->switchover_id = switchover_id;
@@ -1346,22 +1387,36 @@ encode:
     snprintf(he.policy, sizeof(he.policy), "%s", e->policy);
     snprintf(he.reason, sizeof(he.reason), "%s", e->reason);
     he.at_ms = e->at_ms;
-    zke_history_push(g->history, &he);
+    /* the history as read (validated then), with this decision appended */
+    if ((hist = calloc(1, sizeof(*hist))) == NULL) {
+        free(e);
+        return;
+    }
+    if (g->history_buf && zke_history_decode(g->history_buf, (int)g->history_len, hist, NULL, 0) != 0)
+        memset(hist, 0, sizeof(*hist));
+    zke_history_push(hist, &he);
 
     r = req_new(g->h, g, REQ_DECIDE);
     if (r == NULL) {
+        free(hist);
         free(e);
         return;
     }
     r->token = epoch;
     if (zke_elected_encode(e, &r->payload[0], &len0) != 0 ||
-        zke_history_encode(g->history, &r->payload[1], &len1) != 0) {
+        zke_history_encode(hist, &r->payload[1], &len1) != 0) {
         zke_event(g->h, g, ZKELECT_EV_ERROR, NULL, epoch, ZKELECT_EINVAL,
                   "cannot encode the decision (a bug): nothing written");
         req_sent(r, ZMARSHALLINGERROR);
+        free(hist);
         free(e);
         return;
     }
+    free(hist);
+    /* as the history was kept decoded and appended to before: the next
+       decision builds on this one (a refused write re-reads it) */
+    if (history_store(g, r->payload[1], len1) == 0)
+        g->history_last_epoch = epoch;
     if (g->elected_version >= 0)
         zoo_set_op_init(&r->ops[n++], g->p_elected, r->payload[0], (int)len0, g->elected_version, NULL);
     else
@@ -1499,7 +1554,7 @@ elector_eval(struct zkelect_group *g)
             if (exclusion_find(g, g->elected.excluded[k].id) == NULL)
                 config_ack = true;
     }
-    if (g->config.paused && current_present && !switchover) {
+    if (CFG(g)->paused && current_present && !switchover) {
         zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: paused: no decision while the leader is present", g->path);
         if (config_ack)
             decide_write(g, NULL, "config-changed: paused, leader kept", g->have_elected ?
@@ -1556,18 +1611,18 @@ elector_eval(struct zkelect_group *g)
     }
     in.excluded = in_excl;
     in.nexcluded = i;
-    for (i = 0; i < (size_t)g->config.nsites; i++) {
-        in_sites[i].site = g->config.sites[i].site;
-        in_sites[i].priority = g->config.sites[i].priority;
+    for (i = 0; i < (size_t)CFG(g)->nsites; i++) {
+        in_sites[i].site = CFG(g)->sites[i].site;
+        in_sites[i].priority = CFG(g)->sites[i].priority;
     }
     in.sites = in_sites;
-    in.nsites = (size_t)g->config.nsites;
-    for (i = 0; i < (size_t)g->config.noptions; i++) {
-        in_opts[i].key = g->config.options[i].key;
-        in_opts[i].value = g->config.options[i].value;
+    in.nsites = (size_t)CFG(g)->nsites;
+    for (i = 0; i < (size_t)CFG(g)->noptions; i++) {
+        in_opts[i].key = CFG(g)->options[i].key;
+        in_opts[i].value = CFG(g)->options[i].value;
     }
     in.options = in_opts;
-    in.noptions = (size_t)g->config.noptions;
+    in.noptions = (size_t)CFG(g)->noptions;
     in.reasons = g->reasons;
     in.switchover_target = switchover && *g->switchover.to ? g->switchover.to : NULL;
 
@@ -2386,7 +2441,8 @@ group_free(struct zkelect_group *g)
     free(g->opt_kv);
     free(g->policy_name);
     free(g->policy_path);
-    free(g->history);
+    free(g->history_buf);
+    free(g->config);
     free(g);
 }
 

@@ -300,11 +300,15 @@ struct zkelect_group {
     struct member_cache *members;     /* members (elector only) */
     int pending_reads;                /* elector reads outstanding before a decision */
     bool config_read, switchover_read, history_read, election_read;
-    struct zke_config config;         /* cluster config (zeroed = absent) */
+    struct zke_config *config;        /* cluster config (heap, elector only; NULL = absent) */
     bool config_good;                 /* config holds a decoded config znode */
     int32_t config_version;
     struct zke_switchover switchover; /* last switchover request (id 0 = none) */
-    struct zke_history *history;      /* history (heap) */
+    char *history_buf;                /* history as last read or written, encoded
+                                         (heap, NULL = none): decoded it is 24 KiB,
+                                         too much to keep per group */
+    size_t history_len;
+    uint64_t history_last_epoch;      /* its newest entry's epoch, 0 = none */
     int32_t history_version;          /* -1 absent */
     unsigned reasons;                 /* ZKELECT_REASON_* accumulated for the next run */
     bool deciding;                    /* a decision write is outstanding */

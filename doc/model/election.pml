@@ -1,0 +1,1502 @@
+/*
+ * election.pml - a Promela model of the zkelect election protocol *as
+ * implemented* in src/lib/group.c and src/lib/loop.c, for Spin.
+ *
+ * Three nodes, one ZooKeeper ensemble (modelled as one server that applies
+ * each session's requests in order, atomically), bounded faults. Every
+ * handler of the library thread is one atomic step of a node process and is
+ * written to follow its C function line by line; doc/model/README.md maps
+ * every step to the C function it stands for and lists the simplifications.
+ *
+ * Build-time knobs (spin -D...):
+ *   MAXFAULTS   total fault budget (default 2)
+ *   MAX_DISC, MAX_EXP, MAX_CRASH, MAX_LOSE, MAX_SWITCH, MAX_EARLY, MAX_TFAIL
+ *               per-kind budgets (disconnects, expiries of running clients,
+ *               crashes, `elected` deleted by an operator, policy switches,
+ *               watchdog firings before the system is quiet, takeovers that
+ *               the application fails)
+ *   LIVE        compile the liveness claim (and let the fault process stop)
+ *   FENCE_ANYTIME  drop the timing assumption on fencing (see README):
+ *               shows the documented limit of a lease-less design
+ *   STABLE_START  0, 1 or 2: start from a stable leader (see init)
+ *   ONLY_ELIG   only this node is eligible
+ *   MUT_*       deliberate bugs (mutants) that the check must catch:
+ *               MUT_READY_NOCHECK, MUT_CREATE_NOCHECK, MUT_NO_SUSPEND,
+ *               MUT_DELETE_FIRST, MUT_NEWREG (bug 1 of the README, the fix
+ *               reverted); MUT_NO_REARM (no watchdog re-arm in view_changed)
+ *               is not caught within the budgets tried
+ *
+ * Safety: the monitor process asserts S1, S3 and L1 in every state; S2, S4
+ * and S5 are assertions where the step happens. Liveness (-DLIVE): the LTL
+ * formula `live`, checked with pan -a -f.
+ */
+
+#define N 3                     /* nodes 0, 1, 2 */
+#define WEL 0
+#define WLD 1
+#define WCH 2
+#define NONE 3                  /* "no node" */
+
+#ifndef MAXFAULTS
+#define MAXFAULTS 2
+#endif
+#ifndef MAX_DISC
+#define MAX_DISC 2
+#endif
+#ifndef MAX_EXP
+#define MAX_EXP 1
+#endif
+#ifndef MAX_CRASH
+#define MAX_CRASH 1
+#endif
+#ifndef MAX_LOSE
+#define MAX_LOSE 0
+#endif
+#ifndef MAX_SWITCH
+#define MAX_SWITCH 1
+#endif
+#ifndef MAX_EARLY
+#define MAX_EARLY 1
+#endif
+#ifndef MAX_TFAIL
+#define MAX_TFAIL 1
+#endif
+#ifndef MAXEPOCH
+#define MAXEPOCH 12             /* a decision beyond this is a livelock: assert */
+#endif
+#define MAXSEQ 12               /* election sequence numbers */
+#ifndef RQ
+#define RQ 10                   /* request queue per session (asserted) */
+#endif
+#ifndef EVQ
+#define EVQ 12                  /* event queue per node (asserted) */
+#endif
+
+/* request kinds (struct req.kind) and, for replies, the same numbers */
+#define Q_GET_EL    1           /* aget elected (watch) */
+#define Q_EX_EL     2           /* aexists elected (watch) */
+#define Q_GET_LD    3           /* aget leader (watch) */
+#define Q_EX_LD     4           /* aexists leader (watch) */
+#define Q_REGISTER  5           /* amulti: nodes/<id> + election/<id>_<guid>_ */
+#define Q_FIND_MINE 6           /* aget_children election: mine by guid */
+#define Q_STAT_MINE 7           /* aexists my election znode (czxid) */
+#define Q_LIST      8           /* aget_children election (watch if elector) */
+#define Q_EX_PRED   9           /* aexists predecessor (watch) */
+#define Q_GET_HIST  10          /* aget history */
+#define Q_DECIDE    11          /* amulti: elected + history, versioned */
+#define Q_CREATE    12          /* amulti: check elected, create leader PROGRESS */
+#define Q_READY     13          /* amulti: check elected, set leader READY */
+#define Q_DELETE    14          /* adelete leader (version) */
+#define Q_FENCE     15          /* adelete stale leader (elector, version) */
+/* other events on a node's queue */
+#define EV_CONNECTING 20        /* session event: connection lost */
+#define EV_CONNECTED  21        /* session event: (re)connected */
+#define EV_EXPIRED    22        /* session event: expired */
+#define EV_W_EL       23        /* watch: elected changed */
+#define EV_W_LD       24        /* watch: leader changed */
+#define EV_W_CH       25        /* watch: election children changed */
+#define EV_W_PRED     26        /* watch: predecessor deleted (a = its seq) */
+#define EV_W_SW       27        /* watch: switchover requested */
+
+/* ZooKeeper return codes (the ones the C code tells apart) */
+#define OK          0
+#define NONODE      1
+#define NODEEXISTS  2
+#define BADVERSION  3
+#define CONNLOSS    4           /* also ZOPERATIONTIMEOUT: outcome unknown */
+
+/* enum role */
+#define R_NONE      0
+#define R_MEMBER    1
+#define R_WAITING   2
+#define R_CREATING  3
+#define R_PROGRESS  4
+#define R_READYING  5
+#define R_READY     6
+#define R_STEPPING  7
+#define R_DELETING  8
+#define R_SUSPENDED 9
+
+/* enum reg_state (REG_LEAVING: unnominate is not modelled) */
+#define RG_NONE     0
+#define RG_PENDING  1
+#define RG_UNKNOWN  2
+#define RG_DONE     3
+
+/* h->sess as the library thread sees it */
+#define CS_CONNECTING 0
+#define CS_CONNECTED  1
+
+#define ST_PROGRESS 1
+#define ST_READY    2
+
+typedef brow { byte s[N] };             /* a row of per-node bytes */
+typedef xrow { bool s[N] };             /* a row of per-node flags */
+
+/* ---------------------------------------------------------------------
+ * ZooKeeper: server state. Versions are stored +1 (0 = znode absent).
+ * ------------------------------------------------------------------- */
+byte E_ver, E_ld = NONE, E_ep, E_rg;    /* elected: version, leader, epoch, leader_znode seq */
+byte L_ver, L_own, L_id = NONE, L_st, L_ep; /* leader: version, ephemeralOwner, id, status, epoch */
+byte H_ver, H_ep;                       /* history: version, epoch of its last entry */
+bool SWP;                               /* switchover: a request not yet acknowledged */
+byte REG[N];                            /* seq of node's election znode (+ nodes/<id>), 0 none */
+byte nextseq = 1;                       /* parent's sequence counter */
+bool live[N];                           /* server: the node's current session is live */
+bool conn[N];                           /* transport connected */
+bool crashed[N];                        /* the node process stopped */
+byte inc[N];                            /* handle generation (loop.c h->gen) */
+brow W[3];                              /* watches on elected (0), leader (1), election children (2):
+                                           0 none, 1 armed, 2 fired while disconnected */
+byte W_pr[N], W_pst[N];                 /* predecessor watch: seq, state as above */
+
+#define SID(n) ((n) + 1 + N * inc[n])   /* session id of node n's current handle */
+
+chan rq[N] = [RQ] of { byte, byte, byte, byte, byte };       /* kind, a, b, c, d */
+chan ev[N] = [EVQ] of { byte, byte, byte, byte, byte, byte }; /* kind, rc, a, b, c, d */
+
+/* ---------------------------------------------------------------------
+ * The nodes' library state (struct zkelect_group), global so that the
+ * properties and the timing guards can read it.
+ * ------------------------------------------------------------------- */
+byte c_sess[N];                 /* h->sess */
+byte c_sid[N];                  /* h->session_id */
+byte reg[N];                    /* g->reg */
+byte my_seq[N];                 /* g->my_znode / g->my_seq */
+bool czx[N];                    /* g->my_czxid != 0 */
+byte role[N];                   /* g->role */
+byte r_ep[N];                   /* g->role_epoch */
+byte r_ev[N];                   /* g->role_elected_version (+1) */
+byte f_ep[N];                   /* g->failed_epoch */
+bool t_ok[N];                   /* g->takeover_ok */
+bool app[N];                    /* the application's takeover is running */
+byte app_ep[N];                 /* ... for this epoch */
+/* the shared view */
+bool he[N];                     /* g->have_elected */
+byte e_ld[N], e_ep[N], e_rg[N]; /* g->elected.leader, .epoch, .leader_znode */
+byte e_ver[N];                  /* g->elected_version (+1) */
+bool e_rd[N];                   /* g->elected_read */
+bool hl[N];                     /* g->have_leader */
+byte l_id[N], l_st[N], l_ep[N]; /* g->leader.id, .status, .epoch */
+byte l_ver[N];                  /* g->leader_version (+1) */
+byte l_own[N];                  /* g->leader_owner */
+bool l_rd[N];                   /* g->leader_read */
+byte pred[N];                   /* g->pred (seq) */
+/* the elector */
+bool is_el[N];                  /* g->is_elector */
+bool el_rd[N];                  /* g->election_read */
+bool hi_rd[N];                  /* g->history_read */
+byte hi_ep[N], hi_ver[N];       /* g->history (last epoch), g->history_version (+1) */
+brow mseq[N];                   /* g->members: seq of each member's registration, 0 none */
+xrow excl[N];                   /* g->exclusions */
+bool decid[N];                  /* g->deciding */
+bool evpend[N];                 /* g->eval_pending */
+bool wd[N];                     /* g->watchdog_ms_deadline != 0 */
+byte wd_ep[N];                  /* g->watchdog_epoch */
+bool wd_f[N];                   /* g->watchdog_fenced */
+byte ps_ep[N];                  /* g->progress_seen_epoch */
+
+/* faults used */
+byte nf, n_disc, n_exp, n_crash, n_lose, n_switch, n_early, n_tfail;
+
+/* ghosts for the properties */
+bool noticed[N];                /* processed CONNECTING, not yet CONNECTED/EXPIRED */
+byte last_ep, last_nd = NONE;   /* last READY transition (live session) */
+byte srv_ep, srv_nd = NONE;     /* last READY write applied by the server */
+bool S1_one_ready_leader = 1;
+bool S2_ready_epochs_increase = 1;
+bool S3_expired_never_acts = 1;
+bool S4_leader_writes_follow_decision = 1;
+bool S5_stop_before_delete = 1;
+bool bounds_ok = 1;                     /* the model's bounds (queues, epochs) held */
+bool L1_quiescent_stable = 1;
+bool started;                           /* init is done */
+
+/* Scratch of a single d_step (every step writes them before reading them
+   and leaves them dead): hidden, i.e. not part of the state. */
+hidden byte k, rc, a, b, c, d;          /* the event being handled */
+hidden byte qk, qa, qb, qc, qd;         /* the request being applied */
+hidden byte zrc, x0, x1, x2, x3;        /* its result */
+hidden byte zj, zt, m, q, ep, rg;       /* loop counters, temporaries */
+hidden byte named, mine, fall, lowest, vc, cs, ez;
+
+/* ---------------------------------------------------------------------
+ * Predicates
+ * ------------------------------------------------------------------- */
+#define CONNECTED(n) (c_sess[n] == CS_CONNECTED)
+#define MINE(n) (l_ver[n] != 0 && l_own[n] != 0 && l_own[n] == c_sid[n])
+#define ROLE_LEADING(r) ((r) == R_CREATING || (r) == R_PROGRESS || (r) == R_READYING || \
+                         (r) == R_READY || (r) == R_STEPPING || (r) == R_DELETING)
+#define ACTING(n) (role[n] == R_PROGRESS || role[n] == R_READYING || role[n] == R_READY)
+#ifdef ONLY_ELIG
+#define ELIG(n) ((n) == ONLY_ELIG)      /* one eligible node (the others never lead) */
+#else
+#define ELIG(n) 1
+#endif
+#define CAND(e, n) (mseq[e].s[n] != 0 && ELIG(n) && !excl[e].s[n])
+/* elected_present(): `elected` names a live member with that very registration */
+#define EPRESENT(n) (he[n] && e_ld[n] != NONE && mseq[n].s[e_ld[n]] != 0 && \
+                     (e_rg[n] == 0 || mseq[n].s[e_ld[n]] == e_rg[n]))
+/* a switchover request not yet acknowledged in a readable `elected` */
+#define SWPEND(n) (SWP && he[n])
+#define ELECTOR_READY(n) (is_el[n] && CONNECTED(n) && el_rd[n] && hi_rd[n] && e_rd[n] && l_rd[n])
+
+/* S1: never two nodes that both believe they are the READY leader while
+   both sessions are live (a crashed process believes nothing) */
+#define BEL(n) (!crashed[n] && role[n] == R_READY && live[n])
+#define S1 (!(BEL(0) && BEL(1)) && !(BEL(0) && BEL(2)) && !(BEL(1) && BEL(2)))
+/* S3: a node whose session expired never acts as leader once it has
+   noticed the disconnect */
+#define S3N(n) (crashed[n] || live[n] || !noticed[n] || !ROLE_LEADING(role[n]))
+#define S3 (S3N(0) && S3N(1) && S3N(2))
+
+/* Everything delivered has been processed: the timers (watchdog, tens of
+   seconds) are slower than message delivery and processing. */
+#define QN(n) (crashed[n] || (len(ev[n]) == 0 && (len(rq[n]) == 0 || !conn[n] || !live[n]) && !app[n]))
+#define QUIET (QN(0) && QN(1) && QN(2))
+
+/* The timing assumption on fencing (README): watchdog_ms >= the session
+   timeout, so when the elector fences, the old leader holding the znode has
+   either processed the decision (it is quiescent), or noticed its
+   disconnect, or crashed, or lost its session. */
+#define OWN_OK(o) (!(L_own == SID(o) && live[o]) || crashed[o] || !CONNECTED(o) || E_ld == o || \
+                   (len(ev[o]) == 0 && len(rq[o]) == 0))
+#define FENCING(n) (he[n] && e_ep[n] == wd_ep[n] && e_ld[n] != NONE && \
+                    !(hl[n] && l_ep[n] == e_ep[n] && l_id[n] == e_ld[n] && l_st[n] == ST_READY) && \
+                    l_ver[n] != 0 && (!hl[n] || l_ep[n] < e_ep[n]) && !wd_f[n])
+#ifdef FENCE_ANYTIME
+#define TA_OK(n) 1
+#else
+#define TA_OK(n) (!FENCING(n) || L_ver == 0 || (OWN_OK(0) && OWN_OK(1) && OWN_OK(2)))
+#endif
+
+#define FAULT_OK(cnt, max) (nf < MAXFAULTS && cnt < max)
+
+/* Liveness: exactly one READY believer, and ZooKeeper agrees */
+#define RD(n) (!crashed[n] && role[n] == R_READY)
+#define ONE_READY ((RD(0) && !RD(1) && !RD(2)) || (!RD(0) && RD(1) && !RD(2)) || (!RD(0) && !RD(1) && RD(2)))
+#define AGREE(n) (RD(n) && live[n] && L_ver != 0 && L_own == SID(n) && L_st == ST_READY && E_ld == n && L_ep == E_ep)
+#define STABLE (ONE_READY && (AGREE(0) || AGREE(1) || AGREE(2)))
+
+#ifdef LIVE
+ltl live { <> [] STABLE }
+#endif
+
+/* TRACE: print every step when a trail is replayed (spin -DTRACE -t) */
+#ifdef TRACE
+#define T(x) x
+#else
+#define T(x) skip
+#endif
+
+/* ---------------------------------------------------------------------
+ * Queues
+ * ------------------------------------------------------------------- */
+inline evsend(n, kk, r0, v0, v1, v2, v3) {
+    bounds_ok = (len(ev[n]) < EVQ);
+    assert(bounds_ok);
+    ev[n]!kk, r0, v0, v1, v2, v3
+}
+
+
+/* ---------------------------------------------------------------------
+ * ZooKeeper server
+ * ------------------------------------------------------------------- */
+
+/* A watch on elected or leader fires: notify, or keep it for the reconnect
+   (the client re-registers its watches and the server fires the changed). */
+inline trigger(w, kind, t) {
+    zj = 0;
+    do
+    :: zj < N ->
+        if
+        :: W[w].s[zj] == 1 && conn[zj] -> evsend(zj, kind, 0, t, 0, 0, 0); W[w].s[zj] = 0
+        :: W[w].s[zj] == 1 && !conn[zj] -> W[w].s[zj] = 2
+        :: else
+        fi;
+        zj++
+    :: else -> break
+    od;
+    zj = 0                               /* (a d_step must not end in a loop) */
+}
+
+inline trigger_pred(seq) {
+    zj = 0;
+    do
+    :: zj < N ->
+        if
+        :: W_pst[zj] == 1 && W_pr[zj] == seq && conn[zj] -> evsend(zj, EV_W_PRED, 0, seq, 0, 0, 0); W_pst[zj] = 0; W_pr[zj] = 0
+        :: W_pst[zj] == 1 && W_pr[zj] == seq && !conn[zj] -> W_pst[zj] = 2
+        :: else
+        fi;
+        zj++
+    :: else -> break
+    od;
+    zj = 0                               /* (a d_step must not end in a loop) */
+}
+
+inline leader_gone() {
+    L_ver = 0; L_own = 0; L_id = NONE; L_st = 0; L_ep = 0;
+    trigger(WLD, EV_W_LD, 1)           /* NodeDeleted */
+}
+
+/* a check op on elected (zoo_check_op_init) */
+inline check_elected(v) {
+    if
+    :: E_ver == 0 -> zrc = NONODE
+    :: E_ver != 0 && E_ver != v -> zrc = BADVERSION
+    :: else -> zrc = OK
+    fi
+}
+
+/* Apply request (qk, qa, qb, qc, qd) of node n atomically. nr: the reply is lost
+   (the connection dropped after the server applied it): no reply, and no
+   watch is registered for n (the client registers watches on replies). */
+inline zk_apply(n, nr) {
+    zrc = OK; x0 = 0; x1 = 0; x2 = 0; x3 = 0;
+    T(printf("TRACE zk: apply %d of node %d (%d %d %d %d), reply lost %d\n", qk, n, qa, qb, qc, qd, nr));
+    if
+    :: qk == Q_GET_EL ->
+        if
+        :: E_ver == 0 -> zrc = NONODE      /* a get on a missing znode sets no watch */
+        :: else -> x0 = E_ver; x1 = E_ld; x2 = E_ep; x3 = E_rg;
+            if :: !nr -> W[WEL].s[n] = 1 :: else fi
+        fi
+    :: qk == Q_EX_EL ->
+        zrc = (E_ver == 0 -> NONODE : OK);
+        if :: !nr -> W[WEL].s[n] = 1 :: else fi
+    :: qk == Q_GET_LD ->
+        if
+        :: L_ver == 0 -> zrc = NONODE
+        :: else -> x0 = L_ver; x1 = L_own; x2 = L_id * 4 + L_st; x3 = L_ep;
+            if :: !nr -> W[WLD].s[n] = 1 :: else fi
+        fi
+    :: qk == Q_EX_LD ->
+        zrc = (L_ver == 0 -> NONODE : OK);
+        if :: !nr -> W[WLD].s[n] = 1 :: else fi
+    :: qk == Q_REGISTER ->
+        if
+        :: REG[n] != 0 -> zrc = NODEEXISTS
+        :: else ->
+            bounds_ok = (nextseq < MAXSEQ);
+            assert(bounds_ok);
+            REG[n] = nextseq; nextseq++; x0 = REG[n];
+            trigger(WCH, EV_W_CH, 0)
+        fi
+    :: qk == Q_FIND_MINE -> x0 = REG[n]      /* the guid is per session: REG[n] is ours */
+    :: qk == Q_STAT_MINE -> x0 = qa; zrc = ((qa != 0 && REG[n] == qa) -> OK : NONODE)
+    :: qk == Q_LIST ->
+        x0 = qa; x1 = REG[0]; x2 = REG[1]; x3 = REG[2];
+        if :: qa && !nr -> W[WCH].s[n] = 1 :: else fi
+    :: qk == Q_EX_PRED ->
+        zrc = ((qa != 0 && (REG[0] == qa || REG[1] == qa || REG[2] == qa)) -> OK : NONODE);
+        if :: !nr -> W_pr[n] = qa; W_pst[n] = 1 :: else fi
+    :: qk == Q_GET_HIST ->
+        if
+        :: H_ver == 0 -> zrc = NONODE
+        :: else -> x0 = H_ver; x1 = H_ep
+        fi
+    :: qk == Q_DECIDE ->
+        /* op 1: elected, set at version qa-1 or created when qa == 0 */
+        if
+        :: qa == 0 && E_ver != 0 -> zrc = NODEEXISTS
+        :: qa != 0 && E_ver == 0 -> zrc = NONODE
+        :: qa != 0 && E_ver != 0 && E_ver != qa -> zrc = BADVERSION
+        :: else
+        fi;
+        /* op 2: history, the same with qb */
+        if
+        :: zrc == OK && qb == 0 && H_ver != 0 -> zrc = NODEEXISTS
+        :: zrc == OK && qb != 0 && H_ver == 0 -> zrc = NONODE
+        :: zrc == OK && qb != 0 && H_ver != 0 && H_ver != qb -> zrc = BADVERSION
+        :: else
+        fi;
+        if
+        :: zrc == OK ->
+            if :: qc >= 128 -> SWP = 0; qc = qc - 128 :: else fi;   /* acknowledged */
+            E_ver = (qa == 0 -> 1 : E_ver + 1); E_ld = qc % 4; E_rg = qc / 4; E_ep = qd;
+            H_ver = (qb == 0 -> 1 : H_ver + 1); H_ep = qd;
+            trigger(WEL, EV_W_EL, 0)
+        :: else -> if :: qc >= 128 -> qc = qc - 128 :: else fi
+        fi;
+        x0 = qc % 4; x1 = qd; x2 = qc / 4
+    :: qk == Q_CREATE ->
+#ifdef MUT_CREATE_NOCHECK
+        zrc = OK;
+#else
+        check_elected(qa);
+#endif
+        if
+        :: zrc == OK && L_ver != 0 -> zrc = NODEEXISTS
+        :: else
+        fi;
+        if
+        :: zrc == OK ->
+            S4_leader_writes_follow_decision = (E_ld == n && E_rg == REG[n] && E_ep == qb);
+            assert(S4_leader_writes_follow_decision);
+            L_ver = 1; L_own = SID(n); L_id = n; L_st = ST_PROGRESS; L_ep = qb;
+            trigger(WLD, EV_W_LD, 0)
+        :: else
+        fi;
+        x0 = qb
+    :: qk == Q_READY ->
+#ifdef MUT_READY_NOCHECK
+        zrc = OK;
+#else
+        check_elected(qa);
+#endif
+        if
+        :: zrc == OK && L_ver == 0 -> zrc = NONODE
+        :: zrc == OK && L_ver != 0 && L_ver != qb -> zrc = BADVERSION
+        :: else
+        fi;
+        if
+        :: zrc == OK ->
+            S4_leader_writes_follow_decision = (E_ld == n && E_rg == REG[n] && E_ep == qc && L_own == SID(n));
+            assert(S4_leader_writes_follow_decision);
+            S2_ready_epochs_increase = (qc > srv_ep || (qc == srv_ep && n == srv_nd));
+            assert(S2_ready_epochs_increase);
+            srv_ep = qc; srv_nd = n;
+            L_ver++; L_id = n; L_st = ST_READY; L_ep = qc;
+            trigger(WLD, EV_W_LD, 0)
+        :: else
+        fi;
+        x0 = qc
+    :: qk == Q_DELETE || qk == Q_FENCE ->
+        if
+        :: L_ver == 0 -> zrc = NONODE
+        :: L_ver != 0 && L_ver != qa -> zrc = BADVERSION
+        :: else ->
+            if
+            :: qk == Q_DELETE ->
+                S5_stop_before_delete = !ACTING(n);
+                assert(S5_stop_before_delete)
+            :: else
+            fi;
+            leader_gone()
+        fi
+    fi;
+    if
+    :: !nr -> evsend(n, qk, zrc, x0, x1, x2, x3)
+    :: else
+    fi;
+    T(printf("TRACE zk:   -> rc %d (%d %d %d %d)\n", zrc, x0, x1, x2, x3))
+}
+
+/* The failure reply of a request (qk, qa..qd) keeps its token. */
+inline fail_reply(n, r0) {
+    if
+    :: qk == Q_CREATE -> evsend(n, qk, r0, qb, 0, 0, 0)
+    :: qk == Q_READY -> evsend(n, qk, r0, qc, 0, 0, 0)
+    :: qk == Q_STAT_MINE || qk == Q_LIST -> evsend(n, qk, r0, qa, 0, 0, 0)
+    :: else -> evsend(n, qk, r0, 0, 0, 0, 0)
+    fi
+}
+
+/* Session expiry on the server: ephemerals go at once, watches die. */
+inline zk_expire(n) {
+    T(printf("TRACE zk: session of node %d expires\n", n));
+    live[n] = 0;
+    W[WEL].s[n] = 0; W[WLD].s[n] = 0; W[WCH].s[n] = 0; W_pr[n] = 0; W_pst[n] = 0;
+    if
+    :: REG[n] != 0 ->
+        zt = REG[n]; REG[n] = 0;
+        trigger(WCH, EV_W_CH, 0);
+        trigger_pred(zt); zt = 0
+    :: else
+    fi;
+    if
+    :: L_ver != 0 && L_own == SID(n) -> leader_gone()
+    :: else
+    fi;
+    /* a running client learns of it when it reaches a server again: nothing
+       else reaches it meanwhile, so EXPIRED can be queued now (it is still
+       processed after everything queued before it) */
+    if
+    :: !crashed[n] -> evsend(n, EV_EXPIRED, 0, 0, 0, 0, 0)
+    :: else
+    fi
+}
+
+/* The server: takes the next request of any connected live session and
+   applies it; each session's requests in order. (One process for the three
+   sessions: weak fairness is per process.) */
+#define SRV(n) (conn[n] && live[n] && len(rq[n]) > 0)
+
+proctype server() {
+    byte n;
+end_srv:
+    do
+    :: atomic {
+        SRV(0) || SRV(1) || SRV(2) ->
+        if
+        :: SRV(0) -> n = 0
+        :: SRV(1) -> n = 1
+        :: SRV(2) -> n = 2
+        fi;
+        d_step {
+            rq[n]?qk, qa, qb, qc, qd;
+            zk_apply(n, 0);
+            qk = 0; qa = 0; qb = 0; qc = 0; qd = 0; zrc = 0; x0 = 0; x1 = 0; x2 = 0; x3 = 0;
+            n = 0
+        }
+       }
+    od
+}
+
+/* A request of node n, into its FIFO. A read sent when nothing of n's is
+   queued ahead of it and the connection is up is marked (eag): the node
+   step applies it right after the handler (see README, "reads"). */
+#define EAGER(kk) ((kk) <= Q_GET_HIST && (kk) != Q_REGISTER)
+
+inline send(n, kk, v0, v1, v2, v3) {
+    if
+    :: EAGER(kk) && len(rq[n]) == 0 && conn[n] && live[n] -> eag = 1
+    :: else
+    fi;
+    bounds_ok = (len(rq[n]) < RQ);
+    assert(bounds_ok);
+    rq[n]!kk, v0, v1, v2, v3
+}
+
+/* ---------------------------------------------------------------------
+ * The library (group.c): helpers
+ * ------------------------------------------------------------------- */
+
+inline read_elected(n) {                /* read_elected -> send_get */
+    if :: CONNECTED(n) -> send(n, Q_GET_EL, 0, 0, 0, 0) :: else fi
+}
+
+inline read_leader(n) {                 /* read_leader -> send_get */
+    if :: CONNECTED(n) -> send(n, Q_GET_LD, 0, 0, 0, 0) :: else fi
+}
+
+inline list_election(n, w) {            /* list_election */
+    if :: CONNECTED(n) && reg[n] == RG_DONE -> send(n, Q_LIST, w, 0, 0, 0) :: else fi
+}
+
+inline send_history(n) {                /* the aget of history (no watch) */
+    if :: CONNECTED(n) -> send(n, Q_GET_HIST, 0, 0, 0, 0) :: else fi
+}
+
+inline do_register(n) {                 /* do_register (ensure_paths: parents exist) */
+    if
+    :: CONNECTED(n) -> reg[n] = RG_PENDING; send(n, Q_REGISTER, 0, 0, 0, 0)
+    :: else
+    fi
+}
+
+inline registered(n, s) {               /* registered */
+    my_seq[n] = s; reg[n] = RG_DONE; role[n] = R_MEMBER; czx[n] = 0;
+    if :: CONNECTED(n) -> send(n, Q_STAT_MINE, s, 0, 0, 0) :: else fi;
+    list_election(n, 0);
+    cs = 1                              /* cand_step, last */
+}
+
+inline elector_stop(n) {                /* elector_stop */
+    is_el[n] = 0;
+    mseq[n].s[0] = 0; mseq[n].s[1] = 0; mseq[n].s[2] = 0;
+    excl[n].s[0] = 0; excl[n].s[1] = 0; excl[n].s[2] = 0;
+    wd[n] = 0; decid[n] = 0; evpend[n] = 0;
+    /* not in the C (unread until elector_start re-reads them): dead values */
+    el_rd[n] = 0; hi_rd[n] = 0; hi_ep[n] = 0; hi_ver[n] = 0
+}
+
+inline elector_start(n) {               /* elector_start */
+    is_el[n] = 1; el_rd[n] = 0; hi_rd[n] = 0; hi_ver[n] = 0;
+    list_election(n, 1);
+    send_history(n);
+    if
+    :: he[n] && e_ld[n] != NONE &&
+       !(hl[n] && l_id[n] == e_ld[n] && l_ep[n] == e_ep[n] && l_st[n] == ST_READY) ->
+        wd[n] = 1; wd_ep[n] = e_ep[n]; wd_f[n] = 0
+    :: else
+    fi
+}
+
+/* ---- the candidate --------------------------------------------------- */
+
+inline leader_create(n) {               /* leader_create */
+    role[n] = R_CREATING; r_ep[n] = e_ep[n]; r_ev[n] = e_ver[n];
+    send(n, Q_CREATE, e_ver[n], e_ep[n], 0, 0)
+}
+
+inline leader_set_ready(n) {            /* leader_set_ready */
+    role[n] = R_READYING;
+    send(n, Q_READY, r_ev[n], l_ver[n], r_ep[n], 0)
+}
+
+inline leader_delete(n) {               /* leader_delete */
+    if
+    :: !MINE(n) -> role[n] = (reg[n] == RG_DONE -> R_MEMBER : R_NONE)
+    :: else -> role[n] = R_DELETING; send(n, Q_DELETE, l_ver[n], 0, 0, 0)
+    fi
+}
+
+inline start_takeover(n) {              /* start_takeover: the callback runs on */
+    role[n] = R_PROGRESS; t_ok[n] = 0;
+    app[n] = 1; app_ep[n] = r_ep[n]
+}
+
+inline start_stepdown(n) {              /* start_stepdown + stepdown_result (callback done at once) */
+#ifdef MUT_DELETE_FIRST
+    /* mutant: delete the znode first, stop believing when the reply comes */
+    if
+    :: MINE(n) -> send(n, Q_DELETE, l_ver[n], 0, 0, 0)
+    :: else -> role[n] = (reg[n] == RG_DONE -> R_MEMBER : R_NONE)
+    fi
+#else
+    role[n] = R_STEPPING;
+    leader_delete(n)
+#endif
+}
+
+inline became_ready(n) {                /* +ready / +resumed: S2 on beliefs */
+    if
+    :: live[n] ->
+        S2_ready_epochs_increase = (r_ep[n] > last_ep || (r_ep[n] == last_ep && last_nd == n));
+        assert(S2_ready_epochs_increase);
+        last_ep = r_ep[n]; last_nd = n
+    :: else
+    fi
+}
+
+inline takeover_result(n, epoch, ok) {  /* takeover_result */
+    if
+    :: role[n] == R_PROGRESS && r_ep[n] == epoch ->
+        if
+        :: ok -> t_ok[n] = 1; leader_set_ready(n)
+        :: else -> f_ep[n] = epoch; t_ok[n] = 0; leader_delete(n)
+        fi
+    :: else
+    fi
+}
+
+/* cand_step: the candidate's state machine (group.c cand_step) */
+inline cand_step(n) {
+    if
+    :: reg[n] != RG_DONE || !CONNECTED(n) || !e_rd[n] || !l_rd[n] || !czx[n] -> skip
+    :: else ->
+        /* a decision for an earlier registration is never acted on */
+        named = (he[n] && e_ld[n] == n && e_rg[n] == my_seq[n]);
+        mine = MINE(n);
+        fall = 0;
+        if
+        :: role[n] == R_SUSPENDED ->
+            if
+            :: named && mine && hl[n] && l_ep[n] == e_ep[n] && l_id[n] == n ->
+                r_ep[n] = e_ep[n]; r_ev[n] = e_ver[n];
+                if
+                :: l_st[n] == ST_READY -> role[n] = R_READY; became_ready(n)
+                :: else -> start_takeover(n)
+                fi
+            :: else ->
+                role[n] = R_MEMBER;
+                if :: mine -> start_stepdown(n) :: else fi
+            fi
+        :: role[n] == R_READY || role[n] == R_PROGRESS ->
+            if
+            /* -leadership-lost; act again only on a freshly read `elected` */
+            :: !mine -> role[n] = R_MEMBER; e_rd[n] = 0; read_elected(n)
+            :: else ->
+                if
+                :: !he[n] -> skip       /* elected unreadable: hold on */
+                :: else ->
+                    if
+                    :: !named || e_ep[n] != r_ep[n] -> start_stepdown(n)
+                    :: else ->
+                        r_ev[n] = e_ver[n];
+                        if
+                        :: role[n] == R_PROGRESS && t_ok[n] -> leader_set_ready(n)
+                        :: else
+                        fi
+                    fi
+                fi
+            fi
+        :: role[n] == R_CREATING || role[n] == R_READYING || role[n] == R_STEPPING ||
+           role[n] == R_DELETING -> skip
+        :: else -> fall = 1
+        fi;
+        if
+        :: fall ->                      /* ROLE_MEMBER / ROLE_WAITING */
+            if
+            :: !named ->
+                if :: role[n] == R_WAITING -> role[n] = R_MEMBER :: else fi;
+                if :: mine -> r_ep[n] = l_ep[n]; leader_delete(n) :: else fi
+            :: named && f_ep[n] == e_ep[n] -> skip
+            :: named && f_ep[n] != e_ep[n] && mine -> r_ep[n] = l_ep[n]; leader_delete(n)
+            :: named && f_ep[n] != e_ep[n] && !mine && l_ver[n] != 0 -> role[n] = R_WAITING
+            :: named && f_ep[n] != e_ep[n] && !mine && l_ver[n] == 0 -> leader_create(n)
+            fi
+        :: else
+        fi;
+        named = 0; mine = 0; fall = 0
+    fi
+}
+
+/* ---- the elector ----------------------------------------------------- */
+
+/* decide_write: mode 0 DECIDE_NEW (epoch above every epoch seen), 1
+   DECIDE_RESTORE (the live leader's epoch), 2 DECIDE_ACK (the current
+   decision re-written to acknowledge an operator's switchover request).
+   A decision written while a switchover request is pending acknowledges it
+   (the top bit of the payload byte). */
+inline decide_write(n, who, mode) {
+    ep = (he[n] -> e_ep[n] : 0);
+    if :: hl[n] && l_ep[n] > ep -> ep = l_ep[n] :: else fi;
+    if :: hi_ep[n] > ep -> ep = hi_ep[n] :: else fi;
+    if
+    :: mode == 0 -> ep++
+    :: mode == 1 -> ep = l_ep[n]
+    :: mode == 2 -> ep = e_ep[n]
+    fi;
+    bounds_ok = (ep < MAXEPOCH);
+    assert(bounds_ok);
+    rg = (mode == 2 -> e_rg[n] : (who == NONE -> 0 : mseq[n].s[who]));
+    hi_ep[n] = ep;                      /* zke_history_push on the local copy */
+    decid[n] = 1;
+    T(printf("TRACE node %d: decides epoch %d leader %d (reg %d), mode %d\n", n, ep, who, rg, mode));
+    send(n, Q_DECIDE, e_ver[n], hi_ver[n], who + 4 * rg + (SWP -> 128 : 0), ep);
+    rg = 0; ep = 0
+}
+
+/* elector_eval, first half: readiness, the current leader and the policy's
+   options. The policy is a nondeterministic choice among the eligible, live,
+   not excluded members; like every shipped policy it keeps a present
+   current leader that can still lead, and honours an operator's switchover
+   request by choosing another node that can lead (or, when there is none,
+   keeping the leader and acknowledging the request). The switchover znode
+   is read when the request is made (its read is not modelled apart). */
+inline eval_prepare(n) {
+    go = 0; opts = 0;
+    if
+    :: !ELECTOR_READY(n) -> skip
+    :: else ->
+        if
+        :: decid[n] -> evpend[n] = 1
+        :: else ->
+            go = 1;
+            cur = (he[n] -> e_ld[n] : NONE);
+            cpres = EPRESENT(n);
+            /* `elected` gone or unreadable while a live leader znode is
+               there: that leader is current, keeping it restores the decision */
+            restore = (!he[n] && hl[n] && l_id[n] != NONE && mseq[n].s[l_id[n]] != 0);
+            if :: restore -> cur = l_id[n]; cpres = 1 :: else fi;
+            if
+            :: cur != NONE && cpres && CAND(n, cur) && SWPEND(n) ->
+                /* move away from a healthy leader */
+                if :: cur != 0 && CAND(n, 0) -> opts = opts | 1 :: else fi;
+                if :: cur != 1 && CAND(n, 1) -> opts = opts | 2 :: else fi;
+                if :: cur != 2 && CAND(n, 2) -> opts = opts | 4 :: else fi
+            :: cur != NONE && cpres && CAND(n, cur) && !SWPEND(n) ->
+                opts = (cur == 0 -> 1 : (cur == 1 -> 2 : 4))
+            :: else ->
+                if :: CAND(n, 0) -> opts = opts | 1 :: else fi;
+                if :: CAND(n, 1) -> opts = opts | 2 :: else fi;
+                if :: CAND(n, 2) -> opts = opts | 4 :: else fi
+            fi
+        fi
+    fi
+}
+
+/* the policy's choice (the one nondeterministic step of elector_eval) */
+inline eval_choose() {
+    if
+    :: go && (opts & 1) -> ch = 0
+    :: go && (opts & 2) -> ch = 1
+    :: go && (opts & 4) -> ch = 2
+    :: go && opts == 0 -> ch = NONE
+    :: !go -> skip
+    fi
+}
+
+/* "No change, no write" (group.c elector_eval). Before the fix the test
+   was the node id alone, "strcmp(in_members[chosen].id, cur) == 0": nothing
+   was written when the policy picked the current leader's id even when that
+   id was back under a new registration (its session expired and it
+   registered again) that `elected` does not name - and cand_step never acts
+   on a decision for an earlier registration: nobody led, for ever (README,
+   "Bugs found by the model", 1). The fix: no change only when the current
+   leader is present with the registration `elected` names. MUT_NEWREG
+   restores the old test. */
+#ifdef MUT_NEWREG
+#define SAME(x) ((x) == cur)
+#else
+#define SAME(x) ((x) == cur && cpres)
+#endif
+
+/* elector_eval, second half: what to write */
+inline eval_finish(n) {
+    if
+    :: go && ch == NONE ->
+        if
+        :: SWPEND(n) && cpres ->
+            decide_write(n, cur, 2)     /* a refused switchover keeps the leader: ack only */
+        :: !(SWPEND(n) && cpres) && cur == NONE && SWPEND(n) ->
+            decide_write(n, NONE, 2)    /* nobody leads already: ack only */
+        :: !(SWPEND(n) && cpres) && cur == NONE && !SWPEND(n) -> skip
+        :: !(SWPEND(n) && cpres) && cur != NONE -> decide_write(n, NONE, 0)
+        fi
+    :: go && ch != NONE && restore && ch == l_id[n] -> decide_write(n, ch, 1)
+    :: go && ch != NONE && !(restore && ch == l_id[n]) && SAME(ch) ->
+        if
+        :: SWPEND(n) -> decide_write(n, cur, 2)   /* acknowledge only */
+        :: else -> skip                 /* no change: no write */
+        fi
+    :: go && ch != NONE && !(restore && ch == l_id[n]) && !SAME(ch) -> decide_write(n, ch, 0)
+    :: else
+    fi;
+    go = 0; opts = 0; cur = 0; cpres = 0; restore = 0; ch = 0
+}
+
+/* Values the C keeps but never reads again before overwriting them (see
+   cand_step, takeover_result, group_on_timer): zeroed after every step so
+   that states differing only in them are one state. */
+inline normalize(n) {
+    if
+    :: role[n] == R_CREATING || role[n] == R_PROGRESS || role[n] == R_READYING || role[n] == R_READY -> skip
+    :: else -> r_ep[n] = 0
+    fi;
+    if
+    :: role[n] == R_CREATING || role[n] == R_PROGRESS || role[n] == R_READYING || role[n] == R_READY -> skip
+    :: else -> r_ev[n] = 0
+    fi;
+    if :: role[n] == R_PROGRESS || role[n] == R_READYING -> skip :: else -> t_ok[n] = 0 fi;
+    if :: app[n] -> skip :: else -> app_ep[n] = 0 fi;
+    if :: wd[n] -> skip :: else -> wd_f[n] = 0 fi;     /* (wd_ep is read: kept) */
+    if :: reg[n] == RG_DONE -> skip :: else -> czx[n] = 0 fi
+}
+
+/* ---------------------------------------------------------------------
+ * A node: the library thread (loop.c loop_main -> process -> group.c),
+ * the application's takeover, and the timers (group_on_timer). Each step
+ * is one event (or timer, or API call) handled to completion, as the
+ * library thread does.
+ * ------------------------------------------------------------------- */
+#define A_EVENT 1
+#define A_APP   2
+#define A_WD    3
+#define A_EXCL  4
+
+#define WD_EN(n) (is_el[n] && wd[n] && CONNECTED(n) && TA_OK(n) && (QUIET || FAULT_OK(n_early, MAX_EARLY)))
+#define EXCL_EN(n) (ELECTOR_READY(n) && (excl[n].s[0] || excl[n].s[1] || excl[n].s[2]))
+
+proctype node(byte i) {
+    byte act, ch, cur, ee, opts;
+    bool eep, cpres, restore, ok, go, eag;
+
+end_node:
+    do
+    :: atomic {
+        !crashed[i] && (len(ev[i]) > 0 || app[i] || WD_EN(i) || EXCL_EN(i)) ->
+        if
+        :: len(ev[i]) > 0 -> act = A_EVENT
+        :: app[i] -> act = A_APP; ok = 1
+        :: app[i] && FAULT_OK(n_tfail, MAX_TFAIL) -> act = A_APP; ok = 0
+        :: WD_EN(i) -> act = A_WD
+        :: EXCL_EN(i) && excl[i].s[0] -> act = A_EXCL; ch = 0
+        :: EXCL_EN(i) && excl[i].s[1] -> act = A_EXCL; ch = 1
+        :: EXCL_EN(i) && excl[i].s[2] -> act = A_EXCL; ch = 2
+        fi;
+        d_step {
+        if
+        :: act == A_EVENT ->
+        ev[i]?k, rc, a, b, c, d;
+        T(printf("TRACE node %d: event %d rc %d (%d %d %d %d) role %d\n", i, k, rc, a, b, c, d, role[i]));
+        if
+        /* loop.c on_session + group_on_session */
+        :: k == EV_CONNECTING ->
+            if
+            :: c_sess[i] == CS_CONNECTING -> skip
+            :: else ->
+                c_sess[i] = CS_CONNECTING; noticed[i] = 1;
+#ifndef MUT_NO_SUSPEND
+                if :: ROLE_LEADING(role[i]) -> role[i] = R_SUSPENDED :: else fi
+#endif
+            fi
+        :: k == EV_CONNECTED ->
+            if
+            :: c_sess[i] == CS_CONNECTED -> skip
+            :: else ->
+                c_sess[i] = CS_CONNECTED; c_sid[i] = SID(i); noticed[i] = 0;
+                /* group_resync */
+                e_rd[i] = 0; l_rd[i] = 0;
+                read_elected(i); read_leader(i);
+                if
+                :: reg[i] == RG_PENDING -> do_register(i)
+                :: reg[i] == RG_UNKNOWN -> reg[i] = RG_PENDING; send(i, Q_FIND_MINE, 0, 0, 0, 0)
+                :: reg[i] == RG_DONE ->
+                    if
+                    :: is_el[i] -> el_rd[i] = 0; hi_rd[i] = 0; list_election(i, 1); send_history(i)
+                    :: else -> list_election(i, 0)
+                    fi
+                :: else
+                fi
+            fi
+        :: k == EV_EXPIRED ->
+            if :: is_el[i] -> elector_stop(i) :: else fi;
+            role[i] = (reg[i] != RG_NONE -> R_MEMBER : R_NONE);
+            if :: reg[i] != RG_NONE -> reg[i] = RG_PENDING :: else fi;
+            my_seq[i] = 0; l_ver[i] = 0; e_ver[i] = 0;
+            hl[i] = 0; he[i] = 0; l_rd[i] = 0; e_rd[i] = 0;
+            l_own[i] = 0; l_id[i] = NONE; l_st[i] = 0; l_ep[i] = 0;     /* unread while !hl */
+            e_ld[i] = NONE; e_ep[i] = 0; e_rg[i] = 0;                 /* unread while !he */
+            /* loop.c: session_stop, session_id = 0, session_start: a new
+               handle; everything queued for the old one is dropped */
+            c_sid[i] = 0; c_sess[i] = CS_CONNECTING; noticed[i] = 0;
+            do :: len(ev[i]) > 0 -> ev[i]?_, _, _, _, _, _ :: else -> break od;
+            do :: len(rq[i]) > 0 -> rq[i]?_, _, _, _, _ :: else -> break od;
+            inc[i]++;
+            bounds_ok = (inc[i] < 4);
+            assert(bounds_ok);
+            live[i] = 1; conn[i] = 1;
+            evsend(i, EV_CONNECTED, 0, 0, 0, 0, 0)
+        /* group_on_watch */
+        :: k == EV_W_EL -> read_elected(i)
+        :: k == EV_W_LD ->
+            if
+            :: a ->                     /* deleted: act at once, re-arm with an exists-watch */
+                hl[i] = 0; l_ver[i] = 0; l_own[i] = 0; l_id[i] = NONE; l_st[i] = 0; l_ep[i] = 0;
+                l_rd[i] = 1;
+                if :: CONNECTED(i) -> send(i, Q_EX_LD, 0, 0, 0, 0) :: else fi;
+                vc = 1
+            :: else -> read_leader(i)
+            fi
+        :: k == EV_W_CH -> if :: is_el[i] -> list_election(i, 1) :: else fi
+        :: k == EV_W_PRED -> if :: a == pred[i] -> list_election(i, 0) :: else fi
+        :: k == EV_W_SW -> if :: is_el[i] -> ee = 1 :: else fi     /* on_switchover_reply */
+        /* group_on_reply */
+        :: k == Q_GET_EL ->             /* on_elected_reply */
+            if
+            :: rc == NONODE ->
+                he[i] = 0; e_ver[i] = 0; e_ld[i] = NONE; e_ep[i] = 0; e_rg[i] = 0;
+                if :: CONNECTED(i) -> send(i, Q_EX_EL, 0, 0, 0, 0) :: else fi
+            :: rc == OK ->
+                e_ver[i] = a; e_ld[i] = b; e_ep[i] = c; e_rg[i] = d; he[i] = 1;
+                e_rd[i] = 1; vc = 1
+            :: else
+            fi
+        :: k == Q_EX_EL ->
+            if
+            :: rc == OK -> read_elected(i)
+            :: rc == NONODE -> e_rd[i] = 1; vc = 1
+            :: else
+            fi
+        :: k == Q_GET_LD ->             /* on_leader_reply */
+            if
+            :: rc == NONODE ->
+                hl[i] = 0; l_ver[i] = 0; l_own[i] = 0; l_id[i] = NONE; l_st[i] = 0; l_ep[i] = 0;
+                if :: CONNECTED(i) -> send(i, Q_EX_LD, 0, 0, 0, 0) :: else fi;
+                l_rd[i] = 1; vc = 1
+            :: rc == OK ->
+                l_ver[i] = a; l_own[i] = b; l_id[i] = c / 4; l_st[i] = c % 4; l_ep[i] = d;
+                hl[i] = 1; l_rd[i] = 1; vc = 1
+            :: else
+            fi
+        :: k == Q_EX_LD ->
+            if
+            :: rc == OK -> read_leader(i)
+            :: rc == NONODE -> l_rd[i] = 1; vc = 1
+            :: else
+            fi
+        :: k == Q_REGISTER ->           /* on_register_reply */
+            if
+            :: reg[i] != RG_PENDING -> skip
+            :: else ->
+                if
+                :: rc == OK -> registered(i, a)
+                :: rc == CONNLOSS -> reg[i] = RG_UNKNOWN
+                :: rc == NODEEXISTS ->
+                    /* REQ_CHECK_ID finds our own session (ids are unique
+                       and a new session registers only after the old one
+                       expired): on_check_id_reply goes on with FIND_MINE */
+                    send(i, Q_FIND_MINE, 0, 0, 0, 0)
+                :: else -> reg[i] = RG_NONE
+                fi
+            fi
+        :: k == Q_FIND_MINE ->          /* on_find_mine_reply */
+            if
+            :: reg[i] != RG_UNKNOWN && reg[i] != RG_PENDING -> skip
+            :: else ->
+                if
+                :: rc != OK -> reg[i] = RG_UNKNOWN
+                :: rc == OK && a != 0 -> registered(i, a)
+                :: rc == OK && a == 0 -> do_register(i)
+                fi
+            fi
+        :: k == Q_STAT_MINE ->          /* on_stat_mine_reply */
+            if
+            :: reg[i] != RG_DONE || a != my_seq[i] -> skip
+            :: else ->
+                if
+                :: rc == OK -> czx[i] = 1; cs = 1
+                :: rc == NONODE -> list_election(i, 0)
+                :: else
+                fi
+            fi
+        :: k == Q_LIST ->               /* on_list_reply */
+            if
+            :: rc != OK || reg[i] != RG_DONE -> skip
+            :: else ->
+                mine = (my_seq[i] != 0 &&
+                        ((i == 0 && b == my_seq[i]) || (i == 1 && c == my_seq[i]) ||
+                         (i == 2 && d == my_seq[i])));
+                /* the predecessor: the highest sequence below ours */
+                ep = 0;
+                if :: i != 0 && b != 0 && b < my_seq[i] && b > ep -> ep = b :: else fi;
+                if :: i != 1 && c != 0 && c < my_seq[i] && c > ep -> ep = c :: else fi;
+                if :: i != 2 && d != 0 && d < my_seq[i] && d > ep -> ep = d :: else fi;
+                lowest = (ep == 0);
+                if
+                :: !mine ->
+                    if :: is_el[i] -> elector_stop(i) :: else fi;
+                    reg[i] = RG_NONE; my_seq[i] = 0;
+                    do_register(i)
+                :: mine && lowest ->
+                    if
+                    :: !is_el[i] -> elector_start(i)
+                    :: is_el[i] && a ->
+                        /* elector_members (member records read with the
+                           listing) */
+                        mseq[i].s[0] = b; mseq[i].s[1] = c; mseq[i].s[2] = d;
+                        el_rd[i] = 1; ee = 1
+                    :: else
+                    fi
+                :: mine && !lowest ->
+                    if :: is_el[i] -> elector_stop(i) :: else fi;
+                    pred[i] = ep;
+                    if :: CONNECTED(i) -> send(i, Q_EX_PRED, ep, 0, 0, 0) :: else fi
+                fi;
+                ep = 0; lowest = 0; mine = 0
+            fi
+        :: k == Q_EX_PRED ->            /* on_pred_reply */
+            if :: rc == NONODE -> list_election(i, 0) :: else fi
+        :: k == Q_GET_HIST ->           /* on_history_reply */
+            if
+            :: !is_el[i] -> skip
+            :: rc == NONODE -> hi_ep[i] = 0; hi_ver[i] = 0; hi_rd[i] = 1; ee = 1
+            :: rc == OK -> hi_ver[i] = a; hi_ep[i] = b; hi_rd[i] = 1; ee = 1
+            :: else
+            fi
+        :: k == Q_DECIDE ->             /* on_decide_reply */
+            decid[i] = 0;
+            if
+            :: rc == OK ->
+                he[i] = 1; e_ld[i] = a; e_ep[i] = b; e_rg[i] = c;
+                e_ver[i] = (e_ver[i] != 0 -> e_ver[i] + 1 : 1);
+                hi_ver[i] = (hi_ver[i] != 0 -> hi_ver[i] + 1 : 1);
+                if
+                :: a != NONE -> wd[i] = 1; wd_ep[i] = b; wd_f[i] = 0
+                :: else -> wd[i] = 0
+                fi;
+                vc = 1; eep = 1
+            :: rc == BADVERSION || rc == NODEEXISTS || rc == NONODE ->
+                hi_rd[i] = 0; e_rd[i] = 0;
+                read_elected(i);
+                send_history(i)
+            :: else -> hi_rd[i] = 0     /* outcome unknown: resync re-reads */
+            fi
+        :: k == Q_CREATE ->             /* on_leader_create_reply */
+            if
+            :: role[i] != R_CREATING || r_ep[i] != a -> skip
+            :: else ->
+                if
+                :: rc == OK ->
+                    l_ver[i] = 1; l_own[i] = c_sid[i]; l_id[i] = i; l_st[i] = ST_PROGRESS;
+                    l_ep[i] = r_ep[i]; hl[i] = 1;
+                    start_takeover(i)
+                :: rc == CONNLOSS -> role[i] = R_SUSPENDED
+                :: rc == BADVERSION -> role[i] = R_MEMBER; read_elected(i)
+                :: rc == NODEEXISTS -> role[i] = R_WAITING; read_leader(i)
+                :: else -> role[i] = R_MEMBER
+                fi
+            fi
+        :: k == Q_READY ->              /* on_leader_ready_reply */
+            if
+            :: role[i] != R_READYING || r_ep[i] != a -> skip
+            :: else ->
+                if
+                :: rc == OK ->
+                    role[i] = R_READY; l_ver[i]++;
+                    if :: hl[i] && l_id[i] == i -> l_st[i] = ST_READY :: else fi;
+                    became_ready(i)
+                :: rc == CONNLOSS -> role[i] = R_SUSPENDED
+                :: else -> role[i] = R_PROGRESS; read_elected(i); read_leader(i)
+                fi
+            fi
+        :: k == Q_DELETE ->             /* on_leader_delete_reply */
+#ifdef MUT_DELETE_FIRST
+            if
+            :: (role[i] == R_READY || role[i] == R_PROGRESS || role[i] == R_READYING) &&
+               (rc == OK || rc == NONODE) -> role[i] = R_DELETING
+            :: else
+            fi;
+#endif
+            if
+            :: role[i] != R_DELETING -> skip
+            :: else ->
+                if
+                :: rc == OK || rc == NONODE ->
+                    role[i] = (reg[i] == RG_DONE -> R_MEMBER : R_NONE);
+                    l_ver[i] = 0; l_own[i] = 0; cs = 1
+                :: rc == BADVERSION -> read_leader(i); role[i] = R_STEPPING
+                :: else -> role[i] = R_SUSPENDED
+                fi
+            fi
+        :: k == Q_FENCE -> skip
+        fi
+        /* ---- the application finishes its takeover (zkelect_takeover_done) ---- */
+        :: act == A_APP ->
+            T(printf("TRACE node %d: takeover of epoch %d done, ok %d\n", i, app_ep[i], ok));
+            app[i] = 0;
+            if :: !ok -> nf++; n_tfail++ :: else fi;
+            takeover_result(i, app_ep[i], ok)
+        /* ---- the watchdog deadline (group_on_timer) ---- */
+        :: act == A_WD ->
+            T(printf("TRACE node %d: watchdog fires (epoch %d, quiet %d)\n", i, wd_ep[i], QUIET));
+            if :: !QUIET -> nf++; n_early++ :: else fi;
+            wd[i] = 0;
+            if
+            :: !he[i] || e_ep[i] != wd_ep[i] || e_ld[i] == NONE -> skip
+            :: else ->
+                if
+                :: hl[i] && l_ep[i] == e_ep[i] && l_id[i] == e_ld[i] && l_st[i] == ST_READY -> skip
+                :: else ->
+                    if
+                    :: l_ver[i] != 0 && (!hl[i] || l_ep[i] < e_ep[i]) && !wd_f[i] ->
+                        /* +leader-fenced: delete the old leader znode */
+                        wd_f[i] = 1; wd[i] = 1;
+                        send(i, Q_FENCE, l_ver[i], 0, 0, 0)
+                    :: else ->
+                        /* +watchdog: exclude the elected node, elect again */
+                        excl[i].s[e_ld[i]] = 1; ee = 1
+                    fi
+                fi
+            fi
+        /* ---- an exclusion ends (elector_eval drops it) ---- */
+        :: act == A_EXCL ->
+            T(printf("TRACE node %d: exclusion of %d ends\n", i, ch));
+            excl[i].s[ch] = 0; ch = 0; ee = 1
+        fi;
+        /* the tail of the handler: view_changed / cand_step / elector_eval,
+           in the order the C calls them */
+        if :: cs || vc -> cand_step(i) :: else fi;
+        if
+        :: vc && is_el[i] ->            /* view_changed, the elector's part */
+            ez = (hl[i] && he[i] && l_id[i] == e_ld[i] && l_ep[i] == e_ep[i]);
+            if
+            :: wd[i] && ez && l_st[i] == ST_READY -> wd[i] = 0
+            :: else
+            fi;
+#ifndef MUT_NO_REARM
+            /* a decision naming a leader that is not READY always has a
+               watchdog (write outcome unknown, read after a reconnect) */
+            if
+            :: !wd[i] && he[i] && e_ld[i] != NONE && wd_ep[i] != e_ep[i] && e_rd[i] && l_rd[i] &&
+               !(ez && l_st[i] == ST_READY) -> wd[i] = 1; wd_ep[i] = e_ep[i]; wd_f[i] = 0
+            :: else
+            fi;
+#endif
+            if :: ez && l_st[i] == ST_PROGRESS -> ps_ep[i] = e_ep[i] :: else fi;
+            /* the elected node's PROGRESS znode vanished while it is still a
+               member: its takeover failed; exclude it now (watchdog_exclude) */
+            if
+            :: wd[i] && l_rd[i] && l_ver[i] == 0 && he[i] && ps_ep[i] == e_ep[i] && EPRESENT(i) ->
+                ps_ep[i] = 0; wd[i] = 0; excl[i].s[e_ld[i]] = 1
+            :: else
+            fi;
+            ez = 0;
+            ee = 1
+        :: else
+        fi;
+        normalize(i);
+#ifdef LIVE
+        S1_one_ready_leader = S1; assert(S1_one_ready_leader);
+        S3_expired_never_acts = S3; assert(S3_expired_never_acts);
+#endif
+        act = 0; k = 0; rc = 0; a = 0; b = 0; c = 0; d = 0; vc = 0; cs = 0; ok = 0
+        }   /* d_step */
+        if
+        :: eag ->
+            d_step {
+                if
+                :: len(rq[i]) > 0 && conn[i] && live[i] ->
+                    rq[i]?qk, qa, qb, qc, qd;
+                    zk_apply(i, 0);
+                    qk = 0; qa = 0; qb = 0; qc = 0; qd = 0; zrc = 0; x0 = 0; x1 = 0; x2 = 0; x3 = 0
+                :: else
+                fi;
+                eag = 0
+            }
+        :: else
+        fi;
+        do
+        :: ee > 0 ->
+            ee--;
+            d_step { eval_prepare(i) }
+            eval_choose();
+            d_step { eval_finish(i) }
+        :: ee == 0 && eep -> eep = 0; if :: evpend[i] -> evpend[i] = 0; ee = 1 :: else fi
+        :: ee == 0 && !eep -> break
+        od
+    }
+    od
+}
+
+/* ---------------------------------------------------------------------
+ * The network and the server's clock: what follows a fault, eventually.
+ * ------------------------------------------------------------------- */
+
+/* Reconnect on the same session (the client finds a server before the
+   session timeout): CONNECTED, then the watches that fired meanwhile.
+   Requests queued while disconnected are sent now - or (fa) a connection
+   attempt that failed first failed them with CONNLOSS. */
+inline reconnect(n) {
+    if
+    :: fa ->
+        do
+        :: len(rq[n]) > 0 -> rq[n]?qk, qa, qb, qc, qd; fail_reply(n, CONNLOSS)
+        :: else -> break
+        od
+    :: else
+    fi;
+    T(printf("TRACE net: node %d reconnects\n", n));
+    conn[n] = 1;
+    evsend(n, EV_CONNECTED, 0, 0, 0, 0, 0);
+    if :: W[WEL].s[n] == 2 -> W[WEL].s[n] = 0; evsend(n, EV_W_EL, 0, 0, 0, 0, 0) :: else fi;
+    /* SetWatches: NodeDeleted if the leader znode is gone now, else NodeDataChanged/NodeCreated */
+    if :: W[WLD].s[n] == 2 -> W[WLD].s[n] = 0; evsend(n, EV_W_LD, 0, (L_ver == 0), 0, 0, 0) :: else fi;
+    if :: W[WCH].s[n] == 2 -> W[WCH].s[n] = 0; evsend(n, EV_W_CH, 0, 0, 0, 0, 0) :: else fi;
+    if :: W_pst[n] == 2 -> evsend(n, EV_W_PRED, 0, W_pr[n], 0, 0, 0); W_pst[n] = 0; W_pr[n] = 0 :: else fi;
+    qk = 0; qa = 0; qb = 0; qc = 0; qd = 0; fa = 0
+}
+
+#define CAN_RECONNECT(n) (!conn[n] && live[n] && !crashed[n])
+
+proctype net() {
+    byte n;
+    bool fa;
+end_net:
+    do
+    :: atomic {
+        (CAN_RECONNECT(0) || CAN_RECONNECT(1) || CAN_RECONNECT(2)) ->
+        if
+        :: CAN_RECONNECT(0) -> n = 0
+        :: CAN_RECONNECT(1) -> n = 1
+        :: CAN_RECONNECT(2) -> n = 2
+        fi;
+        if :: fa = 0 :: len(rq[n]) > 0 -> fa = 1 fi;
+        d_step { reconnect(n); n = 0 }
+       }
+    /* a crashed node's session expires on the server */
+    :: d_step { crashed[0] && live[0] -> zk_expire(0) }
+    :: d_step { crashed[1] && live[1] -> zk_expire(1) }
+    :: d_step { crashed[2] && live[2] -> zk_expire(2) }
+    od
+}
+
+/* ---------------------------------------------------------------------
+ * Faults, bounded.
+ * ------------------------------------------------------------------- */
+
+/* The connection drops. The client queues CONNECTING, then fails every
+   outstanding request with CONNLOSS (zookeeper.c cleanup); a prefix (p) of
+   them may have reached the server and been applied, their replies lost. */
+inline disconnect(n) {
+    T(printf("TRACE net: node %d disconnected (%d of %d requests applied)\n", n, p, len(rq[n])));
+    conn[n] = 0;
+    m = len(rq[n]);
+    evsend(n, EV_CONNECTING, 0, 0, 0, 0, 0);
+    q = 0;
+    do
+    :: q < m ->
+        rq[n]?qk, qa, qb, qc, qd;
+        if :: q < p -> zk_apply(n, 1) :: else fi;
+        fail_reply(n, CONNLOSS);
+        q++
+    :: else -> break
+    od;
+    qk = 0; qa = 0; qb = 0; qc = 0; qd = 0; zrc = 0; x0 = 0; x1 = 0; x2 = 0; x3 = 0;
+    m = 0; p = 0; q = 0
+}
+
+#define CAN_DISC(n) (conn[n] && !crashed[n])
+#ifdef EXP_NODE
+#define CAN_EXP(n) (live[n] && !crashed[n] && n == EXP_NODE)
+#else
+#define CAN_EXP(n) (live[n] && !crashed[n])
+#endif
+
+proctype faults() {
+    byte p, n;
+end_faults:
+    do
+    /* the connection drops (network, server failover, a pause of the client) */
+    :: atomic {
+        FAULT_OK(n_disc, MAX_DISC) && (CAN_DISC(0) || CAN_DISC(1) || CAN_DISC(2)) ->
+        if
+        :: CAN_DISC(0) -> n = 0
+        :: CAN_DISC(1) -> n = 1
+        :: CAN_DISC(2) -> n = 2
+        fi;
+        p = 0;
+        do
+        :: p < len(rq[n]) -> p++
+        :: true -> break
+        od;
+        d_step { nf++; n_disc++; disconnect(n); n = 0 }
+       }
+    /* the server expires a running client's session (a partition or a
+       pause longer than the session timeout): the connection drops if it
+       has not yet, and the session ends on the server at once; the client
+       may not even have processed CONNECTING yet, and learns of the expiry
+       later (net) */
+    :: atomic {
+        FAULT_OK(n_exp, MAX_EXP) && (CAN_EXP(0) || CAN_EXP(1) || CAN_EXP(2)) ->
+        if
+        :: CAN_EXP(0) -> n = 0
+        :: CAN_EXP(1) -> n = 1
+        :: CAN_EXP(2) -> n = 2
+        fi;
+        p = 0;
+        do
+        :: conn[n] && p < len(rq[n]) -> p++
+        :: true -> break
+        od;
+        d_step {
+            nf++; n_exp++;
+            T(printf("TRACE fault: node %d paused or cut off beyond the session timeout\n", n));
+            if :: conn[n] -> disconnect(n) :: else fi;
+            zk_expire(n); n = 0
+        }
+       }
+    /* a process crash: it stops; its session expires later (net) */
+    :: d_step { FAULT_OK(n_crash, MAX_CRASH) && !crashed[0] -> nf++; n_crash++; crashed[0] = 1; conn[0] = 0;
+                T(printf("TRACE fault: node 0 crashes\n")) }
+    :: d_step { FAULT_OK(n_crash, MAX_CRASH) && !crashed[1] -> nf++; n_crash++; crashed[1] = 1; conn[1] = 0;
+                T(printf("TRACE fault: node 1 crashes\n")) }
+    :: d_step { FAULT_OK(n_crash, MAX_CRASH) && !crashed[2] -> nf++; n_crash++; crashed[2] = 1; conn[2] = 0;
+                T(printf("TRACE fault: node 2 crashes\n")) }
+    /* an operator asks for a switchover (zkelect switchover): the elector,
+       watching the switchover znode, evaluates again */
+    :: d_step {
+        FAULT_OK(n_switch, MAX_SWITCH) && !SWP ->
+        nf++; n_switch++; SWP = 1;
+        T(printf("TRACE fault: switchover requested\n"));
+        zj = 0;
+        do
+        :: zj < N ->
+            if :: is_el[zj] && conn[zj] && live[zj] && !crashed[zj] -> evsend(zj, EV_W_SW, 0, 0, 0, 0, 0) :: else fi;
+            zj++
+        :: else -> break
+        od;
+        zj = 0
+       }
+    /* an operator deletes `elected` (the elector restores it) */
+    :: d_step {
+        FAULT_OK(n_lose, MAX_LOSE) && E_ver != 0 ->
+        nf++; n_lose++;
+        T(printf("TRACE fault: elected deleted\n"));
+        E_ver = 0; E_ld = NONE; E_ep = 0; E_rg = 0;
+        trigger(WEL, EV_W_EL, 0)
+       }
+#ifdef LIVE
+    :: break                            /* faults stop */
+#endif
+    od
+}
+
+/* ---------------------------------------------------------------------
+ * The invariants S1 and S3, checked in every state.
+ * ------------------------------------------------------------------- */
+/* L1 at quiescence: when nothing but a fault can happen any more (every
+   queue processed, no request the server could apply, no reconnect or
+   expiry pending, no timer due - the watchdog fires only when all is
+   quiet), exactly one node believes it is the READY leader and ZooKeeper
+   agrees. With the fault budget finite, this and the absence of cycles
+   (the LTL check, -DLIVE) is "eventually exactly one READY leader". */
+#define NODE_IDLE(n) (crashed[n] || (len(ev[n]) == 0 && !app[n] && !EXCL_EN(n) && \
+                      !(is_el[n] && wd[n] && CONNECTED(n) && TA_OK(n) && QUIET)))
+#define NET_IDLE (!CAN_RECONNECT(0) && !CAN_RECONNECT(1) && !CAN_RECONNECT(2) && \
+                  !(crashed[0] && live[0]) && !(crashed[1] && live[1]) && !(crashed[2] && live[2]))
+#define QUIESCENT (started && NODE_IDLE(0) && NODE_IDLE(1) && NODE_IDLE(2) && NET_IDLE && \
+                   !SRV(0) && !SRV(1) && !SRV(2))
+
+#ifndef LIVE
+active proctype monitor() {
+end_mon:
+    do
+    :: atomic { !S1 -> S1_one_ready_leader = 0; assert(S1_one_ready_leader) }
+    :: atomic { !S3 -> S3_expired_never_acts = 0; assert(S3_expired_never_acts) }
+    :: atomic { QUIESCENT && !STABLE -> L1_quiescent_stable = 0; assert(L1_quiescent_stable) }
+    od
+}
+#else
+/* with the liveness claim, S1 and S3 are checked as assertions after every
+   step of a node (the claim's first state keeps every system state in
+   scope) */
+#endif
+
+/* ---------------------------------------------------------------------
+ * Start. Default: every node opens its group, is connected and nominates
+ * itself (zkelect_open, zkelect_group_open, zkelect_nominate), all at once.
+ * STABLE_START=0 or 1: start instead from the state the fault-free run
+ * converges to - node 0 registered first (the elector), node 0 or 1 the
+ * READY leader at epoch 1, every view read and every watch set, nothing in
+ * flight; STABLE_START=2: either of the two (one search covers both).
+ * ------------------------------------------------------------------- */
+init {
+    byte n, ld;
+    atomic {
+#ifdef STABLE_START
+        if
+        :: STABLE_START == 0 || STABLE_START == 2 -> ld = 0
+        :: STABLE_START == 1 || STABLE_START == 2 -> ld = 1
+        fi;
+#endif
+        do
+        :: n < N ->
+            live[n] = 1; conn[n] = 1;
+#ifndef STABLE_START
+            c_sess[n] = CS_CONNECTING;
+            reg[n] = RG_PENDING; role[n] = R_NONE;
+            e_ld[n] = NONE; l_id[n] = NONE;
+            ev[n]!EV_CONNECTED, 0, 0, 0, 0, 0;
+#else
+            c_sess[n] = CS_CONNECTED; c_sid[n] = SID(n);
+            REG[n] = n + 1; reg[n] = RG_DONE; my_seq[n] = n + 1; czx[n] = 1;
+            role[n] = (n == ld -> R_READY : R_MEMBER);
+            r_ep[n] = (n == ld -> 1 : 0);
+            r_ev[n] = (n == ld -> 1 : 0);
+            t_ok[n] = 0;
+            he[n] = 1; e_ld[n] = ld; e_ep[n] = 1; e_rg[n] = ld + 1;
+            e_ver[n] = 1; e_rd[n] = 1;
+            hl[n] = 1; l_id[n] = ld; l_st[n] = ST_READY; l_ep[n] = 1;
+            l_ver[n] = 2; l_own[n] = ld + 1; l_rd[n] = 1;
+            W[WEL].s[n] = 1; W[WLD].s[n] = 1;
+            if
+            :: n > 0 -> pred[n] = n; W_pr[n] = n; W_pst[n] = 1
+            :: else
+            fi;
+#endif
+            n++
+        :: else -> break
+        od;
+#ifdef STABLE_START
+        nextseq = N + 1;
+        E_ver = 1; E_ld = ld; E_ep = 1; E_rg = ld + 1;
+        H_ver = 1; H_ep = 1;
+        L_ver = 2; L_own = ld + 1; L_id = ld; L_st = ST_READY; L_ep = 1;
+        is_el[0] = 1; el_rd[0] = 1; hi_rd[0] = 1; hi_ep[0] = 1; hi_ver[0] = 1;
+        wd_ep[0] = 1; ps_ep[0] = 1;    /* it decided epoch 1, saw it PROGRESS, then READY */
+        mseq[0].s[0] = 1; mseq[0].s[1] = 2; mseq[0].s[2] = 3;
+        W[WCH].s[0] = 1;
+        last_ep = 1; last_nd = ld; srv_ep = 1; srv_nd = ld;
+#endif
+        n = 0; ld = 0; started = 1;
+        run node(0); run node(1); run node(2);
+        run server();
+        run net();
+        run faults()
+    }
+}

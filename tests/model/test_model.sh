@@ -1,0 +1,25 @@
+#!/bin/sh
+# test_model: the Spin model of the election protocol, default tier
+# (doc/model/README.md): the bounded safety check, the bounded liveness
+# checks, and the mutants, each of which must be caught. Under a minute.
+# Prints "ok"/"FAIL" per check and "test_model: N passed, N failed" last;
+# exits 1 on any failure. Needs spin (Debian package "spin"): without it the
+# test FAILS (tests/quickstart.sh installs it), it is never skipped.
+NAME=test_model
+top=${ZKELECT_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+if ! command -v spin >/dev/null 2>&1; then
+    echo "FAIL - spin not found: install the Debian package \"spin\" (apt-get install spin; tests/quickstart.sh does)"
+    echo "$NAME: 0 passed, 1 failed"
+    exit 1
+fi
+out=$(sh "$top/doc/model/run.sh" --test 2>&1)
+rc=$?
+echo "$out"
+passed=$(echo "$out" | grep -c '^ok - ')
+failed=$(echo "$out" | grep -c '^FAIL - ')
+if [ "$rc" != 0 ] && [ "$failed" = 0 ]; then
+    echo "FAIL - doc/model/run.sh exited with status $rc"
+    failed=1
+fi
+echo "$NAME: $passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,5 +1,5 @@
 /*
- * http.c - zkelectd's HTTP endpoints (libmicrohttpd, one internal thread):
+ * http.c - zkelectd's HTTP endpoints (a small HTTP/1.1 responder, one thread):
  *
  *   GET /leader    200 while this node is the READY leader, else 503
  *   GET /health    200 while the session is connected and the node joined
@@ -16,7 +16,11 @@
 #include <arpa/inet.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,18 +28,17 @@
 #include <unistd.h>
 
 #include <cJSON.h>
-#include <microhttpd.h>
 
 #include "log.h"
 #include "proc.h"
 #include "zkelectd.h"
 
 #define HTTP_CONN_MAX     64            /* concurrent connections */
-#define HTTP_TIMEOUT_S    10            /* idle connection timeout */
+#define HTTP_TIMEOUT_S    10            /* a request head must arrive within this */
+#define HTTP_HEAD_MAX     8192          /* bytes of request head */
+#define HTTP_SEND_TIMEOUT_MS 2000       /* to write a response */
 
-struct zkd_http {
-    struct MHD_Daemon *mhd;             /* the server */
-};
+struct hconn;
 
 /* A snapshot of everything an endpoint reports. */
 struct view {
@@ -376,32 +379,89 @@ body_metrics(struct zkd *d, const struct view *v)
 /* The server                                                               */
 /* ------------------------------------------------------------------------ */
 
-static enum MHD_Result
-http_reply(struct MHD_Connection *c, unsigned int status, const char *ctype,
-    char *body, bool allow)
+/*
+ * A small HTTP/1.1 responder of its own: one thread polls the listening
+ * socket and up to HTTP_CONN_MAX connections, reads a request head (at most
+ * HTTP_HEAD_MAX bytes, within HTTP_TIMEOUT_S), answers it and closes the
+ * connection. It replaced libmicrohttpd, whose Debian build loads GnuTLS and
+ * eight more libraries that a daemon without TLS never uses (half of an idle
+ * zkelectd's resident memory: bench/README, section 7).
+ */
+struct hconn {
+    int fd;                             /* -1: free slot */
+    size_t len;                         /* bytes of head read */
+    uint64_t deadline_ms;               /* the request must be complete by then */
+    char head[HTTP_HEAD_MAX + 1];
+};
+
+struct zkd_http {
+    int lfd;                            /* listening socket */
+    int wake[2];                        /* http_stop() writes to wake[1] */
+    pthread_t thread;
+    struct hconn conns[HTTP_CONN_MAX];
+};
+
+static const char *
+http_reason(int status)
 {
-    struct MHD_Response *r;
-    enum MHD_Result ret;
+    switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    default: return "Unknown";
+    }
+}
+
+/* Write all of buf, giving up after HTTP_SEND_TIMEOUT_MS in total. */
+static void
+http_send_all(int fd, const char *buf, size_t len)
+{
+    uint64_t until = proc_now_ms() + HTTP_SEND_TIMEOUT_MS, now;
+    struct pollfd pfd = {fd, POLLOUT, 0};
+    ssize_t n;
+
+    while (len > 0) {
+        n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            buf += n;
+            len -= (size_t)n;
+            continue;
+        }
+        if (n == -1 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+            return;
+        now = proc_now_ms();
+        if (now >= until || poll(&pfd, 1, (int)(until - now)) == -1)
+            return;
+    }
+}
+
+/* Send the response (body owned, freed here; NULL = out of memory). */
+static void
+http_reply(int fd, bool head_only, int status, const char *ctype, char *body, bool allow)
+{
     static const char oom[] = "out of memory\n";
+    const char *b = body;
+    char hdr[512];
+    int n;
 
     if (body == NULL) {
-        status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+        status = 500;
         ctype = "text/plain; charset=utf-8";
-        r = MHD_create_response_from_buffer(sizeof(oom) - 1, (void *)oom,
-            MHD_RESPMEM_PERSISTENT);
-    } else {
-        r = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_COPY);
-        free(body);
+        b = oom;
     }
-    if (r == NULL)
-        return MHD_NO;
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    if (allow)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-    ret = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
-    return ret;
+    n = snprintf(hdr, sizeof(hdr), "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+        "Content-Length: %zu\r\nCache-Control: no-store\r\n%sConnection: close\r\n\r\n",
+        status, http_reason(status), ctype, strlen(b), allow ? "Allow: GET, HEAD\r\n" : "");
+    if (n > 0 && (size_t)n < sizeof(hdr)) {
+        http_send_all(fd, hdr, (size_t)n);
+        if (!head_only)
+            http_send_all(fd, b, strlen(b));
+    }
+    free(body);
 }
 
 static char *
@@ -410,58 +470,157 @@ text(const char *s)
     return strdup(s);
 }
 
-static enum MHD_Result
-http_handler(void *cls, struct MHD_Connection *c, const char *url,
-    const char *method, const char *version, const char *upload_data,
-    size_t *upload_data_size, void **con_cls)
+/* Answer one complete request head (NUL-terminated). */
+static void
+http_handle(struct zkd *d, int fd, char *head)
 {
     static const char json[] = "application/json";
-    struct zkd *d = cls;
+    static const char plain[] = "text/plain; charset=utf-8";
+    char *method, *target, *version, *save = NULL, *eol;
     struct view v;
+    bool head_only;
 
-    (void)version;
-    (void)upload_data;
-    (void)upload_data_size;
-    (void)con_cls;
-    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
-        strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
-        return http_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8",
-            text("method not allowed: use GET\n"), true);
-    if (strcmp(url, "/leader") == 0) {
-        view_get(d, &v);
-        return http_reply(c, v.is_leader ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
-            json, body_leader(d, &v), false);
+    if ((eol = strpbrk(head, "\r\n")) != NULL)
+        *eol = '\0';
+    method = strtok_r(head, " ", &save);
+    target = strtok_r(NULL, " ", &save);
+    version = strtok_r(NULL, " ", &save);
+    if (method == NULL || target == NULL || version == NULL ||
+        strtok_r(NULL, " ", &save) != NULL || strncmp(version, "HTTP/1.", 7) != 0) {
+        http_reply(fd, false, 400, plain, text("bad request\n"), false);
+        return;
     }
-    if (strcmp(url, "/health") == 0) {
-        view_get(d, &v);
-        return http_reply(c, v.connected && v.st.registered ? MHD_HTTP_OK :
-            MHD_HTTP_SERVICE_UNAVAILABLE, json, body_health(d, &v), false);
+    head_only = strcmp(method, "HEAD") == 0;
+    if (strcmp(method, "GET") != 0 && !head_only) {
+        http_reply(fd, false, 405, plain, text("method not allowed: use GET\n"), true);
+        return;
     }
-    if (strcmp(url, "/status") == 0) {
+    target[strcspn(target, "?#")] = '\0';   /* a query string changes nothing */
+    if (strcmp(target, "/leader") == 0) {
         view_get(d, &v);
-        return http_reply(c, MHD_HTTP_OK, json, body_status(d, &v), false);
-    }
-    if (strcmp(url, "/metrics") == 0) {
+        http_reply(fd, head_only, v.is_leader ? 200 : 503, json, body_leader(d, &v), false);
+    } else if (strcmp(target, "/health") == 0) {
         view_get(d, &v);
-        return http_reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
+        http_reply(fd, head_only, v.connected && v.st.registered ? 200 : 503, json,
+            body_health(d, &v), false);
+    } else if (strcmp(target, "/status") == 0) {
+        view_get(d, &v);
+        http_reply(fd, head_only, 200, json, body_status(d, &v), false);
+    } else if (strcmp(target, "/metrics") == 0) {
+        view_get(d, &v);
+        http_reply(fd, head_only, 200, "text/plain; version=0.0.4; charset=utf-8",
             body_metrics(d, &v), false);
+    } else {
+        http_reply(fd, head_only, 404, plain,
+            text("not found: try /leader, /health, /status or /metrics\n"), false);
     }
-    return http_reply(c, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8",
-        text("not found: try /leader, /health, /status or /metrics\n"), false);
 }
 
-static void __attribute__((format(printf, 2, 0)))
-http_log(void *cls, const char *fmt, va_list ap)
+static void
+hconn_close(struct hconn *c)
 {
-    char buf[512];
-    size_t n;
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    c->len = 0;
+}
 
-    (void)cls;
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    n = strlen(buf);
-    while (n > 0 && buf[n - 1] == '\n')
-        buf[--n] = '\0';
-    log_warnx("http: %s", buf);
+/* Read what a connection has; answer and close it once its head is complete. */
+static void
+hconn_read(struct zkd *d, struct hconn *c)
+{
+    ssize_t n = recv(c->fd, c->head + c->len, HTTP_HEAD_MAX - c->len, MSG_DONTWAIT);
+
+    if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return;
+    if (n <= 0) {
+        hconn_close(c);
+        return;
+    }
+    c->len += (size_t)n;
+    c->head[c->len] = '\0';
+    if (strstr(c->head, "\r\n\r\n") != NULL || strstr(c->head, "\n\n") != NULL) {
+        http_handle(d, c->fd, c->head);
+        hconn_close(c);
+    } else if (c->len == HTTP_HEAD_MAX) {
+        http_reply(c->fd, false, 431, "text/plain; charset=utf-8",
+            text("request head too large\n"), false);
+        hconn_close(c);
+    }
+}
+
+static void *
+http_main(void *arg)
+{
+    struct zkd *d = arg;
+    struct zkd_http *ht = d->http;
+    struct pollfd pfd[HTTP_CONN_MAX + 2];
+    int idx[HTTP_CONN_MAX + 2];
+    int i, n, nfree, timeout, fd;
+    uint64_t now, next;
+
+    for (;;) {
+        n = 0;
+        nfree = 0;
+        now = proc_now_ms();
+        next = 0;
+        pfd[n].fd = ht->wake[0];
+        pfd[n].events = POLLIN;
+        idx[n++] = -1;
+        for (i = 0; i < HTTP_CONN_MAX; i++) {
+            struct hconn *c = &ht->conns[i];
+            if (c->fd < 0) {
+                nfree++;
+                continue;
+            }
+            if (now >= c->deadline_ms) {    /* too slow: drop it */
+                hconn_close(c);
+                nfree++;
+                continue;
+            }
+            if (next == 0 || c->deadline_ms < next)
+                next = c->deadline_ms;
+            pfd[n].fd = c->fd;
+            pfd[n].events = POLLIN;
+            idx[n++] = i;
+        }
+        if (nfree > 0) {                    /* full: new ones wait in the backlog */
+            pfd[n].fd = ht->lfd;
+            pfd[n].events = POLLIN;
+            idx[n++] = -2;
+        }
+        timeout = next ? (int)(next - now) : -1;
+        if (poll(pfd, (nfds_t)n, timeout) == -1) {
+            if (errno == EINTR)
+                continue;
+            log_warn("http: poll");
+            return NULL;
+        }
+        if (pfd[0].revents)
+            return NULL;                    /* http_stop() */
+        for (i = 1; i < n; i++) {
+            if (!pfd[i].revents)
+                continue;
+            if (idx[i] >= 0) {
+                hconn_read(d, &ht->conns[idx[i]]);
+                continue;
+            }
+            while ((fd = accept4(ht->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+                int k;
+                for (k = 0; k < HTTP_CONN_MAX && ht->conns[k].fd >= 0; k++)
+                    ;
+                if (k == HTTP_CONN_MAX) {   /* cannot happen: we polled with a free slot */
+                    close(fd);
+                    break;
+                }
+                ht->conns[k].fd = fd;
+                ht->conns[k].len = 0;
+                ht->conns[k].deadline_ms = proc_now_ms() + HTTP_TIMEOUT_S * 1000u;
+                if (--nfree == 0)
+                    break;
+            }
+        }
+    }
 }
 
 /* A listening socket on the configured address; -1 with a message logged. */
@@ -500,7 +659,8 @@ int
 http_start(struct zkd *d)
 {
     struct zkd_http *ht;
-    int fd;
+    sigset_t all, old;
+    int i, rc;
 
     if (d->boot.http_listen == NULL)
         return 0;
@@ -508,24 +668,40 @@ http_start(struct zkd *d)
         log_warnx("http: out of memory");
         return -1;
     }
-    if ((fd = http_listen_socket(d->boot.http_listen)) == -1) {
+    for (i = 0; i < HTTP_CONN_MAX; i++)
+        ht->conns[i].fd = -1;
+    if ((ht->lfd = http_listen_socket(d->boot.http_listen)) == -1) {
         free(ht);
         return -1;
     }
-    ht->mhd = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG,
-        0, NULL, NULL, http_handler, d,
-        MHD_OPTION_EXTERNAL_LOGGER, http_log, NULL,     /* first: see its doc */
-        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_CONN_MAX,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT_S,
-        MHD_OPTION_END);
-    if (ht->mhd == NULL) {
-        log_warnx("http: cannot start the HTTP server on %s", d->boot.http_listen);
-        close(fd);
+    /* accept4() in a loop until EAGAIN: it must never block the thread */
+    if (fcntl(ht->lfd, F_SETFL, fcntl(ht->lfd, F_GETFL) | O_NONBLOCK) == -1) {
+        log_warn("http: fcntl");
+        close(ht->lfd);
+        free(ht);
+        return -1;
+    }
+    if (pipe2(ht->wake, O_CLOEXEC) == -1) {
+        log_warn("http: pipe");
+        close(ht->lfd);
         free(ht);
         return -1;
     }
     d->http = ht;
+    /* signals belong to the main thread */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = pthread_create(&ht->thread, NULL, http_main, d);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        log_warnx("http: cannot start the HTTP thread: %s", strerror(rc));
+        d->http = NULL;
+        close(ht->wake[0]);
+        close(ht->wake[1]);
+        close(ht->lfd);
+        free(ht);
+        return -1;
+    }
     log_info("http: listening on %s", d->boot.http_listen);
     return 0;
 }
@@ -533,9 +709,19 @@ http_start(struct zkd *d)
 void
 http_stop(struct zkd *d)
 {
-    if (d->http == NULL)
+    struct zkd_http *ht = d->http;
+    int i;
+
+    if (ht == NULL)
         return;
-    MHD_stop_daemon(d->http->mhd);
-    free(d->http);
+    while (write(ht->wake[1], "x", 1) == -1 && errno == EINTR)
+        ;
+    pthread_join(ht->thread, NULL);
+    for (i = 0; i < HTTP_CONN_MAX; i++)
+        hconn_close(&ht->conns[i]);
+    close(ht->wake[0]);
+    close(ht->wake[1]);
+    close(ht->lfd);
+    free(ht);
     d->http = NULL;
 }

@@ -7,7 +7,7 @@
  *
  * Threads: the main thread (signals, reload, start and stop), the library
  * thread (callbacks and events), one leadership-hook worker, NOTIFY_WORKERS
- * notify workers, the health-check thread and libmicrohttpd's thread.
+ * notify workers, the health-check thread and the HTTP thread.
  *
  * Locks: d->mu guards the fields marked (mu). The library calls our
  * callbacks with its own lock held, so the order is library lock, then

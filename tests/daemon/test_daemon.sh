@@ -414,6 +414,29 @@ check "n1 /metrics: zkelect_is_leader 1, session connected" \
 check "n2 /metrics: zkelect_is_leader 0" eval 'body n2 /metrics | grep -qx "zkelect_is_leader 0"'
 check "unknown path: 404" [ "$(http n1 /nope)" = 404 ]
 check "POST: 405" [ "$(http n1 /leader POST)" = 405 ]
+check "POST: the 405 names the methods (Allow: GET, HEAD)" \
+    eval 'curl -s -D - -o /dev/null --max-time 2 -X POST "http://127.0.0.1:${port[n1]}/leader" |
+          grep -qi "^Allow: GET, HEAD"'
+check "HEAD /leader: 200 and no body" \
+    eval '[ "$(curl -s -I --max-time 2 "http://127.0.0.1:${port[n1]}/leader" | head -1 | tr -d "\r")" = "HTTP/1.1 200 OK" ]'
+check "a query string is ignored: /health?x=1 answers 200" [ "$(http n1 '/health?x=1')" = 200 ]
+# a client that connects and sends nothing must not hold up the others
+exec 7<>"/dev/tcp/127.0.0.1/${port[n1]}"
+check "a silent connection does not block /health" [ "$(http n1 /health)" = 200 ]
+exec 7>&-
+# a request head larger than 8 KiB: 431, and the server goes on
+big=$(head -c 9000 /dev/zero | tr '\0' a)
+check "an oversized request head: 431" \
+    [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 -H "X-Big: $big" \
+        "http://127.0.0.1:${port[n1]}/leader" 2>/dev/null)" = 431 ]
+# the status line of a raw request (bounded: a server that never answers fails it)
+raw_status() {
+    timeout 3 bash -c 'exec 8<>"/dev/tcp/127.0.0.1/$1" && printf "%b" "$2" >&8 && head -1 <&8' \
+        _ "${port[$1]}" "$2" 2>/dev/null | tr -d '\r'
+}
+check "garbage instead of HTTP: 400" [ "$(raw_status n1 'hello\r\n\r\n')" = "HTTP/1.1 400 Bad Request" ]
+check "HTTP/1.0 GET /leader: 200" [ "$(raw_status n1 'GET /leader HTTP/1.0\r\n\r\n')" = "HTTP/1.1 200 OK" ]
+check "still serving after all that" [ "$(http n1 /health)" = 200 ]
 check "n1's event log: +ready of n1" has_event "$T/n1.events" +ready '"node":"n1"'
 check "the takeover hook ran on n1" grep -q "^takeover n1 " "$ORDER"
 check "the notify hook ran on +leader-changed" grep -q "+leader-changed" "$ORDER.notify"

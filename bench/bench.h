@@ -266,6 +266,13 @@ void cpu_sample(struct zkh *z, struct cputime *out);
  * -1 when no server answered with it (groups.c). */
 long long mntr_sum(struct zkh *z, const char *key, bool leader_only);
 
+/* Write a switchover request to `to` on the group at `path`, as the CLI
+ * does: id one above both the last request and the one `elected`
+ * acknowledged; `by` names the writer. t0/t1 (may be NULL): µs times just
+ * before and after the write. 0, or -1 with a warning (handover.c). */
+int switchover_write(zhandle_t *zh, const char *path, const char *to, const char *by,
+    uint64_t *t0, uint64_t *t1);
+
 /* ---- sections ------------------------------------------------------------ */
 
 /* The floor's components (section 1), p50 in microseconds; 0 = not measured. */

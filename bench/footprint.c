@@ -553,68 +553,6 @@ members(zhandle_t *zh, const char *group)
     return cnt;
 }
 
-/* Write a switchover request to `to`, as the CLI does (handover.c's way). */
-static int
-switchover_write(zhandle_t *zh, const char *path, const char *to)
-{
-    char p_el[256], p_so[256], buf[4096], err[256];
-    struct zke_elected e;
-    struct zke_switchover so;
-    struct Stat st;
-    uint64_t id = 0;
-    int32_t version = -1;
-    char *out = NULL;
-    size_t outlen;
-    int len, rc;
-    struct timespec ts;
-
-    snprintf(p_el, sizeof(p_el), "%s/elected", path);
-    snprintf(p_so, sizeof(p_so), "%s/switchover", path);
-    len = (int)sizeof(buf);
-    rc = zoo_get(zh, p_el, 0, buf, &len, &st);
-    if (rc == ZOK) {
-        if (zke_elected_decode(buf, len, &e, err, sizeof(err)) != 0) {
-            warnx_("footprint: switchover: %s: %s", p_el, err);
-            return -1;
-        }
-        id = e.switchover_id;
-    } else if (rc != ZNONODE) {
-        warnx_("footprint: switchover: read %s: %s", p_el, zerror(rc));
-        return -1;
-    }
-    len = (int)sizeof(buf);
-    rc = zoo_get(zh, p_so, 0, buf, &len, &st);
-    if (rc == ZOK) {
-        version = st.version;
-        if (zke_switchover_decode(buf, len, &so, err, sizeof(err)) == 0 && so.id > id)
-            id = so.id;
-    } else if (rc != ZNONODE) {
-        warnx_("footprint: switchover: read %s: %s", p_so, zerror(rc));
-        return -1;
-    }
-    memset(&so, 0, sizeof(so));
-    so.id = id + 1;
-    snprintf(so.to, sizeof(so.to), "%s", to);
-    clock_gettime(CLOCK_REALTIME, &ts);
-    so.at_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-    snprintf(so.by, sizeof(so.by), "zkbench-footprint");
-    if (zke_switchover_encode(&so, &out, &outlen) != 0) {
-        warnx_("footprint: switchover: cannot encode the request");
-        return -1;
-    }
-    if (version >= 0)
-        rc = zoo_set(zh, p_so, out, (int)outlen, version);
-    else
-        rc = zoo_create(zh, p_so, out, (int)outlen, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT,
-            NULL, 0);
-    free(out);
-    if (rc != ZOK) {
-        warnx_("footprint: switchover: write %s: %s", p_so, zerror(rc));
-        return -1;
-    }
-    return 0;
-}
-
 /* ---- start --------------------------------------------------------------- */
 
 /* Start the daemons; retries one whose HTTP port was taken meanwhile. */
@@ -947,7 +885,7 @@ section_footprint(struct zkh *z)
     while (now_us() < until) {
         next = (cur + 1) % FP_N;
         t = now_us();
-        if (switchover_write(ctl, group, d[next].id) != 0) {
+        if (switchover_write(ctl, group, d[next].id, "zkbench-footprint", NULL, NULL) != 0) {
             if (++failures > 5)
                 break;
             pace_ms(FP_GAP_MS);

@@ -227,9 +227,10 @@ leave_once(struct bnode **n, struct phase *all, struct phase *same, struct phase
 
 /* ---- switchover ---------------------------------------------------------- */
 
-/* Write a switchover request to `to`, as the CLI does. t0/t1: around the write. */
-static int
-switchover_write(zhandle_t *zh, const char *path, const char *to, uint64_t *t0, uint64_t *t1)
+/* Write a switchover request to `to`, as the CLI does (see bench.h). */
+int
+switchover_write(zhandle_t *zh, const char *path, const char *to, const char *by,
+    uint64_t *t0, uint64_t *t1)
 {
     char p_el[256], p_so[256], buf[4096], err[256];
     struct zke_elected e;
@@ -271,18 +272,20 @@ switchover_write(zhandle_t *zh, const char *path, const char *to, uint64_t *t0, 
     snprintf(so.to, sizeof(so.to), "%s", to);
     clock_gettime(CLOCK_REALTIME, &ts);
     so.at_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-    snprintf(so.by, sizeof(so.by), "zkbench");
+    snprintf(so.by, sizeof(so.by), "%s", by);
     if (zke_switchover_encode(&so, &out, &outlen) != 0) {
         warnx_("switchover: cannot encode the request");
         return -1;
     }
-    *t0 = now_us();
+    if (t0)
+        *t0 = now_us();
     if (version >= 0)
         rc = zoo_set(zh, p_so, out, (int)outlen, version);
     else
         rc = zoo_create(zh, p_so, out, (int)outlen, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT,
             NULL, 0);
-    *t1 = now_us();
+    if (t1)
+        *t1 = now_us();
     free(out);
     if (rc != ZOK) {
         warnx_("switchover: write %s: %s", p_so, zerror(rc));
@@ -315,7 +318,7 @@ switchover_once(zhandle_t *zh, const char *path, struct bnode **n, struct phase 
         if (n[i] != L)
             T = n[i];
     mark = evlog_mark();
-    if (switchover_write(zh, path, T->id, &t0, &t1) != 0)
+    if (switchover_write(zh, path, T->id, "zkbench", &t0, &t1) != 0)
         return -1;
     if (evlog_wait(mark, ZKELECT_EV_READY, T->idx, -1, prev_epoch + 1, BENCH_WAIT_MS, &ready,
             NULL) != 0) {

@@ -368,18 +368,28 @@ expire_session(zkelect_t *h, const char *hs)
     CU_FAIL("could not expire the session");
 }
 
-static int
-count_children(const char *path)
+/* A raw handle to the standalone server, connected (or not, after 10 s:
+ * the calls on it then fail). */
+static zhandle_t *
+zk_open_wait(void)
 {
     zhandle_t *zh = zookeeper_init(hosts, NULL, 4000, NULL, NULL, ZOO_NO_LOG_CLIENTENV);
-    struct String_vector sv;
     uint64_t end = now_ms() + 10000;
-    int n = -1;
 
-    while (zoo_state(zh) != ZOO_CONNECTED_STATE && now_ms() < end) {
+    while (zh && zoo_state(zh) != ZOO_CONNECTED_STATE && now_ms() < end) {
         struct timespec ts = {0, 5 * 1000000};
         nanosleep(&ts, NULL);
     }
+    return zh;
+}
+
+static int
+count_children(const char *path)
+{
+    zhandle_t *zh = zk_open_wait();
+    struct String_vector sv;
+    int n = -1;
+
     memset(&sv, 0, sizeof(sv));
     if (zoo_get_children(zh, path, 0, &sv) == ZOK) {
         n = sv.count;
@@ -392,14 +402,9 @@ count_children(const char *path)
 static int
 zk_set(const char *path, const char *data, int len)
 {
-    zhandle_t *zh = zookeeper_init(hosts, NULL, 4000, NULL, NULL, ZOO_NO_LOG_CLIENTENV);
-    uint64_t end = now_ms() + 10000;
+    zhandle_t *zh = zk_open_wait();
     int rc;
 
-    while (zoo_state(zh) != ZOO_CONNECTED_STATE && now_ms() < end) {
-        struct timespec ts = {0, 5 * 1000000};
-        nanosleep(&ts, NULL);
-    }
     rc = zoo_set(zh, path, data, len, -1);
     if (rc == ZNONODE)
         rc = zoo_create(zh, path, data, len, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
@@ -813,14 +818,9 @@ test_two_groups_and_observer(void)
 static int
 zk_delete(const char *path)
 {
-    zhandle_t *zh = zookeeper_init(hosts, NULL, 4000, NULL, NULL, ZOO_NO_LOG_CLIENTENV);
-    uint64_t end = now_ms() + 10000;
+    zhandle_t *zh = zk_open_wait();
     int rc;
 
-    while (zoo_state(zh) != ZOO_CONNECTED_STATE && now_ms() < end) {
-        struct timespec ts = {0, 5 * 1000000};
-        nanosleep(&ts, NULL);
-    }
     rc = zoo_delete(zh, path, -1);
     zookeeper_close(zh);
     return rc;

@@ -76,17 +76,19 @@ check() { # check DESCRIPTION COMMAND...
     d=$1; shift
     if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "demo: FAILED: $d" >&2; fi
 }
+# a monotonic clock in ms (/proc/uptime, 10 ms steps): deadlines never move
+# with the wall clock
+now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 # wait_until TIMEOUT_S COMMAND...: poll a condition with a deadline
 wait_until() {
     t=$1; shift
-    end=$(($(date +%s) + t))
+    end=$(($(now_ms) + t * 1000))
     while ! "$@" >/dev/null 2>&1; do
-        [ "$(date +%s)" -ge "$end" ] && return 1
+        [ "$(now_ms)" -ge "$end" ] && return 1
         sleep 0.1 # polling interval of a deadline wait
     done
     return 0
 }
-now_ms() { date +%s%3N; }
 leader_id() { "$ZKELECT" leader 2>/dev/null | awk 'NR == 1 { print $1 }'; }
 leader_is() { [ "$(leader_id)" = "$1" ] && "$ZKELECT" leader >/dev/null 2>&1; }
 leader_ready() { "$ZKELECT" leader >/dev/null 2>&1; }

@@ -35,35 +35,9 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/zkd-test.XXXXXX") || exit 99
 # Plumbing
 # ---------------------------------------------------------------------------
 
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+. "$TOP_SRCDIR/tests/lib.sh"   # now_ms, ok, nok, check, wait_until
 
 log() { echo "$NAME: $*"; }
-
-ok() { passed=$((passed + 1)); echo "ok - $*"; }
-
-nok() {
-    failed=$((failed + 1))
-    echo "FAIL - $*"
-}
-
-# check DESCRIPTION COMMAND...: one assertion.
-check() {
-    local d=$1
-    shift
-    if "$@"; then ok "$d"; else nok "$d"; fi
-}
-
-# wait_until TIMEOUT_MS COMMAND...: poll COMMAND every 50 ms until it
-# succeeds (0) or the deadline passes (1).
-wait_until() {
-    local end=$(( $(now_ms) + $1 ))
-    shift
-    while :; do
-        "$@" && return 0
-        [ "$(now_ms)" -ge "$end" ] && return 1
-        sleep 0.05
-    done
-}
 
 # HTTP status of GET (or METHOD) on node's PATH; 000 when nothing answers.
 http() {

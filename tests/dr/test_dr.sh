@@ -59,39 +59,12 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/zkdr.XXXXXX") || exit 99
 # Plumbing
 # ---------------------------------------------------------------------------
 
-# Wall-clock ms, for deadlines only (a builtin: cheap enough to poll with).
-now_ms() { local t=${EPOCHREALTIME/[.,]/}; echo $(( t / 1000 )); }
+. "$TOP_SRCDIR/tests/lib.sh"   # now_ms, ok, nok, check, wait_until
 
 # CLOCK_MONOTONIC ms: the clock of the event logs' mono_ms.
 mono() { "$DREV" now; }
 
 log() { echo "$NAME: $*"; }
-
-ok() { passed=$((passed + 1)); echo "ok - $*"; }
-
-nok() {
-    failed=$((failed + 1))
-    echo "FAIL - $*"
-}
-
-# check DESCRIPTION COMMAND...: one assertion.
-check() {
-    local d=$1
-    shift
-    if "$@"; then ok "$d"; else nok "$d"; fi
-}
-
-# wait_until TIMEOUT_MS COMMAND...: poll COMMAND every 50 ms until it
-# succeeds (0) or the deadline passes (1).
-wait_until() {
-    local end=$(( $(now_ms) + $1 ))
-    shift
-    while :; do
-        "$@" && return 0
-        [ "$(now_ms)" -ge "$end" ] && return 1
-        sleep 0.05
-    done
-}
 
 # hold_for MS COMMAND...: COMMAND keeps succeeding for MS (polled every
 # 100 ms); 1 at its first failure. An observation window, for "nothing

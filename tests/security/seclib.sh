@@ -37,38 +37,12 @@ guard_pid=
 HOSTS=
 declare -A pid port                     # node -> daemon pid / HTTP port
 
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"   # now_ms, ok, nok, check, wait_until
 
-SEC_T0=$(( $(date +%s%N) / 1000000 ))
+SEC_T0=$(now_ms)
 log() { echo "$NAME: [$(( ($(now_ms) - SEC_T0) / 1000 )) s] $*"; }
 
-ok() { passed=$((passed + 1)); echo "ok - $*"; }
-
-nok() {
-    failed=$((failed + 1))
-    echo "FAIL - $*"
-}
-
 note() { echo "note - $*"; }
-
-# check DESCRIPTION COMMAND...: one assertion.
-check() {
-    local d=$1
-    shift
-    if "$@"; then ok "$d"; else nok "$d"; fi
-}
-
-# wait_until TIMEOUT_MS COMMAND...: poll COMMAND every 50 ms until it
-# succeeds (0) or the deadline passes (1).
-wait_until() {
-    local end=$(( $(now_ms) + $1 ))
-    shift
-    while :; do
-        "$@" && return 0
-        [ "$(now_ms)" -ge "$end" ] && return 1
-        sleep 0.05
-    done
-}
 
 # ---------------------------------------------------------------------------
 # Start, cleanup, summary

@@ -1,0 +1,38 @@
+# lib.sh - what every shell test suite shares (bash; sourced). The suite sets
+# NAME, passed=0 and failed=0, and its own log().
+#
+# now_ms is monotonic (/proc/uptime: time since boot, 10 ms steps), so a
+# deadline never moves with the wall clock.
+
+now_ms() {
+    local up
+    read -r up _ < /proc/uptime
+    up=${up/./}
+    echo $(( 10#$up * 10 ))
+}
+
+ok() { passed=$((passed + 1)); echo "ok - $*"; }
+
+nok() {
+    failed=$((failed + 1))
+    echo "FAIL - $*"
+}
+
+# check DESCRIPTION COMMAND...: one assertion.
+check() {
+    local d=$1
+    shift
+    if "$@"; then ok "$d"; else nok "$d"; fi
+}
+
+# wait_until TIMEOUT_MS COMMAND...: poll COMMAND every 50 ms until it
+# succeeds (0) or the deadline passes (1).
+wait_until() {
+    local end=$(( $(now_ms) + $1 ))
+    shift
+    while :; do
+        "$@" && return 0
+        [ "$(now_ms)" -ge "$end" ] && return 1
+        sleep 0.05
+    done
+}

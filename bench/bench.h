@@ -265,6 +265,9 @@ void cpu_sample(struct zkh *z, struct cputime *out);
  * leader's when leader_only, for counts every server holds a copy of);
  * -1 when no server answered with it (groups.c). */
 long long mntr_sum(struct zkh *z, const char *key, bool leader_only);
+/* One numeric value of an `mntr` answer that starts with a newline; -1 when
+ * it is not there (scale.c). */
+long long mntr_field(const char *buf, const char *name);
 
 /* Write a switchover request to `to` on the group at `path`, as the CLI
  * does: id one above both the last request and the one `elected`

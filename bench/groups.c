@@ -75,11 +75,10 @@ rss_kib(void)
 long long
 mntr_sum(struct zkh *z, const char *key, bool leader_only)
 {
-    char buf[16384], *p, pat[96];
+    char buf[16384];
     long long sum = 0, v;
     int i, found = 0;
 
-    snprintf(pat, sizeof(pat), "\n%s\t", key);
     for (i = 0; i < zkh_nservers(z); i++) {
         if (zkh_4lw(z, i, "mntr", buf + 1, sizeof(buf) - 1) <= 0)
             continue;
@@ -87,7 +86,7 @@ mntr_sum(struct zkh *z, const char *key, bool leader_only)
         if (leader_only && zkh_nservers(z) > 1 &&
             strstr(buf, "\nzk_server_state\tleader\n") == NULL)
             continue;
-        if ((p = strstr(buf, pat)) != NULL && sscanf(p + strlen(pat), "%lld", &v) == 1) {
+        if ((v = mntr_field(buf, key)) >= 0) {
             sum += v;
             found = 1;
         }

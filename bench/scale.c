@@ -774,7 +774,7 @@ quiesce(struct snap *s, int timeout_ms)
     }
 }
 
-static long long
+long long
 mntr_field(const char *buf, const char *name)
 {
     char key[96];

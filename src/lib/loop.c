@@ -576,10 +576,10 @@ process(struct zkelect *h, struct zev *ev)
         if (ev->gen != h->gen)
             break;
         g = group_by_path(h, ev->path);
-        if (g)
+        if (g) {
             g->n_notifications++;
-        if (g)
             group_on_watch(g, ev->type, ev->path);
+        }
         break;
     case ZEV_REPLY:
         /* replies of an older session, of a closed group, and nudges are dropped */

@@ -135,14 +135,22 @@ parse_child(const char *name, char *id, size_t idlen, char *guid, int64_t *seq)
     return 0;
 }
 
+/* Publish -malformed for the data of PATH; OUTCOME says what we do about it. */
 static void
-malformed(struct zkelect_group *g, const char *path, const char *data, int len, const char *err)
+malformed_do(struct zkelect_group *g, const char *path, const char *data, int len,
+             const char *err, const char *outcome)
 {
     char esc[200];
 
     zke_escape(data ? data : "", data && len > 0 ? (size_t)len : 0, esc, sizeof(esc));
     zke_event(g->h, g, ZKELECT_EV_MALFORMED, NULL, 0, ZKELECT_EBADVALUE,
-              "%s: %s (data: \"%s\"); treated as absent", path, err, esc);
+              "%s: %s (data: \"%s\"); %s", path, err, esc, outcome);
+}
+
+static void
+malformed(struct zkelect_group *g, const char *path, const char *data, int len, const char *err)
+{
+    malformed_do(g, path, data, len, err, "treated as absent");
 }
 
 /* Send an aget with a watch for one of the group's znodes. */
@@ -713,6 +721,30 @@ on_create_election_reply(struct zkelect_group *g, struct zev *ev)
               "cannot create our election znode under %s: %s", g->p_election, zerror(ev->rc));
     g->reg = REG_NONE;
     nominate_finish(g, zkerr_from_zk(ev->rc));
+}
+
+/* Someone else changed our member record (EV: what we read back). Data that
+   does not decode is reported as -malformed here, by the one member sure to
+   see it: our rewrite may land before the elector reads the garbage. An
+   elector that tracks us reads it too (its read was queued before ours
+   returned, so it sees the same data) and reports it itself. */
+static void
+read_self_changed(struct zkelect_group *g, const struct zev *ev)
+{
+    char err[256], path[ZKE_PATH_MAX];
+    struct zke_member rec;
+
+    snprintf(path, sizeof(path), "%s/%s", g->p_nodes, g->self.id);
+    if (g->is_elector && member_find(g, g->self.id)) {
+        zke_log(g->h, ZKELECT_LOG_WARNING, "%s: changed by someone else; rewriting it", path);
+    } else if (zke_member_decode(ev->data, ev->datalen, &rec, err, sizeof(err)) != 0) {
+        malformed_do(g, path, ev->data, ev->datalen, err, "rewriting our record");
+    } else if (strcmp(rec.id, g->self.id) != 0) {
+        malformed_do(g, path, ev->data, ev->datalen, "record id does not match the znode name",
+                     "rewriting our record");
+    } else {
+        zke_log(g->h, ZKELECT_LOG_WARNING, "%s: changed by someone else; rewriting it", path);
+    }
 }
 
 /* Rewrite our member record (after it was overwritten, or to repair it). */
@@ -2402,8 +2434,7 @@ group_on_reply(struct zkelect_group *g, struct zev *ev)
             size_t len = 0;
             self_payload(g, &mine, &len);
             if (mine && (ev->datalen != (int)len || memcmp(ev->data, mine, len) != 0)) {
-                zke_log(g->h, ZKELECT_LOG_WARNING, "%s: our member record was changed by "
-                        "someone else; rewriting it", g->path);
+                read_self_changed(g, ev);
                 write_self(g);
             }
             free(mine);

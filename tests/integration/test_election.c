@@ -740,9 +740,12 @@ test_malformed(void)
         CU_ASSERT_EQUAL(l.status, ZKELECT_STATUS_READY);
         CU_ASSERT_EQUAL(nodes[0].nready, 1); /* the same leadership, not a new one */
     }
-    /* a malformed member record */
+    /* a malformed member record: its owner (n2, not the elector) reports it
+       itself, whether or not its rewrite lands before the elector reads */
     snprintf(p, sizeof(p), "%s/nodes/n2", group_path);
+    before = nodes[1].nmalformed;
     CU_ASSERT_EQUAL(zk_set(p, "\xff\xfe", 2), ZOK);
+    CU_ASSERT(wait_counter(&nodes[1].nmalformed, before + 1, WAIT_MS));
     /* still exactly one leader and nobody crashed */
     CU_ASSERT(wait_one_ready(WAIT_MS, NULL) >= 0);
     CU_ASSERT(nodes[0].nmalformed + nodes[1].nmalformed >= 3);

@@ -57,6 +57,15 @@ if [ "$mode" = test ]; then
     else
         echo "distcheck: FAILED (see build-dist/distcheck.log):"
         tail -n 30 ../build-dist/distcheck.log
+        # what each failed test said: its failed checks and its last lines
+        for trs in $(grep -l -E '^:test-result: (FAIL|ERROR)' \
+                     $(find ../build-dist -name '*.trs' 2>/dev/null) 2>/dev/null); do
+            log=${trs%.trs}.log
+            echo "--- distcheck: ${log#../build-dist/}"
+            grep -E '^(FAIL|not ok)|Assertion|ERROR|runtime error' "$log" | head -n 40
+            echo "--- last lines:"
+            tail -n 40 "$log"
+        done
         status=1
     fi
     make check-summary || status=1

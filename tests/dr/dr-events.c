@@ -6,11 +6,14 @@
  *   dr-events now
  *       print CLOCK_MONOTONIC in milliseconds: the clock of mono_ms, so the
  *       test script can stamp what it does (a kill -9) on the same time line
- *   dr-events check [-v] [-x EXITS] [-e END_MS] FILE...
+ *   dr-events check [-v] [-r] [-x EXITS] [-e END_MS] FILE...
  *       build every node's READY intervals and check that no two of them
  *       (of different nodes) overlap, that no node is READY twice at once,
  *       and that the epochs of the +ready events strictly increase in time
- *       order; exit 0 when all hold, 1 with one line per violation
+ *       order; exit 0 when all hold, 1 with one line per violation. With -r
+ *       a node READY again at the epoch of the +ready just before, its own,
+ *       is no violation (a leader whose leader znode a foreign client
+ *       deleted takes over again under the same decision)
  *   dr-events gap [-x EXITS] [-e END_MS] FROM_MS TO_MS FILE...
  *       print "LONGEST_MS START_MS END_MS": the longest stretch of
  *       [FROM_MS, TO_MS] in which no node was READY (0 FROM FROM if none)
@@ -370,12 +373,16 @@ cmd_check(int argc, char **argv)
     uint64_t last_epoch = 0, first_epoch = 0;
     size_t niv = 0, i, nready = 0, max_i = 0;
     int c, violations = 0, rc = 2;
-    bool verbose = false;
+    bool verbose = false, repeat_ok = false;
+    const char *last_node = "";
 
-    while ((c = getopt(argc, argv, "+vx:e:")) != -1) {
+    while ((c = getopt(argc, argv, "+vrx:e:")) != -1) {
         switch (c) {
         case 'v':
             verbose = true;
+            break;
+        case 'r':
+            repeat_ok = true;
             break;
         case 'x':
             exits = optarg;
@@ -389,7 +396,7 @@ cmd_check(int argc, char **argv)
         }
     }
     if (optind >= argc) {
-        fprintf(stderr, "usage: %s check [-v] [-x EXITS] [-e END_MS] FILE...\n", progname);
+        fprintf(stderr, "usage: %s check [-v] [-r] [-x EXITS] [-e END_MS] FILE...\n", progname);
         return 2;
     }
     if (end_ms < 0)
@@ -427,13 +434,15 @@ cmd_check(int argc, char **argv)
             continue;
         if (nready == 0)
             first_epoch = e->epoch;
-        else if (e->epoch <= last_epoch) {
+        else if (e->epoch < last_epoch ||
+                 (e->epoch == last_epoch && !(repeat_ok && strcmp(e->node, last_node) == 0))) {
             printf("VIOLATION: epochs not increasing: %s +ready at %" PRId64 " with epoch %"
                    PRIu64 " after a +ready with epoch %" PRIu64 "\n", e->node, e->ms, e->epoch,
                    last_epoch);
             violations++;
         }
         last_epoch = e->epoch;
+        last_node = e->node;
         nready++;
     }
     printf("%s: %zu READY intervals, %zu +ready events (epochs %" PRIu64 "..%" PRIu64 "): %s\n",

@@ -380,6 +380,17 @@ check "dr-events: two READY leaders at once fail" \
 rc=$?
 check "dr-events: an epoch that does not increase fails" \
     eval '[ $rc = 1 ] && grep -q "VIOLATION: epochs not increasing" "$T/self/out"'
+{ evl 100 a +ready a 1; evl 200 a -leadership-lost a 1; evl 300 a +ready a 1; } > "$T/self/a-again"
+"$DREV" check -e 1000 "$T/self/a-again" > /dev/null
+check "dr-events: READY again at the same epoch fails" [ $? = 1 ]
+"$DREV" check -r -e 1000 "$T/self/a-again" > /dev/null
+check "dr-events -r: the same node READY again at its epoch passes" [ $? = 0 ]
+{ evl 100 a +ready a 2; evl 200 a -stepdown a 2; } > "$T/self/a2"
+evl 250 b +ready b 2 > "$T/self/b2"
+"$DREV" check -r -e 1000 "$T/self/a2" "$T/self/b2" > "$T/self/out"
+rc=$?
+check "dr-events -r: another node READY at the same epoch fails" \
+    eval '[ $rc = 1 ] && grep -q "VIOLATION: epochs not increasing" "$T/self/out"'
 "$DREV" check -e 1000 "$T/self/b" "$T/self/c" > /dev/null
 check "dr-events: a READY node without an end overlaps the next one" [ $? = 1 ]
 "$DREV" check -e 1000 -x "$T/self/exits" "$T/self/b" "$T/self/c" > /dev/null

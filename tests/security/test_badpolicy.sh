@@ -53,19 +53,16 @@ port[chk]=$(pick_port)
 write_config chk /pol/check dc1 10 "" "$FAILINIT"
 "$ZKELECTD" -n -c "$T/chk.ini" > "$T/out" 2> "$T/err"
 rc=$?
-if [ "$rc" = 1 ] && grep -qF "[election] policy" "$T/err"; then
-    ok "zkelectd -n refuses a policy whose init fails, naming [election] policy"
-else
-    note "zkelectd -n with a policy whose init fails: exit $rc, '$(cat "$T/out" "$T/err")' (no start-time policy check)"
-fi
+# the module loads; its init refuses the [policy] options: the message
+# names the file, the section, the module and the policy's own reason
+check "zkelectd -n refuses a policy whose init fails, naming the module and its reason ($rc)" \
+    eval '[ "$rc" = 1 ] && grep -qF "chk.ini: [policy]: policy module " "$T/err" &&
+          grep -qF "failinit.so: policy failinit init failed: failinit: refusing to start" "$T/err"'
 write_config chk /pol/check dc1 10 "" "$MISSING"
 "$ZKELECTD" -n -c "$T/chk.ini" > "$T/out" 2> "$T/err"
 rc=$?
-if [ "$rc" = 1 ] && grep -qF "[election] policy" "$T/err"; then
-    ok "zkelectd -n refuses a policy module that does not exist, naming [election] policy"
-else
-    note "zkelectd -n with a policy module that does not exist: exit $rc, '$(cat "$T/out" "$T/err")'"
-fi
+check "zkelectd -n refuses a policy module that does not exist, naming [election] policy ($rc)" \
+    eval '[ "$rc" = 1 ] && grep -qF "[election] policy" "$T/err"'
 unset "port[chk]"
 
 start_zk

@@ -36,3 +36,29 @@ wait_until() {
         sleep 0.05
     done
 }
+
+# pick_port VAR: set VAR (an array element too: port[n1]) to a loopback port
+# nobody listens on and that this test has not picked before. It assigns
+# rather than prints: $(pick_port) would run in a subshell and forget the
+# ports it picked.
+used_ports=" "
+pick_port() {
+    local p
+    while :; do
+        p=$(( 20000 + RANDOM % 40000 ))
+        case $used_ports in *" $p "*) continue ;; esac
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+            used_ports="$used_ports$p "
+            printf -v "$1" '%s' "$p"
+            return
+        fi
+    done
+}
+
+# finish: the last line, "NAME: N passed, N failed"; exit 1 on any failure.
+finish() {
+    trap - INT TERM HUP
+    echo "$NAME: $passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit $?
+}

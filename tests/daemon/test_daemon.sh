@@ -35,7 +35,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/zkd-test.XXXXXX") || exit 99
 # Plumbing
 # ---------------------------------------------------------------------------
 
-. "$TOP_SRCDIR/tests/lib.sh"   # now_ms, ok, nok, check, wait_until
+. "$TOP_SRCDIR/tests/lib.sh"   # now_ms, ok, nok, check, wait_until, pick_port, finish
 
 log() { echo "$NAME: $*"; }
 
@@ -69,21 +69,6 @@ leaders() {
 
 only_leader() { [ "$(leaders)" = "$1" ]; }
 
-# A port nobody listens on (and that this test has not used).
-used_ports=" "
-pick_port() {
-    local p
-    while :; do
-        p=$(( 20000 + RANDOM % 40000 ))
-        case $used_ports in *" $p "*) continue ;; esac
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-            used_ports="$used_ports$p "
-            echo "$p"
-            return
-        fi
-    done
-}
-
 cleanup() {
     local n p end
     trap - EXIT INT TERM HUP
@@ -115,12 +100,6 @@ cleanup() {
         [ "${ZKD_TEST_KEEP:-0}" = 1 ] && echo "$NAME: kept $T"
     fi
     [ "${ZKD_TEST_KEEP:-0}" = 1 ] || rm -rf "$T"
-}
-
-finish() {
-    echo "$NAME: $passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-    exit $?
 }
 
 trap 'cleanup' EXIT
@@ -225,7 +204,7 @@ EOF
 start_node() {
     local n=$1 try
     for try in 1 2 3 4 5; do
-        [ -n "${port[$n]:-}" ] || port[$n]=$(pick_port)
+        [ -n "${port[$n]:-}" ] || pick_port "port[$n]"
         write_config "$n" "$2" "${3:-}"
         PEER_STATUS_URL=${peer_url[$n]:-} "$ZKELECTD" -f -c "$T/$n.ini" >> "$T/$n.log" 2>&1 &
         pid[$n]=$!
@@ -277,7 +256,7 @@ declare -A peer_url
 # 1. Options and configuration check (no ZooKeeper needed)
 # ---------------------------------------------------------------------------
 log "options and -n"
-port[cfg]=$(pick_port)
+pick_port "port[cfg]"
 write_config cfg 1
 
 "$ZKELECTD" -x > "$T/out" 2> "$T/err"
@@ -317,8 +296,9 @@ check "-n: a missing hook is an error naming [hooks] takeover" \
     eval '[ "$rc" = 1 ] && grep -qF "$T/nohook.ini: [hooks] takeover: $T/no-such-hook" "$T/err"'
 
 # No ZooKeeper there: the daemonized start fails, and the parent says so.
+pick_port nozk_port
 sed -e 's/^connect_timeout_ms = .*/connect_timeout_ms = 500/' \
-    -e "s/^hosts = .*/hosts = 127.0.0.1:$(pick_port)/" "$T/cfg.ini" > "$T/nozk.ini"
+    -e "s/^hosts = .*/hosts = 127.0.0.1:$nozk_port/" "$T/cfg.ini" > "$T/nozk.ini"
 "$ZKELECTD" -c "$T/nozk.ini" 2> "$T/nozk.log"
 rc=$?
 check "no ZooKeeper: the daemonizing parent exits 1" [ "$rc" = 1 ]
@@ -341,9 +321,9 @@ log "ZooKeeper at $HOSTS"
 rc=$?
 check "the group's config (site dc1 = 100) is written" [ "$rc" = 0 ]
 
-port[n1]=$(pick_port)
-port[n2]=$(pick_port)
-port[n3]=$(pick_port)
+pick_port "port[n1]"
+pick_port "port[n2]"
+pick_port "port[n3]"
 peer_url[n1]="http://127.0.0.1:${port[n2]}/status"
 
 check "n1 (priority 30) starts" start_node n1 30

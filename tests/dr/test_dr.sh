@@ -59,7 +59,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/zkdr.XXXXXX") || exit 99
 # Plumbing
 # ---------------------------------------------------------------------------
 
-. "$TOP_SRCDIR/tests/lib.sh"   # now_ms, ok, nok, check, wait_until
+. "$TOP_SRCDIR/tests/lib.sh"   # now_ms, ok, nok, check, wait_until, pick_port, finish
 
 # CLOCK_MONOTONIC ms: the clock of the event logs' mono_ms.
 mono() { "$DREV" now; }
@@ -90,21 +90,6 @@ http() {
 }
 
 body() { curl -s --max-time 2 "http://127.0.0.1:${port[$1]}$2" 2>/dev/null; }
-
-# A port nobody listens on (and that this test has not used).
-used_ports=" "
-pick_port() {
-    local p
-    while :; do
-        p=$(( 20000 + RANDOM % 40000 ))
-        case $used_ports in *" $p "*) continue ;; esac
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-            used_ports="$used_ports$p "
-            echo "$p"
-            return
-        fi
-    done
-}
 
 # zkelect on the current phase's group; stdout to $T/cli.out, stderr to
 # $T/cli.err; returns its exit status.
@@ -191,7 +176,7 @@ start_node() {
     local n=$1 try
     for try in 1 2 3 4 5; do
         [ "$try" -gt 1 ] && log "$n: its HTTP port was taken; try $try with another"
-        [ -n "${port[$n]:-}" ] || port[$n]=$(pick_port)
+        [ -n "${port[$n]:-}" ] || pick_port "port[$n]"
         write_config "$n"
         "$ZKELECTD" -f -c "$PH/$n.ini" >> "$PH/$n.log" 2>&1 &
         pid[$n]=$!
@@ -214,7 +199,7 @@ start_node() {
 start_nodes() {
     local n rc=0
     for n in "$@"; do
-        [ -n "${port[$n]:-}" ] || port[$n]=$(pick_port)
+        [ -n "${port[$n]:-}" ] || pick_port "port[$n]"
         write_config "$n"
         "$ZKELECTD" -f -c "$PH/$n.ini" >> "$PH/$n.log" 2>&1 &
         pid[$n]=$!
@@ -327,12 +312,6 @@ cleanup() {
         [ "${DR_TEST_KEEP:-0}" = 1 ] && echo "$NAME: kept $T"
     fi
     [ "${DR_TEST_KEEP:-0}" = 1 ] || rm -rf "$T"
-}
-
-finish() {
-    echo "$NAME: $passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-    exit $?
 }
 
 trap 'cleanup' EXIT

@@ -37,7 +37,7 @@ guard_pid=
 HOSTS=
 declare -A pid port                     # node -> daemon pid / HTTP port
 
-. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"   # now_ms, ok, nok, check, wait_until
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"   # now_ms, ok, nok, check, wait_until, pick_port, finish
 
 SEC_T0=$(now_ms)
 log() { echo "$NAME: [$(( ($(now_ms) - SEC_T0) / 1000 )) s] $*"; }
@@ -79,13 +79,6 @@ sec_cleanup() {
         [ "${SEC_TEST_KEEP:-0}" = 1 ] && echo "$NAME: kept $T"
     fi
     [ "${SEC_TEST_KEEP:-0}" = 1 ] || rm -rf "$T"
-}
-
-finish() {
-    trap - INT TERM HUP
-    echo "$NAME: $passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-    exit $?
 }
 
 # sec_init PROGRAM...: work directory, traps, the deadline guard, and a check
@@ -158,21 +151,6 @@ zke() {
 # Daemons
 # ---------------------------------------------------------------------------
 
-# A port nobody listens on (and that this test has not used).
-used_ports=" "
-pick_port() {
-    local p
-    while :; do
-        p=$(( 20000 + RANDOM % 40000 ))
-        case $used_ports in *" $p "*) continue ;; esac
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-            used_ports="$used_ports$p "
-            echo "$p"
-            return
-        fi
-    done
-}
-
 # write_config NODE GROUP SITE PRIORITY [AUTHFILE] [POLICY]
 write_config() {
     cat > "$T/$1.ini" <<EOF
@@ -219,7 +197,7 @@ is_code() { [ "$(http "$1" "$2")" = "$3" ]; }
 start_node() {
     local n=$1 try
     for try in 1 2 3 4 5; do
-        [ -n "${port[$n]:-}" ] || port[$n]=$(pick_port)
+        [ -n "${port[$n]:-}" ] || pick_port "port[$n]"
         write_config "$@"
         "$ZKELECTD" -f -c "$T/$n.ini" >> "$T/$n.log" 2>&1 &
         pid[$n]=$!

@@ -242,7 +242,7 @@ for spec in "n4 $T/wrong.auth wrong-password" "n5 - no-credential"; do
     n=$1 auth=$2 what=$3
     [ "$auth" = - ] && auth=
     log "$n: a daemon with a $what"
-    port[$n]=$(pick_port)
+    pick_port "port[$n]"
     start_node $n $G dc1 100 "$auth"
     wait_exit $n 30000
     rc=$?

@@ -49,7 +49,7 @@ no_decision() { ! has_event "$T/$1.events" +decision; }
 # 0. What -n says (no ZooKeeper needed)
 # ---------------------------------------------------------------------------
 HOSTS=127.0.0.1:2181
-port[chk]=$(pick_port)
+pick_port "port[chk]"
 write_config chk /pol/check dc1 10 "" "$FAILINIT"
 "$ZKELECTD" -n -c "$T/chk.ini" > "$T/out" 2> "$T/err"
 rc=$?

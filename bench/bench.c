@@ -111,22 +111,6 @@ usage(int status)
     exit(status);
 }
 
-static int
-num(int opt, const char *s, long min, long max)
-{
-    char *end;
-    long v;
-
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < min || v > max) {
-        fprintf(stderr, "%s: -%c: expected an integer from %ld to %ld, got '%s'\n", prog, opt,
-            min, max, s);
-        exit(2);
-    }
-    return (int)v;
-}
-
 static unsigned
 parse_sections(const char *s)
 {
@@ -170,7 +154,7 @@ parse_timeouts(const char *s)
             fprintf(stderr, "%s: -t: at most 8 session timeouts\n", prog);
             exit(2);
         }
-        bopt.timeouts_ms[bopt.ntimeouts++] = num('t', tok, 400, 60000);
+        bopt.timeouts_ms[bopt.ntimeouts++] = opt_num(prog, 't', tok, 400, 60000);
     }
     if (bopt.ntimeouts == 0) {
         fprintf(stderr, "%s: -t: no session timeout given\n", prog);
@@ -191,7 +175,7 @@ parse_list(int opt, const char *s, int *out, long min, long max)
             fprintf(stderr, "%s: -%c: at most 8 values\n", prog, opt);
             exit(2);
         }
-        out[n++] = num(opt, tok, min, max);
+        out[n++] = opt_num(prog, opt, tok, min, max);
     }
     if (n == 0) {
         fprintf(stderr, "%s: -%c: no value given\n", prog, opt);
@@ -386,7 +370,6 @@ java_c2(void)
     return 0;
 }
 
-
 static struct zkh *
 servers(int n)
 {
@@ -478,15 +461,15 @@ main(int argc, char **argv)
     while ((c = getopt(argc, argv, "o:n:H:w:c:t:E:e:T:g:x:p:SFJRP:N:L:D:M:G:I:Z:vh")) != -1) {
         switch (c) {
         case 'o': bopt.outdir = optarg; break;
-        case 'n': bopt.rtt_samples = num(c, optarg, 1, 1000000); break;
-        case 'H': bopt.handovers = num(c, optarg, 1, 1000000); break;
-        case 'w': bopt.switchovers = num(c, optarg, 1, 1000000); break;
-        case 'c': bopt.crash_runs = num(c, optarg, 1, 10000); break;
+        case 'n': bopt.rtt_samples = opt_num(prog, c, optarg, 1, 1000000); break;
+        case 'H': bopt.handovers = opt_num(prog, c, optarg, 1, 1000000); break;
+        case 'w': bopt.switchovers = opt_num(prog, c, optarg, 1, 1000000); break;
+        case 'c': bopt.crash_runs = opt_num(prog, c, optarg, 1, 10000); break;
         case 't': parse_timeouts(optarg); break;
-        case 'E': bopt.elector_runs = num(c, optarg, 1, 10000); break;
-        case 'e': bopt.elector_timeout_ms = num(c, optarg, 400, 60000); break;
-        case 'T': bopt.handover_session_ms = num(c, optarg, 400, 60000); break;
-        case 'g': bopt.gap_ms = num(c, optarg, 0, 60000); break;
+        case 'E': bopt.elector_runs = opt_num(prog, c, optarg, 1, 10000); break;
+        case 'e': bopt.elector_timeout_ms = opt_num(prog, c, optarg, 400, 60000); break;
+        case 'T': bopt.handover_session_ms = opt_num(prog, c, optarg, 400, 60000); break;
+        case 'g': bopt.gap_ms = opt_num(prog, c, optarg, 0, 60000); break;
         case 'x': bopt.sections = parse_sections(optarg); break;
         case 'p': parse_policies(optarg); break;
         case 'S': bopt.standalone = true; break;
@@ -496,10 +479,10 @@ main(int argc, char **argv)
         case 'P': bopt.policy_dir = optarg; break;
         case 'N': bopt.node_prog = optarg; break;
         case 'L': bopt.logfile = optarg; break;
-        case 'D': deadline_s = num(c, optarg, 10, 86400); break;
+        case 'D': deadline_s = opt_num(prog, c, optarg, 10, 86400); break;
         case 'M': bopt.nscale = parse_list(c, optarg, bopt.scale_sizes, 2, 100000); break;
         case 'G': bopt.ngroup_counts = parse_list(c, optarg, bopt.group_counts, 1, 1000000); break;
-        case 'I': bopt.idle_s = num(c, optarg, 1, 3600); break;
+        case 'I': bopt.idle_s = opt_num(prog, c, optarg, 1, 3600); break;
         case 'Z': bopt.daemon_prog = optarg; break;
         case 'v': bopt.verbose = 1; break;
         case 'h': usage(0); break;

@@ -21,6 +21,7 @@
  *   node.c      zkbench-node, a separate program: one node in its own process
  *   swarm.c     zkbench-swarm, a separate program: many nodes (one session
  *               each) in one process, for section 5
+ *   util.h      what the three programs share: now_us(), opt_num()
  *
  * Times: CLOCK_MONOTONIC in microseconds everywhere (now_us()); every node
  * runs on this machine, so the clocks of child processes are the same clock.
@@ -42,21 +43,13 @@
 
 #include "zkelect.h"
 #include "zkharness.h"
+#include "util.h"
 
 #define BENCH_MAXNODES 8            /* nodes a section may use */
 #define BENCH_IDLEN 32              /* node id buffer */
 #define BENCH_WAIT_MS 15000         /* deadline for anything that should be quick */
 
-/* ---- time ---------------------------------------------------------------- */
-
-static inline uint64_t
-now_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
+/* ---- time (now_us: util.h) ----------------------------------------------- */
 
 /* Sleep for ms milliseconds: pacing between samples only, never to wait
  * for a condition (those poll with a deadline). */

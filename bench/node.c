@@ -27,18 +27,10 @@
 #include <unistd.h>
 
 #include "zkelect.h"
+#include "util.h"
 
 static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
 static const char *prog = "zkbench-node";
-
-static unsigned long long
-now_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000u;
-}
 
 static void
 on_event(void *data, const struct zkelect_event *ev)

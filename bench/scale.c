@@ -276,12 +276,12 @@ reader_main(void *arg)
     return NULL;
 }
 
-/* Wait (S.mu held) until pred(arg) or the deadline `until` (µs); true if pred. */
+/* Wait (S.mu held) until pred(arg), for at most timeout_ms; true if pred. */
 static bool
-wait_pred(bool (*pred)(void *), void *arg, uint64_t until)
+wait_pred(bool (*pred)(void *), void *arg, int timeout_ms)
 {
     struct timespec ts;
-    uint64_t now;
+    uint64_t now, until = now_us() + (uint64_t)timeout_ms * 1000u;
 
     for (;;) {
         if (pred(arg))
@@ -292,6 +292,18 @@ wait_pred(bool (*pred)(void *), void *arg, uint64_t until)
         ts.tv_nsec = (long)(until % 1000000u) * 1000L;
         pthread_cond_timedwait(&S.cv, &S.mu, &ts);
     }
+}
+
+/* wait_pred, taking S.mu. */
+static bool
+wait_for(bool (*pred)(void *), void *arg, int timeout_ms)
+{
+    bool ok;
+
+    pthread_mutex_lock(&S.mu);
+    ok = wait_pred(pred, arg, timeout_ms);
+    pthread_mutex_unlock(&S.mu);
+    return ok;
 }
 
 static bool
@@ -518,7 +530,7 @@ command(int only, const char *line, int timeout_ms, uint64_t *t0, uint64_t *t1)
         if ((only < 0 || i == only) && swarm_send(&S.sw[i], line) != 0)
             return -1;
     pthread_mutex_lock(&S.mu);
-    ok = wait_pred(p_ok, &o, now_us() + (uint64_t)timeout_ms * 1000u);
+    ok = wait_pred(p_ok, &o, timeout_ms);
     for (i = 0; i < S.nsw; i++) {
         if (only >= 0 && i != only)
             continue;
@@ -615,12 +627,7 @@ p_settled(void *arg)
 static int
 wait_settled(struct settle *s, int timeout_ms)
 {
-    bool ok;
-
-    pthread_mutex_lock(&S.mu);
-    ok = wait_pred(p_settled, s, now_us() + (uint64_t)timeout_ms * 1000u);
-    pthread_mutex_unlock(&S.mu);
-    return ok ? 0 : -1;
+    return wait_for(p_settled, s, timeout_ms) ? 0 : -1;
 }
 
 static bool
@@ -653,11 +660,8 @@ static int
 wait_reg(int idx, bool want, int timeout_ms)
 {
     struct regwait r = { idx, want };
-    bool ok;
+    bool ok = wait_for(p_reg, &r, timeout_ms);
 
-    pthread_mutex_lock(&S.mu);
-    ok = wait_pred(p_reg, &r, now_us() + (uint64_t)timeout_ms * 1000u);
-    pthread_mutex_unlock(&S.mu);
     if (!ok)
         warnx_("scale: member m%05d not %s within %d ms", idx,
             want ? "registered" : "unregistered", timeout_ms);
@@ -688,12 +692,7 @@ p_ready(void *arg)
 static int
 wait_ready(struct rdywait *r, int timeout_ms)
 {
-    bool ok;
-
-    pthread_mutex_lock(&S.mu);
-    ok = wait_pred(p_ready, r, now_us() + (uint64_t)timeout_ms * 1000u);
-    pthread_mutex_unlock(&S.mu);
-    return ok ? 0 : -1;
+    return wait_for(p_ready, r, timeout_ms) ? 0 : -1;
 }
 
 static size_t
@@ -1316,7 +1315,7 @@ section_scale(struct zkh *z, int members)
         }
     }
     pthread_mutex_lock(&S.mu);
-    if (!wait_pred(p_all_up, NULL, now_us() + (uint64_t)(60000 + members * 100) * 1000u) ||
+    if (!wait_pred(p_all_up, NULL, 60000 + members * 100) ||
         any_dead()) {
         pthread_mutex_unlock(&S.mu);
         fprintf(stderr, "zkbench: scale %d: the swarms did not open their %d members "
@@ -1389,7 +1388,7 @@ section_scale(struct zkh *z, int members)
         if (command(-1, "leave\n", 120000, NULL, NULL) != 0)
             goto fail_all;
         pthread_mutex_lock(&S.mu);
-        if (!wait_pred(p_none_registered, NULL, now_us() + 30000000u)) {
+        if (!wait_pred(p_none_registered, NULL, 30000)) {
             pthread_mutex_unlock(&S.mu);
             warnx_("scale %d: members still registered after leave", members);
             goto fail_all;

@@ -40,6 +40,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -52,6 +53,7 @@
 #include <unistd.h>
 
 #include "zkelect.h"
+#include "util.h"
 
 #define SWARM_MAX 1000              /* members per process (3 threads, ~3 fds each) */
 #define WORKERS 8                   /* threads for the parallel open/leave/close */
@@ -75,15 +77,6 @@ static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct member *mem;
 static int count, first;
 static int log_below = -1;
-
-static unsigned long long
-now_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000u;
-}
 
 static void
 out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -128,7 +121,7 @@ on_log(void *data, int level, const char *msg)
 {
     struct member *m = data;
 
-    out("LOG %llu %d %d %s\n", now_us(), m->idx, level, msg);
+    out("LOG %" PRIu64 " %d %d %s\n", now_us(), m->idx, level, msg);
 }
 
 static void
@@ -137,7 +130,7 @@ on_nominated(void *data, zkelect_group_t *g, int err)
     struct member *m = data;
 
     (void)g;
-    out("D %llu %d %d\n", now_us(), m->idx, err);
+    out("D %" PRIu64 " %d %d\n", now_us(), m->idx, err);
 }
 
 /* ---- parallel work over the members ------------------------------------- */
@@ -306,7 +299,7 @@ stats(void)
         out("S %d %llu %llu %llu\n", m->idx, (unsigned long long)st.requests,
             (unsigned long long)st.notifications, (unsigned long long)st.stalled_requests);
     }
-    out("SE %llu\n", now_us());
+    out("SE %" PRIu64 "\n", now_us());
 }
 
 static void
@@ -321,7 +314,7 @@ command(char *line, const struct opts *o)
     if (n < 1)
         return;
     if (n >= 2 && (m = member_at(idx)) == NULL) {
-        out("OK %s %llu %llu %d\n", cmd, now_us(), now_us(), ZKELECT_EINVAL);
+        out("OK %s %" PRIu64 " %" PRIu64 " %d\n", cmd, now_us(), now_us(), ZKELECT_EINVAL);
         return;
     }
     t0 = now_us();
@@ -372,22 +365,6 @@ usage(void)
     exit(2);
 }
 
-static int
-num(int c, const char *s, long lo, long hi)
-{
-    char *end;
-    long v;
-
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno || *end || end == s || v < lo || v > hi) {
-        fprintf(stderr, "%s: -%c: expected a number in [%ld, %ld], got '%s'\n", prog, c, lo, hi,
-            s);
-        exit(2);
-    }
-    return (int)v;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -403,9 +380,9 @@ main(int argc, char **argv)
         switch (c) {
         case 'h': o.hosts = optarg; break;
         case 'p': o.path = optarg; break;
-        case 'n': count = num(c, optarg, 1, SWARM_MAX); break;
-        case 'b': first = num(c, optarg, 0, 99999); break;
-        case 't': o.session_ms = num(c, optarg, 100, INT_MAX); break;
+        case 'n': count = opt_num(prog, c, optarg, 1, SWARM_MAX); break;
+        case 'b': first = opt_num(prog, c, optarg, 0, 99999); break;
+        case 't': o.session_ms = opt_num(prog, c, optarg, 100, INT_MAX); break;
         case 'P': o.policy = optarg; break;
         case 'o':
             if (strchr(optarg, '=') == NULL) {
@@ -415,7 +392,7 @@ main(int argc, char **argv)
             o.popt = optarg;
             break;
         case 'D': o.pdir = optarg; break;
-        case 'l': log_below = num(c, optarg, 0, INT_MAX); break;
+        case 'l': log_below = opt_num(prog, c, optarg, 0, INT_MAX); break;
         default: usage();
         }
     }
@@ -459,7 +436,7 @@ main(int argc, char **argv)
         free(mem);
         return 1;
     }
-    out("UP %llu %d\n", now_us(), count);
+    out("UP %" PRIu64 " %d\n", now_us(), count);
 
     while (fgets(line, sizeof(line), stdin) != NULL) {
         if (strncmp(line, "quit", 4) == 0)
@@ -467,7 +444,7 @@ main(int argc, char **argv)
         command(line, &o);
     }
     run_job(JOB_CLOSE, &o);
-    out("BYE %llu\n", now_us());
+    out("BYE %" PRIu64 "\n", now_us());
     free(mem);
     return 0;
 }

@@ -1191,9 +1191,10 @@ on_switchover_reply(struct zkelect_group *g, struct zev *ev)
     elector_eval(g);
 }
 
-/* Keep the encoded history (a copy of buf, or none). 0, or -1 out of memory. */
+/* Keep the encoded history (a copy of buf, or none) and the epoch of its
+   newest entry. 0, or -1 out of memory (nothing changed). */
 static int
-history_store(struct zkelect_group *g, const char *buf, size_t len)
+history_store(struct zkelect_group *g, const char *buf, size_t len, uint64_t last_epoch)
 {
     char *copy = NULL;
 
@@ -1205,6 +1206,7 @@ history_store(struct zkelect_group *g, const char *buf, size_t len)
     free(g->history_buf);
     g->history_buf = copy;
     g->history_len = copy ? len : 0;
+    g->history_last_epoch = copy ? last_epoch : 0;
     return 0;
 }
 
@@ -1217,22 +1219,19 @@ on_history_reply(struct zkelect_group *g, struct zev *ev)
     if (!g->is_elector)
         return;
     if (ev->rc == ZNONODE) {
-        history_store(g, NULL, 0);
-        g->history_last_epoch = 0;
+        history_store(g, NULL, 0, 0);
         g->history_version = -1;
     } else if (ev->rc == ZOK) {
         if ((h = calloc(1, sizeof(*h))) == NULL)
             return;
         g->history_version = ev->stat.version;
         if (zke_history_decode(ev->data, ev->datalen, h, err, sizeof(err)) != 0) {
-            history_store(g, NULL, 0);
-            g->history_last_epoch = 0;
+            history_store(g, NULL, 0, 0);
             malformed(g, g->p_history, ev->data, ev->datalen, err);
-        } else if (history_store(g, ev->data, (size_t)ev->datalen) != 0) {
+        } else if (history_store(g, ev->data, (size_t)ev->datalen,
+                                 h->n > 0 ? h->entries[h->n - 1].epoch : 0) != 0) {
             free(h);
             return;
-        } else {
-            g->history_last_epoch = h->n > 0 ? h->entries[h->n - 1].epoch : 0;
         }
         free(h);
     } else {
@@ -1447,8 +1446,7 @@ encode:
     free(hist);
     /* as the history was kept decoded and appended to before: the next
        decision builds on this one (a refused write re-reads it) */
-    if (history_store(g, r->payload[1], len1) == 0)
-        g->history_last_epoch = epoch;
+    history_store(g, r->payload[1], len1, epoch);
     if (g->elected_version >= 0)
         zoo_set_op_init(&r->ops[n++], g->p_elected, r->payload[0], (int)len0, g->elected_version, NULL);
     else

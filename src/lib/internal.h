@@ -152,7 +152,6 @@ struct zkelect {
     int64_t session_id;               /* current session id (copied when connected) */
     int negotiated_timeout_ms;        /* session timeout the server granted */
     uint64_t disconnected_ms;         /* when the connection was lost, 0 if connected */
-    uint64_t last_nudge_ms;           /* last nudge sent */
     bool auth_pending;                /* the credential still has to reach the client */
     struct zkelect_group *groups;     /* all groups (list) */
     struct zkelect_group **gindex;    /* groups by base path (ZKE_GINDEX buckets) */

@@ -657,7 +657,6 @@ check_stalled(struct zkelect *h, uint64_t now)
         h->nudged_sent_ms = oldest->sent_ms;
         h->nudged_count = 1;
     }
-    h->last_nudge_ms = now;
     pthread_mutex_lock(&h->qmu);
     h->stalled++;
     pthread_mutex_unlock(&h->qmu);

@@ -7,8 +7,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "internal.h"
+#include "group.h"
 
 static int
 path_valid(const char *p)
@@ -487,4 +488,244 @@ out:
     free(keys);
     free(opts);
     return rc;
+}
+/* ---- API entry points that run on the library thread -------------------------- */
+
+struct call_nominate {
+    struct zkelect_group *g;
+    struct zke_member self;
+    zkelect_done_fn done;
+    void *data;
+};
+
+static void
+call_nominate(struct zkelect *h, void *arg)
+{
+    struct call_nominate *c = arg;
+    struct zkelect_group *g = c->g;
+
+    (void)h;
+    if (g->reg != REG_NONE) {
+        if (c->done)
+            c->done(c->data, g, ZKELECT_EBUSY);
+        free(c);
+        return;
+    }
+    g->self = c->self;
+    g->nominate_done = c->done;
+    g->nominate_data = c->data;
+    g->reg_err = 1; /* pending */
+    g->failed_epoch = 0;
+    g->leaving = false;
+    reg_new_guid(g->guid);
+    snprintf(g->self.guid, sizeof(g->self.guid), "%s", g->guid);
+    g->reg = REG_PENDING;
+    if (group_connected(g))
+        reg_register(g);
+    free(c);
+}
+
+int
+group_nominate(struct zkelect_group *g, const struct zkelect_node *n, zkelect_done_fn done, void *data)
+{
+    struct call_nominate *c;
+    size_t i;
+    char host[ZKE_HOST_MAX + 1];
+
+    if (g == NULL || n == NULL || n->id == NULL || !zke_id_valid(n->id))
+        return ZKELECT_EINVAL;
+    if (n->site && *n->site && !zke_site_valid(n->site))
+        return ZKELECT_EINVAL;
+    if (n->priority < ZKE_PRIORITY_MIN || n->priority > ZKE_PRIORITY_MAX || n->ntags > ZKE_TAGS_MAX)
+        return ZKELECT_ERANGE;
+    c = calloc(1, sizeof(*c));
+    if (c == NULL)
+        return ZKELECT_ENOMEM;
+    c->g = g;
+    c->done = done;
+    c->data = data;
+    snprintf(c->self.id, sizeof(c->self.id), "%s", n->id);
+    snprintf(c->self.site, sizeof(c->self.site), "%s", n->site ? n->site : "");
+    c->self.priority = n->priority;
+    if (n->host)
+        snprintf(c->self.host, sizeof(c->self.host), "%s", n->host);
+    else if (gethostname(host, sizeof(host)) == 0) {
+        host[sizeof(host) - 1] = '\0';
+        snprintf(c->self.host, sizeof(c->self.host), "%s", host);
+    }
+    c->self.pid = (int64_t)getpid();
+    snprintf(c->self.version, sizeof(c->self.version), "%s", PACKAGE_VERSION);
+    for (i = 0; i < n->ntags; i++) {
+        if (n->tags[i] == NULL || !zke_name_valid(n->tags[i])) {
+            free(c);
+            return ZKELECT_EINVAL;
+        }
+        snprintf(c->self.tags[i], sizeof(c->self.tags[i]), "%s", n->tags[i]);
+    }
+    c->self.ntags = (int)n->ntags;
+    c->self.eligible = n->eligible != 0;
+    c->self.healthy = true;
+    zke_call(g->h, call_nominate, c);
+    return 0;
+}
+
+static void
+call_unnominate(struct zkelect *h, void *arg)
+{
+    struct zkelect_group *g = arg;
+
+    (void)h;
+    if (g->reg == REG_NONE)
+        return;
+    g->leaving = true;
+    if (!group_connected(g))
+        return; /* finished on reconnect, or by the session's end */
+    if (g->reg == REG_DONE) {
+        if (g->role == ROLE_READY || g->role == ROLE_PROGRESS || g->role == ROLE_SUSPENDED) {
+            cand_start_stepdown(g, "resigning");
+        } else if (g->role == ROLE_MEMBER || g->role == ROLE_WAITING || g->role == ROLE_NONE) {
+            reg_unregister(g);
+        }
+        /* other roles: their reply continues with g->leaving set */
+    } else if (g->reg == REG_PENDING || g->reg == REG_UNKNOWN) {
+        /* not registered yet: registration replies see leaving and undo it */
+        g->reg = REG_NONE;
+        g->leaving = false;
+        reg_nominate_finish(g, ZKELECT_ECANCELED);
+    }
+}
+
+int
+group_unnominate(struct zkelect_group *g)
+{
+    zke_call(g->h, call_unnominate, g);
+    return 0;
+}
+
+struct call_member {
+    struct zkelect_group *g;
+    int what;   /* 0 priority, 1 eligible, 2 healthy, 3 tags */
+    int value;
+    char tags[ZKE_TAGS_MAX][ZKE_NAME_MAX + 1]; /* what == 3 */
+};
+
+static void
+call_member(struct zkelect *h, void *arg)
+{
+    struct call_member *c = arg;
+    struct zkelect_group *g = c->g;
+    struct req *r;
+    size_t len;
+    char path[ZKE_PATH_MAX];
+
+    (void)h;
+    if (c->what == 0)
+        g->self.priority = c->value;
+    else if (c->what == 1)
+        g->self.eligible = c->value != 0;
+    else if (c->what == 2)
+        g->self.healthy = c->value != 0;
+    else if (c->what == 3) {
+        memcpy(g->self.tags, c->tags, sizeof(g->self.tags));
+        g->self.ntags = c->value;
+    }
+    free(c);
+    if (g->reg != REG_DONE || !group_connected(g)) {
+        g->member_dirty = g->reg != REG_NONE;
+        return;
+    }
+    r = req_new(g->h, g, REQ_UPDATE_MEMBER);
+    if (r == NULL)
+        return;
+    reg_self_payload(g, &r->payload[0], &len);
+    if (r->payload[0] == NULL) {
+        req_sent(r, ZMARSHALLINGERROR);
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/%s", g->p_nodes, g->self.id);
+    req_sent(r, zoo_aset(g->h->zh, path, r->payload[0], (int)len, -1, stat_completion, r));
+}
+
+int
+group_set_tags(struct zkelect_group *g, const char *const *tags, size_t ntags)
+{
+    struct call_member *c;
+    size_t i;
+
+    if (ntags > ZKE_TAGS_MAX || (ntags && tags == NULL))
+        return ZKELECT_EINVAL;
+    for (i = 0; i < ntags; i++)
+        if (tags[i] == NULL || !zke_name_valid(tags[i]))
+            return ZKELECT_EINVAL;
+    if ((c = calloc(1, sizeof(*c))) == NULL)
+        return ZKELECT_ENOMEM;
+    c->g = g;
+    c->what = 3;
+    c->value = (int)ntags;
+    for (i = 0; i < ntags; i++)
+        snprintf(c->tags[i], sizeof(c->tags[i]), "%s", tags[i]);
+    zke_call(g->h, call_member, c);
+    return 0;
+}
+
+int
+group_set_member(struct zkelect_group *g, int what, int value)
+{
+    struct call_member *c = calloc(1, sizeof(*c));
+
+    if (c == NULL)
+        return ZKELECT_ENOMEM;
+    c->g = g;
+    c->what = what;
+    c->value = value;
+    zke_call(g->h, call_member, c);
+    return 0;
+}
+
+struct call_done {
+    struct zkelect_group *g;
+    uint64_t epoch;
+    int err;
+    bool stepdown;
+};
+
+static void
+call_done(struct zkelect *h, void *arg)
+{
+    struct call_done *c = arg;
+
+    (void)h;
+    if (c->stepdown)
+        cand_stepdown_result(c->g, c->epoch);
+    else
+        cand_takeover_result(c->g, c->epoch, c->err == ZKELECT_EBUSY ? ZKELECT_EINVAL : c->err);
+    free(c);
+}
+
+int
+group_done(struct zkelect_group *g, uint64_t epoch, int err, bool stepdown)
+{
+    struct call_done *c = calloc(1, sizeof(*c));
+
+    if (c == NULL)
+        return ZKELECT_ENOMEM;
+    c->g = g;
+    c->epoch = epoch;
+    c->err = err;
+    c->stepdown = stepdown;
+    zke_call(g->h, call_done, c);
+    return 0;
+}
+
+/* Role as seen by the API (h->mu held). */
+bool
+group_is_leading(const struct zkelect_group *g)
+{
+    return g->role == ROLE_READY;
+}
+
+bool
+group_registered(const struct zkelect_group *g)
+{
+    return g->reg == REG_DONE;
 }

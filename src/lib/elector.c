@@ -1,0 +1,1034 @@
+/*
+ * elector.c - the elector (runs on the library thread, on the node whose
+ * election znode is the lowest).
+ *
+ * Owns: the member cache, the config, switchover and history znodes as read,
+ * the policy, decisions (`elected` and the history in one checked multi), the
+ * watchdog over a decision whose leader is not READY, fencing of a stale
+ * leader znode, and exclusions.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "group.h"
+#include "zkerr.h"
+
+/* ---- the elector's member cache ------------------------------------------ */
+
+static struct member_cache *
+member_find(struct zkelect_group *g, const char *id)
+{
+    struct member_cache *m;
+
+    for (m = g->members; m; m = m->next)
+        if (strcmp(m->rec.id, id) == 0)
+            return m;
+    return NULL;
+}
+
+static void
+members_clear(struct zkelect_group *g)
+{
+    struct member_cache *m, *n;
+
+    for (m = g->members; m; m = n) {
+        n = m->next;
+        free(m);
+    }
+    g->members = NULL;
+}
+
+static bool
+member_present(struct zkelect_group *g, const char *id)
+{
+    struct member_cache *m = *id ? member_find(g, id) : NULL;
+    return m && m->loaded && m->valid;
+}
+
+/* The leader `elected` names is still a live member, with the very
+   registration it was elected with (not a later session of the same id). */
+static bool
+elected_present(struct zkelect_group *g)
+{
+    struct member_cache *m;
+
+    if (!g->have_elected || !*g->elected.leader || !member_present(g, g->elected.leader))
+        return false;
+    m = member_find(g, g->elected.leader);
+    return !*g->elected.leader_znode || strcmp(m->znode, g->elected.leader_znode) == 0;
+}
+
+static struct exclusion *
+exclusion_find(struct zkelect_group *g, const char *id)
+{
+    struct exclusion *x;
+
+    for (x = g->exclusions; x; x = x->next)
+        if (strcmp(x->id, id) == 0)
+            return x;
+    return NULL;
+}
+
+static void
+exclusion_add(struct zkelect_group *g, const char *id, const char *reason, uint64_t until)
+{
+    struct exclusion *x = exclusion_find(g, id);
+
+    if (x == NULL) {
+        x = calloc(1, sizeof(*x));
+        if (x == NULL)
+            return;
+        snprintf(x->id, sizeof(x->id), "%s", id);
+        x->next = g->exclusions;
+        g->exclusions = x;
+    }
+    snprintf(x->reason, sizeof(x->reason), "%s", reason);
+    x->until_ms = until;
+    group_timer_changed(g);
+}
+
+static void
+exclusions_clear(struct zkelect_group *g)
+{
+    struct exclusion *x, *n;
+
+    for (x = g->exclusions; x; x = n) {
+        n = x->next;
+        free(x);
+    }
+    g->exclusions = NULL;
+}
+
+/* The config znode as the elector last read it; held only by electors (it is
+   12 KiB decoded): none reads as all defaults. */
+static const struct zke_config config_none;
+#define CFG(g) ((const struct zke_config *)((g)->config ? (g)->config : &config_none))
+
+static void
+config_clear(struct zkelect_group *g)
+{
+    free(g->config);
+    g->config = NULL;
+}
+
+static int
+effective_watchdog_ms(struct zkelect_group *g)
+{
+    return CFG(g)->watchdog_ms ? (int)CFG(g)->watchdog_ms : g->watchdog_ms;
+}
+
+static int
+effective_exclude_ms(struct zkelect_group *g)
+{
+    return CFG(g)->exclude_ms ? (int)CFG(g)->exclude_ms : g->exclude_ms;
+}
+
+/* ---- the elector ----------------------------------------------------------- */
+
+void
+elector_start(struct zkelect_group *g)
+{
+    g->is_elector = true;
+    group_timer_changed(g);
+    g->election_read = g->config_read = g->switchover_read = g->history_read = false;
+    g->reasons |= ZKELECT_REASON_INITIAL;
+    config_clear(g);
+    g->config_good = false;
+    memset(&g->switchover, 0, sizeof(g->switchover));
+    g->config_version = g->history_version = -1;
+    zke_event(g->h, g, ZKELECT_EV_ELECTOR, g->self.id, 0, 0, "this node is now the elector");
+    reg_list_election(g, true);
+    group_send_get(g, REQ_GET_CONFIG, g->p_config, NULL);
+    group_send_get(g, REQ_GET_SWITCHOVER, g->p_switchover, NULL);
+    if (group_connected(g)) {
+        struct req *r = req_new(g->h, g, REQ_GET_HISTORY);
+        if (r)
+            req_sent(r, zoo_aget(g->h->zh, g->p_history, 0, data_completion, r));
+    }
+    /* exclusions the previous elector recorded still hold, for the time that
+       remained at its decision (counted from now: at most that long again) */
+    if (g->have_elected) {
+        int i;
+        for (i = 0; i < g->elected.nexcluded; i++)
+            if (g->elected.excluded[i].remaining_ms > 0)
+                exclusion_add(g, g->elected.excluded[i].id, g->elected.excluded[i].reason,
+                              zke_now_ms() + g->elected.excluded[i].remaining_ms);
+    }
+    /* a transition in flight when the old elector died gets a watchdog period */
+    if (g->have_elected && *g->elected.leader &&
+        !(g->have_leader && strcmp(g->leader.id, g->elected.leader) == 0 &&
+          g->leader.epoch == g->elected.epoch && g->leader.status == ZKE_STATUS_READY)) {
+        g->watchdog_ms_deadline = zke_now_ms() + (uint64_t)effective_watchdog_ms(g);
+        group_timer_changed(g);
+        g->watchdog_epoch = g->elected.epoch;
+        g->watchdog_fenced = false;
+    }
+}
+
+void
+elector_stop(struct zkelect_group *g, const char *why)
+{
+    if (!g->is_elector)
+        return;
+    g->is_elector = false;
+    members_clear(g);
+    exclusions_clear(g);
+    g->watchdog_ms_deadline = 0;
+    g->deciding = false;
+    g->eval_pending = false;
+    g->reasons = 0;
+    zke_event(g->h, g, ZKELECT_EV_ELECTOR_LOST, g->self.id, 0, 0, "no longer the elector: %s", why);
+}
+
+/* The elector's list of election children: update the member cache. */
+void
+elector_members(struct zkelect_group *g, struct zev *ev)
+{
+    char id[ZKE_ID_MAX + 1];
+    int64_t seq;
+    struct member_cache *m, **pp;
+    int i;
+
+    for (m = g->members; m; m = m->next)
+        m->seen = false;
+    for (i = 0; i < ev->nstrings; i++) {
+        if (reg_parse_child(ev->strings[i], id, sizeof(id), NULL, &seq) != 0) {
+            char esc[128];
+            zke_escape(ev->strings[i], strlen(ev->strings[i]), esc, sizeof(esc));
+            zke_log(g->h, ZKELECT_LOG_WARNING, "%s: ignoring foreign election child \"%s\"",
+                    g->path, esc);
+            continue;
+        }
+        m = member_find(g, id);
+        if (m == NULL) {
+            m = calloc(1, sizeof(*m));
+            if (m == NULL)
+                continue;
+            snprintf(m->rec.id, sizeof(m->rec.id), "%s", id);
+            m->next = g->members;
+            g->members = m;
+            g->reasons |= ZKELECT_REASON_MEMBER_JOINED;
+            elector_read_member(g, id);
+        } else if (m->seen && seq >= m->seq) {
+            continue; /* a later duplicate of the same id: the lowest counts */
+        }
+        if (m->znode[0] && strcmp(m->znode, ev->strings[i]) != 0 && !m->seen) {
+            /* the same id registered again (a new session): a new member */
+            g->reasons |= ZKELECT_REASON_MEMBER_JOINED;
+            elector_read_member(g, id);
+        }
+        m->seq = seq;
+        snprintf(m->znode, sizeof(m->znode), "%s", ev->strings[i]);
+        m->seen = true;
+    }
+    for (pp = &g->members; (m = *pp) != NULL;) {
+        if (!m->seen) {
+            *pp = m->next;
+            g->reasons |= ZKELECT_REASON_MEMBER_LEFT;
+            if (g->have_elected && strcmp(m->rec.id, g->elected.leader) == 0)
+                g->reasons |= ZKELECT_REASON_LEADER_LOST;
+            free(m);
+        } else {
+            pp = &m->next;
+        }
+    }
+    g->election_read = true;
+    elector_eval(g);
+}
+
+void
+elector_read_member(struct zkelect_group *g, const char *id)
+{
+    char path[ZKE_PATH_MAX];
+
+    snprintf(path, sizeof(path), "%s/%s", g->p_nodes, id);
+    group_send_get(g, REQ_GET_MEMBER, path, id);
+}
+
+void
+elector_on_member_reply(struct zkelect_group *g, struct zev *ev)
+{
+    struct member_cache *m;
+    char err[256], path[ZKE_PATH_MAX];
+    struct zke_member rec;
+    bool was_valid;
+
+    if (!g->is_elector || (m = member_find(g, ev->req->arg)) == NULL)
+        return;
+    if (ev->rc == ZNONODE) {
+        /* registration without its node record (or it is leaving): not a member */
+        m->loaded = true;
+        m->valid = false;
+        elector_eval(g);
+        return;
+    }
+    if (ev->rc != ZOK)
+        return;
+    was_valid = m->valid;
+    m->loaded = true;
+    if (zke_member_decode(ev->data, ev->datalen, &rec, err, sizeof(err)) != 0) {
+        snprintf(path, sizeof(path), "%s/%s", g->p_nodes, ev->req->arg);
+        group_malformed(g, path, ev->data, ev->datalen, err);
+        m->valid = false;
+    } else if (strcmp(rec.id, m->rec.id) != 0) {
+        snprintf(path, sizeof(path), "%s/%s", g->p_nodes, ev->req->arg);
+        group_malformed(g, path, ev->data, ev->datalen, "record id does not match the znode name");
+        m->valid = false;
+    } else {
+        if (was_valid && (rec.priority != m->rec.priority || rec.eligible != m->rec.eligible ||
+                          rec.healthy != m->rec.healthy || strcmp(rec.site, m->rec.site) != 0))
+            g->reasons |= ZKELECT_REASON_MEMBER_CHANGED;
+        m->rec = rec;
+        m->valid = true;
+    }
+    if (was_valid != m->valid)
+        g->reasons |= ZKELECT_REASON_MEMBER_CHANGED;
+    elector_eval(g);
+}
+
+void
+elector_on_config_reply(struct zkelect_group *g, struct zev *ev)
+{
+    char err[256];
+
+    if (!g->is_elector)
+        return;
+    if (ev->req->kind == REQ_EXISTS_CONFIG) {
+        if (ev->rc == ZOK)
+            group_send_get(g, REQ_GET_CONFIG, g->p_config, NULL);
+        return;
+    }
+    if (ev->rc == ZNONODE) {
+        g->config_version = -1;
+        g->config_read = true;
+        group_send_exists(g, REQ_EXISTS_CONFIG, g->p_config, NULL);
+        if (g->config_good) {
+            /* deleted under a running group: keep deciding with the last
+               good config rather than drop the leader (site priorities gone) */
+            zke_event(g->h, g, ZKELECT_EV_ERROR, NULL, 0, ZKELECT_ENONODE,
+                      "%s was deleted; keeping the last good config (zkelect init recreates it)",
+                      g->p_config);
+        } else {
+            config_clear(g);
+            g->reasons |= ZKELECT_REASON_CONFIG_CHANGED;
+        }
+        elector_eval(g);
+        return;
+    }
+    if (ev->rc != ZOK)
+        return;
+    g->config_version = ev->stat.version;
+    {
+        struct zke_config c;
+        if (zke_config_decode(ev->data, ev->datalen, &c, err, sizeof(err)) != 0) {
+            /* keep the last good config (an elector that never read one uses
+               the defaults, as for a missing config); say so loudly */
+            group_malformed(g, g->p_config, ev->data, ev->datalen, err);
+            if (!g->config_good)
+                config_clear(g);
+        } else {
+            if (g->config == NULL && (g->config = malloc(sizeof(*g->config))) == NULL)
+                return;   /* out of memory: config_read stays false, no decision */
+            *g->config = c;
+            g->config_good = true;
+            g->reasons |= ZKELECT_REASON_CONFIG_CHANGED;
+        }
+    }
+    g->config_read = true;
+    elector_eval(g);
+}
+
+void
+elector_on_switchover_reply(struct zkelect_group *g, struct zev *ev)
+{
+    char err[256];
+
+    if (!g->is_elector)
+        return;
+    if (ev->req->kind == REQ_EXISTS_SWITCHOVER) {
+        if (ev->rc == ZOK)
+            group_send_get(g, REQ_GET_SWITCHOVER, g->p_switchover, NULL);
+        return;
+    }
+    if (ev->rc == ZNONODE) {
+        memset(&g->switchover, 0, sizeof(g->switchover));
+        g->switchover_read = true;
+        group_send_exists(g, REQ_EXISTS_SWITCHOVER, g->p_switchover, NULL);
+        elector_eval(g);
+        return;
+    }
+    if (ev->rc != ZOK)
+        return;
+    if (zke_switchover_decode(ev->data, ev->datalen, &g->switchover, err, sizeof(err)) != 0) {
+        memset(&g->switchover, 0, sizeof(g->switchover));
+        group_malformed(g, g->p_switchover, ev->data, ev->datalen, err);
+    }
+    g->switchover_read = true;
+    elector_eval(g);
+}
+
+/* Keep the encoded history (a copy of buf, or none) and the epoch of its
+   newest entry. 0, or -1 out of memory (nothing changed). */
+static int
+history_store(struct zkelect_group *g, const char *buf, size_t len, uint64_t last_epoch)
+{
+    char *copy = NULL;
+
+    if (buf && len > 0) {
+        if ((copy = malloc(len)) == NULL)
+            return -1;
+        memcpy(copy, buf, len);
+    }
+    free(g->history_buf);
+    g->history_buf = copy;
+    g->history_len = copy ? len : 0;
+    g->history_last_epoch = copy ? last_epoch : 0;
+    return 0;
+}
+
+void
+elector_on_history_reply(struct zkelect_group *g, struct zev *ev)
+{
+    struct zke_history *h;
+    char err[256];
+
+    if (!g->is_elector)
+        return;
+    if (ev->rc == ZNONODE) {
+        history_store(g, NULL, 0, 0);
+        g->history_version = -1;
+    } else if (ev->rc == ZOK) {
+        if ((h = calloc(1, sizeof(*h))) == NULL)
+            return;
+        g->history_version = ev->stat.version;
+        if (zke_history_decode(ev->data, ev->datalen, h, err, sizeof(err)) != 0) {
+            history_store(g, NULL, 0, 0);
+            group_malformed(g, g->p_history, ev->data, ev->datalen, err);
+        } else if (history_store(g, ev->data, (size_t)ev->datalen,
+                                 h->n > 0 ? h->entries[h->n - 1].epoch : 0) != 0) {
+            free(h);
+            return;
+        }
+        free(h);
+    } else {
+        return;
+    }
+    g->history_read = true;
+    elector_eval(g);
+}
+
+/* Unload/reload the policy when its name or options changed. */
+static int
+elector_policy(struct zkelect_group *g)
+{
+    struct zkelect_option opts[ZKE_OPTIONS_MAX * 2];
+    char keybuf[ZKE_OPTIONS_MAX * 2][ZKE_NAME_MAX + 1];
+    char key[sizeof(g->policy_loaded_key)];
+    const char *name = *CFG(g)->policy ? CFG(g)->policy : g->policy_name;
+    char err[512];
+    size_t n = 0, i, j;
+    int rc, off;
+
+    /* node options first, the cluster config's override them */
+    for (i = 0; i < g->nopt_kv && n < ZKE_OPTIONS_MAX; i++) {
+        const char *eq = strchr(g->opt_kv[i], '=');
+        size_t kl = eq ? (size_t)(eq - g->opt_kv[i]) : strlen(g->opt_kv[i]);
+        if (kl > ZKE_NAME_MAX)
+            kl = ZKE_NAME_MAX;
+        memcpy(keybuf[n], g->opt_kv[i], kl);
+        keybuf[n][kl] = '\0';
+        opts[n].key = keybuf[n];
+        opts[n].value = eq ? eq + 1 : "";
+        n++;
+    }
+    for (i = 0; i < (size_t)CFG(g)->noptions; i++) {
+        for (j = 0; j < n; j++)
+            if (strcmp(opts[j].key, CFG(g)->options[i].key) == 0)
+                break;
+        opts[j].key = CFG(g)->options[i].key;
+        opts[j].value = CFG(g)->options[i].value;
+        if (j == n)
+            n++;
+    }
+    off = snprintf(key, sizeof(key), "%s", name);
+    for (i = 0; i < n && off > 0 && (size_t)off < sizeof(key); i++)
+        off += snprintf(key + off, sizeof(key) - (size_t)off, "\n%s=%s", opts[i].key, opts[i].value);
+    if (g->policy && strcmp(key, g->policy_loaded_key) == 0)
+        return 0;
+    if (strcmp(key, g->policy_loaded_key) == 0 && g->policy == NULL)
+        return ZKELECT_EPOLINIT; /* the same failing load: reported already */
+    zke_policy_unload(g->policy);
+    g->policy = NULL;
+    snprintf(g->policy_loaded_key, sizeof(g->policy_loaded_key), "%s", key);
+    rc = zke_policy_load(name, g->policy_path, opts, n, &g->policy, err, sizeof(err));
+    if (rc != 0) {
+        zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, rc,
+                  "cannot load policy %s: %s; no decision is made until it loads", name, err);
+        return rc;
+    }
+    zke_log(g->h, ZKELECT_LOG_INFO, "%s: policy %s loaded from %s", g->path,
+            zke_policy_name(g->policy), zke_policy_path(g->policy));
+    return 0;
+}
+
+static bool
+elector_ready(struct zkelect_group *g)
+{
+    struct member_cache *m;
+
+    if (!g->is_elector || !group_connected(g) || !g->election_read || !g->config_read ||
+        !g->switchover_read || !g->history_read || !g->elected_read || !g->leader_read)
+        return false;
+    for (m = g->members; m; m = m->next)
+        if (!m->loaded)
+            return false;
+    return true;
+}
+
+static void
+reasons_text(unsigned r, char *out, size_t len)
+{
+    static const struct { unsigned bit; const char *name; } names[] = {
+        {ZKELECT_REASON_INITIAL, "initial"},
+        {ZKELECT_REASON_MEMBER_JOINED, "member-joined"},
+        {ZKELECT_REASON_MEMBER_LEFT, "member-left"},
+        {ZKELECT_REASON_MEMBER_CHANGED, "member-changed"},
+        {ZKELECT_REASON_LEADER_LOST, "leader-lost"},
+        {ZKELECT_REASON_CONFIG_CHANGED, "config-changed"},
+        {ZKELECT_REASON_WATCHDOG, "watchdog"},
+        {ZKELECT_REASON_SWITCHOVER, "switchover"},
+        {ZKELECT_REASON_EXCLUSION_END, "exclusion-ended"},
+        {ZKELECT_REASON_LEADER_RESIGNED, "leader-resigned"},
+    };
+    size_t i, off = 0;
+
+    out[0] = '\0';
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if ((r & names[i].bit) && off < len)
+            off += (size_t)snprintf(out + off, len - off, "%s%s", off ? "," : "", names[i].name);
+    if (off == 0)
+        snprintf(out, len, "re-evaluation");
+}
+
+enum decide_mode {
+    DECIDE_NEW,       /* a new decision: epoch above every epoch seen */
+    DECIDE_ACK,       /* re-write the current decision to acknowledge a request */
+    DECIDE_RESTORE    /* `elected` was lost or unreadable: write back what the
+                         live leader znode shows, at its epoch */
+};
+
+/*
+ * Write a decision: `elected` and the history in one multi, both checked
+ * against the versions read.
+ */
+static void
+decide_write(struct zkelect_group *g, const struct member_cache *chosen, const char *why,
+             uint64_t switchover_id, enum decide_mode mode)
+{
+    bool keep_epoch = mode == DECIDE_ACK;
+    struct zke_elected *e;
+    struct zke_history_entry he;
+    struct zke_history *hist;
+    struct exclusion *x;
+    struct req *r;
+    uint64_t epoch, now = zke_now_ms();
+    size_t len0, len1;
+    int n = 0;
+
+    e = calloc(1, sizeof(*e));
+    if (e == NULL)
+        return;
+    epoch = g->have_elected ? g->elected.epoch : 0;
+    if (g->have_leader && g->leader.epoch > epoch)
+        epoch = g->leader.epoch;
+    if (g->history_last_epoch > epoch)
+        epoch = g->history_last_epoch;
+    if (keep_epoch) {
+        *e = g->elected;
+        e->switchover_id = switchover_id;
+        e->config_version = g->config_version;
+        /* the exclusions as they stand now (ended ones leave the record) */
+        e->nexcluded = 0;
+        for (x = g->exclusions; x && e->nexcluded < ZKE_EXCLUDED_MAX; x = x->next) {
+            struct zke_exclusion *ze = &e->excluded[e->nexcluded++];
+            snprintf(ze->id, sizeof(ze->id), "%s", x->id);
+            snprintf(ze->reason, sizeof(ze->reason), "%s", x->reason);
+            ze->remaining_ms = x->until_ms > now ? x->until_ms - now : 0;
+        }
+        snprintf(e->reason, sizeof(e->reason), "%s", why);
+        e->at_ms = zke_wall_ms();
+        epoch = e->epoch;
+        goto encode;
+    }
+    if (mode == DECIDE_RESTORE)
+        epoch = g->leader.epoch;
+    else
+        epoch++;
+    e->epoch = epoch;
+    if (chosen) {
+        snprintf(e->leader, sizeof(e->leader), "%s", chosen->rec.id);
+        snprintf(e->leader_site, sizeof(e->leader_site), "%s", chosen->rec.site);
+        snprintf(e->leader_znode, sizeof(e->leader_znode), "%s", chosen->znode);
+    }
+    if (g->have_elected && strcmp(g->elected.leader, e->leader) != 0)
+        snprintf(e->previous, sizeof(e->previous), "%s", g->elected.leader);
+    else if (g->have_elected)
+        snprintf(e->previous, sizeof(e->previous), "%s", g->elected.previous);
+    snprintf(e->elector, sizeof(e->elector), "%s", g->self.id);
+    snprintf(e->policy, sizeof(e->policy), "%s", g->policy ? zke_policy_name(g->policy) : "none");
+    snprintf(e->reason, sizeof(e->reason), "%s", why);
+    e->at_ms = zke_wall_ms();
+    e->switchover_id = switchover_id;
+    e->config_version = g->config_version;
+    for (x = g->exclusions; x && e->nexcluded < ZKE_EXCLUDED_MAX; x = x->next) {
+        struct zke_exclusion *ze = &e->excluded[e->nexcluded++];
+        snprintf(ze->id, sizeof(ze->id), "%s", x->id);
+        snprintf(ze->reason, sizeof(ze->reason), "%s", x->reason);
+        ze->remaining_ms = x->until_ms > now ? x->until_ms - now : 0;
+    }
+encode:
+    memset(&he, 0, sizeof(he));
+    he.epoch = epoch;
+    snprintf(he.leader, sizeof(he.leader), "%s", e->leader);
+    snprintf(he.elector, sizeof(he.elector), "%s", e->elector);
+    snprintf(he.policy, sizeof(he.policy), "%s", e->policy);
+    snprintf(he.reason, sizeof(he.reason), "%s", e->reason);
+    he.at_ms = e->at_ms;
+    /* the history as read (validated then), with this decision appended */
+    if ((hist = calloc(1, sizeof(*hist))) == NULL) {
+        free(e);
+        return;
+    }
+    if (g->history_buf && zke_history_decode(g->history_buf, (int)g->history_len, hist, NULL, 0) != 0)
+        memset(hist, 0, sizeof(*hist));
+    zke_history_push(hist, &he);
+
+    r = req_new(g->h, g, REQ_DECIDE);
+    if (r == NULL) {
+        free(hist);
+        free(e);
+        return;
+    }
+    r->token = epoch;
+    if (zke_elected_encode(e, &r->payload[0], &len0) != 0 ||
+        zke_history_encode(hist, &r->payload[1], &len1) != 0) {
+        zke_event(g->h, g, ZKELECT_EV_ERROR, NULL, epoch, ZKELECT_EINVAL,
+                  "cannot encode the decision (a bug): nothing written");
+        req_sent(r, ZMARSHALLINGERROR);
+        free(hist);
+        free(e);
+        return;
+    }
+    free(hist);
+    /* as the history was kept decoded and appended to before: the next
+       decision builds on this one (a refused write re-reads it) */
+    history_store(g, r->payload[1], len1, epoch);
+    if (g->elected_version >= 0)
+        zoo_set_op_init(&r->ops[n++], g->p_elected, r->payload[0], (int)len0, g->elected_version, NULL);
+    else
+        zoo_create_op_init(&r->ops[n++], g->p_elected, r->payload[0], (int)len0, group_acl(g),
+                           ZOO_PERSISTENT, NULL, 0);
+    if (g->history_version >= 0)
+        zoo_set_op_init(&r->ops[n++], g->p_history, r->payload[1], (int)len1, g->history_version, NULL);
+    else
+        zoo_create_op_init(&r->ops[n++], g->p_history, r->payload[1], (int)len1, group_acl(g),
+                           ZOO_PERSISTENT, NULL, 0);
+    memset(r->results, 0, sizeof(r->results));
+    g->deciding = true;
+    zke_log(g->h, ZKELECT_LOG_INFO, "%s: deciding epoch %llu: leader %s (%s)", g->path,
+            (unsigned long long)epoch, *e->leader ? e->leader : "none", why);
+    req_sent(r, zoo_amulti(g->h->zh, n, r->ops, r->results, multi_completion, r));
+    free(e);
+}
+
+void
+elector_on_decide_reply(struct zkelect_group *g, struct zev *ev)
+{
+    struct req *r = ev->req;
+    char err[256];
+
+    g->deciding = false;
+    if (ev->rc == ZOK) {
+        struct zke_elected e;
+        g->n_decisions++;
+        if (zke_elected_decode(r->payload[0], (int)strlen(r->payload[0]), &e, err, sizeof(err)) == 0) {
+            g->elected = e;
+            g->have_elected = true;
+            g->elected_mzxid = INT64_MAX; /* written by us, now: newer than anything */
+            g->elected_version = g->elected_version >= 0 ? g->elected_version + 1 : 0;
+            g->history_version = g->history_version >= 0 ? g->history_version + 1 : 0;
+            if (*e.leader) {
+                g->watchdog_ms_deadline = zke_now_ms() + (uint64_t)effective_watchdog_ms(g);
+                group_timer_changed(g);
+                g->watchdog_epoch = e.epoch;
+                g->watchdog_fenced = false;
+            } else {
+                g->watchdog_ms_deadline = 0;
+            }
+            zke_event(g->h, g, ZKELECT_EV_DECISION, e.leader, e.epoch, 0, "elected %s: %s",
+                      *e.leader ? e.leader : "nobody", e.reason);
+        }
+        g->reasons = 0;
+        view_changed(g);
+    } else if (ev->rc == ZBADVERSION || ev->rc == ZNODEEXISTS || ev->rc == ZNONODE) {
+        /* someone else wrote meanwhile: re-read and decide again */
+        g->history_read = false;
+        g->elected_read = false;
+        view_read_elected(g);
+        if (group_connected(g)) {
+            struct req *hr = req_new(g->h, g, REQ_GET_HISTORY);
+            if (hr)
+                req_sent(hr, zoo_aget(g->h->zh, g->p_history, 0, data_completion, hr));
+        }
+        return;
+    } else if (ev->rc == ZNOAUTH) {
+        zke_event(g->h, g, ZKELECT_EV_ERROR, NULL, r->token, ZKELECT_ENOAUTH,
+                  "the elector may not write %s: not authorized", g->p_elected);
+        return;
+    } else {
+        /* outcome unknown: the reconnect re-reads everything */
+        g->history_read = false;
+        return;
+    }
+    if (g->eval_pending) {
+        g->eval_pending = false;
+        elector_eval(g);
+    }
+}
+
+void
+elector_eval(struct zkelect_group *g)
+{
+    struct zkelect_member *in_members = NULL;
+    struct member_cache **mc_of = NULL;
+    const char *(*tagp)[ZKE_TAGS_MAX] = NULL;
+    struct zkelect_exclusion in_excl[ZKE_EXCLUDED_MAX];
+    struct zkelect_site_priority in_sites[ZKE_SITES_MAX];
+    struct zkelect_option in_opts[ZKE_OPTIONS_MAX];
+    struct zkelect_policy_input in;
+    size_t cap = 0;
+    struct member_cache *m;
+    struct exclusion *x, **xp;
+    char reason[512], why[ZKE_REASON_MAX + 1], rtext[128]; /* reason: whole in events, cut in payloads */
+    size_t n = 0, i;
+    int chosen = -1, rc, t;
+    uint64_t now = zke_now_ms(), switchover_id;
+    bool current_present, switchover, config_ack, restore;
+    const char *cur;
+
+    if (!elector_ready(g))
+        return;
+    if (g->deciding) {
+        g->eval_pending = true;
+        return;
+    }
+    /* drop exclusions that ended */
+    for (xp = &g->exclusions; (x = *xp) != NULL;) {
+        if (x->until_ms <= now) {
+            *xp = x->next;
+            zke_log(g->h, ZKELECT_LOG_INFO, "%s: exclusion of %s (%s) ended", g->path, x->id, x->reason);
+            free(x);
+            g->reasons |= ZKELECT_REASON_EXCLUSION_END;
+        } else {
+            xp = &x->next;
+        }
+    }
+    cur = g->have_elected ? g->elected.leader : "";
+    current_present = elected_present(g);
+    /* `elected` is gone or unreadable while a valid leader znode is live:
+       that leader is current, and keeping it restores the decision */
+    restore = !g->have_elected && g->have_leader && member_present(g, g->leader.id);
+    if (restore) {
+        cur = g->leader.id;
+        current_present = true;
+    }
+    if (*cur && !current_present)
+        g->reasons |= ZKELECT_REASON_LEADER_LOST;
+    /* without a readable `elected` we cannot tell a new request from one
+       acted on long ago: never act on it then (the next decision records it) */
+    switchover = g->have_elected && g->switchover.id != 0 && g->switchover.id > g->elected.switchover_id;
+    if (switchover)
+        g->reasons |= ZKELECT_REASON_SWITCHOVER;
+
+    /* a config version not yet acknowledged in `elected` (operators wait on
+       it), or an exclusion recorded there that has ended: both are written
+       even when the leader stays */
+    config_ack = g->have_elected && g->elected.config_version != g->config_version;
+    if (g->have_elected) {
+        int k;
+        for (k = 0; k < g->elected.nexcluded; k++)
+            if (exclusion_find(g, g->elected.excluded[k].id) == NULL)
+                config_ack = true;
+    }
+    if (CFG(g)->paused && current_present && !switchover) {
+        zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: paused: no decision while the leader is present", g->path);
+        if (config_ack)
+            decide_write(g, NULL, "config-changed: paused, leader kept", g->have_elected ?
+                         g->elected.switchover_id : 0, DECIDE_ACK);
+        return;
+    }
+    if (elector_policy(g) != 0)
+        return;
+
+    for (m = g->members; m; m = m->next)
+        cap++;
+    if (cap > 0) {
+        in_members = calloc(cap, sizeof(*in_members));
+        mc_of = calloc(cap, sizeof(*mc_of));
+        tagp = calloc(cap, sizeof(*tagp));
+        if (in_members == NULL || mc_of == NULL || tagp == NULL) {
+            zke_log(g->h, ZKELECT_LOG_ERR, "%s: out of memory building the policy input", g->path);
+            goto out;
+        }
+    }
+    memset(&in, 0, sizeof(in));
+    for (m = g->members; m; m = m->next) {
+        if (!m->loaded || !m->valid)
+            continue;
+        for (t = 0; t < m->rec.ntags; t++)
+            tagp[n][t] = m->rec.tags[t];
+        in_members[n].id = m->rec.id;
+        in_members[n].site = m->rec.site;
+        in_members[n].priority = m->rec.priority;
+        in_members[n].seq = m->seq;
+        in_members[n].tags = tagp[n];
+        in_members[n].ntags = (size_t)m->rec.ntags;
+        in_members[n].eligible = m->rec.eligible;
+        in_members[n].healthy = m->rec.healthy;
+        in_members[n].excluded = exclusion_find(g, m->rec.id) != NULL;
+        mc_of[n] = m;
+        n++;
+    }
+    in.size = sizeof(in);
+    in.members = in_members;
+    in.nmembers = n;
+    in.current_leader = *cur ? cur : NULL;
+    in.current_leader_site = g->have_elected && *cur ? g->elected.leader_site : NULL;
+    in.current_present = current_present;
+    in.current_status = ZKELECT_LEADER_NONE;
+    if (g->have_leader && *cur && strcmp(g->leader.id, cur) == 0)
+        in.current_status = (enum zkelect_leader_status)g->leader.status;
+    in.previous_leader = g->have_elected && *g->elected.previous ? g->elected.previous : NULL;
+    i = 0;
+    for (x = g->exclusions; x && i < ZKE_EXCLUDED_MAX; x = x->next, i++) {
+        in_excl[i].id = x->id;
+        in_excl[i].reason = x->reason;
+        in_excl[i].remaining_ms = x->until_ms - now;
+    }
+    in.excluded = in_excl;
+    in.nexcluded = i;
+    for (i = 0; i < (size_t)CFG(g)->nsites; i++) {
+        in_sites[i].site = CFG(g)->sites[i].site;
+        in_sites[i].priority = CFG(g)->sites[i].priority;
+    }
+    in.sites = in_sites;
+    in.nsites = (size_t)CFG(g)->nsites;
+    for (i = 0; i < (size_t)CFG(g)->noptions; i++) {
+        in_opts[i].key = CFG(g)->options[i].key;
+        in_opts[i].value = CFG(g)->options[i].value;
+    }
+    in.options = in_opts;
+    in.noptions = (size_t)CFG(g)->noptions;
+    in.reasons = g->reasons;
+    in.switchover_target = switchover && *g->switchover.to ? g->switchover.to : NULL;
+
+    reason[0] = '\0';
+    rc = zke_policy_choose(g->policy, &in, &chosen, reason, sizeof(reason));
+    reasons_text(g->reasons, rtext, sizeof(rtext));
+    if (rc != 0) {
+        zke_event(g->h, g, ZKELECT_EV_ERROR, NULL, 0, rc, "policy %s failed (%s): %s; no decision",
+                  zke_policy_name(g->policy), rtext, reason);
+        goto out;
+    }
+    switchover_id = g->have_elected ? g->elected.switchover_id : g->switchover.id;
+    if (switchover)
+        switchover_id = g->switchover.id;
+    if (chosen < 0) {
+        zke_event(g->h, g, ZKELECT_EV_NO_ELIGIBLE, NULL, 0, ZKELECT_ENOELIGIBLE,
+                  "policy %s chose no node (%s): %s", zke_policy_name(g->policy), rtext, reason);
+        snprintf(why, sizeof(why), "%s: %s", rtext, reason);
+        if (switchover && current_present && !config_ack) {
+            /* a refused switchover keeps the leader: acknowledge it only */
+            decide_write(g, NULL, why, switchover_id, DECIDE_ACK);
+            goto out;
+        }
+        if (!*cur) {
+            /* nobody leads already: only acknowledge what operators wait on */
+            if ((switchover || config_ack) && g->have_elected)
+                decide_write(g, NULL, why, switchover_id, DECIDE_ACK);
+            else
+                g->reasons = 0;
+            goto out;
+        }
+        decide_write(g, NULL, why, switchover_id, DECIDE_NEW);
+        goto out;
+    }
+    snprintf(why, sizeof(why), "%s: %s", rtext, reason);
+    if (restore && strcmp(in_members[chosen].id, g->leader.id) == 0) {
+        snprintf(why, sizeof(why), "restored: %s was unreadable or missing; %s leads at epoch %llu",
+                 g->p_elected, g->leader.id, (unsigned long long)g->leader.epoch);
+        decide_write(g, mc_of[chosen], why, switchover_id, DECIDE_RESTORE);
+        goto out;
+    }
+    /* the same id as `elected` names, with the registration it was elected
+       with: no change. The same id on a later registration (the node left or
+       lost its session and came back, e.g. after the whole group stopped) is
+       a new leader: a new decision names that registration, else it would
+       wait for a decision naming it until the watchdog */
+    if (strcmp(in_members[chosen].id, cur) == 0 && current_present) {
+        if ((switchover || config_ack) && g->have_elected)
+            decide_write(g, NULL, why, switchover_id, DECIDE_ACK); /* acknowledge only */
+        else
+            g->reasons = 0; /* no change: no write */
+        goto out;
+    }
+    decide_write(g, mc_of[chosen], why, switchover_id, DECIDE_NEW);
+out:
+    free(in_members);
+    free(mc_of);
+    free(tagp);
+}
+
+static void watchdog_exclude(struct zkelect_group *g, uint64_t now, const char *reason,
+                             const char *why);
+
+/* The view changed (the caller checked that this node is the elector). */
+void
+elector_view_changed(struct zkelect_group *g)
+{
+    bool elected_znode = g->have_leader && g->have_elected &&
+                         strcmp(g->leader.id, g->elected.leader) == 0 &&
+                         g->leader.epoch == g->elected.epoch;
+
+    if (g->watchdog_ms_deadline && elected_znode && g->leader.status == ZKE_STATUS_READY)
+        g->watchdog_ms_deadline = 0;
+    /* a decision naming a leader that is not READY always has a watchdog,
+       also one whose write outcome was unknown, or read after a reconnect */
+    if (!g->watchdog_ms_deadline && g->have_elected && *g->elected.leader &&
+        g->watchdog_epoch != g->elected.epoch && g->elected_read && g->leader_read &&
+        !(elected_znode && g->leader.status == ZKE_STATUS_READY)) {
+        g->watchdog_ms_deadline = zke_now_ms() + (uint64_t)effective_watchdog_ms(g);
+        group_timer_changed(g);
+        g->watchdog_epoch = g->elected.epoch;
+        g->watchdog_fenced = false;
+    }
+    if (elected_znode && g->leader.status == ZKE_STATUS_PROGRESS)
+        g->progress_seen_epoch = g->elected.epoch;
+    /* the elected node's PROGRESS znode vanished while the node is still
+       a member: its takeover failed (it gave the epoch up). Do not wait
+       for the watchdog. */
+    if (g->watchdog_ms_deadline && g->leader_read && g->leader_version < 0 &&
+        g->have_elected && g->progress_seen_epoch == g->elected.epoch &&
+        elected_present(g)) {
+        g->progress_seen_epoch = 0;
+        watchdog_exclude(g, zke_now_ms(), "takeover-failed",
+                         "gave up its takeover (its PROGRESS leader znode vanished)");
+        return;
+    }
+    elector_eval(g);
+}
+
+/* Exclude the elected node and elect again (watchdog, or a takeover seen to fail). */
+static void
+watchdog_exclude(struct zkelect_group *g, uint64_t now, const char *reason, const char *why)
+{
+    g->watchdog_ms_deadline = 0;
+    g->n_watchdog++;
+    exclusion_add(g, g->elected.leader, reason, now + (uint64_t)effective_exclude_ms(g));
+    zke_event(g->h, g, ZKELECT_EV_WATCHDOG, g->elected.leader, g->elected.epoch, 0,
+              "%s %s; excluded for %d ms, electing again", g->elected.leader, why,
+              effective_exclude_ms(g));
+    g->reasons |= ZKELECT_REASON_WATCHDOG;
+    elector_eval(g);
+}
+
+uint64_t
+group_next_deadline(struct zkelect_group *g)
+{
+    uint64_t d = 0;
+    struct exclusion *x;
+
+    if (!g->is_elector || g->closed)
+        return 0;
+    if (g->watchdog_ms_deadline)
+        d = g->watchdog_ms_deadline;
+    for (x = g->exclusions; x; x = x->next)
+        if (d == 0 || x->until_ms < d)
+            d = x->until_ms;
+    return d;
+}
+
+void
+group_on_timer(struct zkelect_group *g, uint64_t now)
+{
+    if (!g->is_elector || !group_connected(g))
+        return;
+    if (g->watchdog_ms_deadline && now >= g->watchdog_ms_deadline) {
+        g->watchdog_ms_deadline = 0;
+        if (!g->have_elected || g->elected.epoch != g->watchdog_epoch || !*g->elected.leader)
+            return;
+        if (g->have_leader && g->leader.epoch == g->elected.epoch &&
+            strcmp(g->leader.id, g->elected.leader) == 0 && g->leader.status == ZKE_STATUS_READY)
+            return;
+        if (g->leader_version >= 0 && (!g->have_leader || g->leader.epoch < g->elected.epoch) &&
+            !g->watchdog_fenced) {
+            /* the old leader has not released its znode: fence it, give the
+               elected node one more period */
+            struct req *r = req_new(g->h, g, REQ_LEADER_FENCE);
+            g->watchdog_fenced = true;
+            g->watchdog_ms_deadline = now + (uint64_t)effective_watchdog_ms(g);
+            group_timer_changed(g);
+            zke_event(g->h, g, ZKELECT_EV_LEADER_FENCED, g->have_leader ? g->leader.id : NULL,
+                      g->have_leader ? g->leader.epoch : 0, 0,
+                      "old leader znode not released within %d ms; deleting it (epoch %llu now leads)",
+                      effective_watchdog_ms(g), (unsigned long long)g->elected.epoch);
+            if (r)
+                req_sent(r, zoo_adelete(g->h->zh, g->p_leader, g->leader_version, void_completion, r));
+            return;
+        }
+        watchdog_exclude(g, now, "watchdog", "not READY within the watchdog period");
+        return;
+    }
+    elector_eval(g); /* exclusions that ended */
+}
+
+
+/* ---- what the rest of the group asks of the elector ---------------------- */
+
+/* This node is the elector and has ID in its member cache. */
+bool
+elector_tracks(struct zkelect_group *g, const char *id)
+{
+    return g->is_elector && member_find(g, id) != NULL;
+}
+
+/* The member record of ID was deleted: as a re-read would answer (ZNONODE,
+   no watch left), it is not a member. */
+void
+elector_member_deleted(struct zkelect_group *g, const char *id)
+{
+    struct member_cache *m = g->is_elector ? member_find(g, id) : NULL;
+
+    if (m == NULL)
+        return;
+    m->loaded = true;
+    m->valid = false;
+    elector_eval(g);
+}
+
+/* Free what only the elector holds. */
+void
+elector_free(struct zkelect_group *g)
+{
+    members_clear(g);
+    exclusions_clear(g);
+    zke_policy_unload(g->policy);
+    g->policy = NULL;
+    free(g->history_buf);
+    g->history_buf = NULL;
+    free(g->config);
+    g->config = NULL;
+}

@@ -1,0 +1,658 @@
+/*
+ * register.c - a candidate's registration (runs on the library thread).
+ *
+ * Owns: nodes/<id> and election/<id>_<guid>_<seq> of this node (create in one
+ * multi, resolve an unknown outcome by the guid, repair after a foreign
+ * change, remove on unnominate), the registration state g->reg (changed only
+ * through group_reg_set), and the elector determination: the lowest live
+ * election znode is the elector, every other member watches its predecessor.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "group.h"
+#include "zkerr.h"
+
+/* ---- names ------------------------------------------------------------------ */
+
+void
+reg_new_guid(char out[ZKE_GUID_LEN + 1])
+{
+    unsigned char b[ZKE_GUID_LEN / 2];
+    static const char hex[] = "0123456789abcdef";
+    size_t i;
+
+    if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+        /* fall back on time and address entropy: uniqueness, not secrecy */
+        uint64_t x = zke_now_ms() ^ (uint64_t)(uintptr_t)out ^ ((uint64_t)zke_wall_ms() << 20);
+        for (i = 0; i < sizeof(b); i++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            b[i] = (unsigned char)(x >> 56);
+        }
+    }
+    for (i = 0; i < sizeof(b); i++) {
+        out[2 * i] = hex[b[i] >> 4];
+        out[2 * i + 1] = hex[b[i] & 15];
+    }
+    out[ZKE_GUID_LEN] = '\0';
+}
+
+/* Parse an election child "<id>_<guid>_<seq>". Returns 0 and fills id/guid/seq. */
+int
+reg_parse_child(const char *name, char *id, size_t idlen, char *guid, int64_t *seq)
+{
+    const char *u2 = strrchr(name, '_'), *u1;
+    char *end;
+    size_t n;
+    long long s;
+
+    if (u2 == NULL || strlen(u2 + 1) != 10)
+        return -1;
+    s = strtoll(u2 + 1, &end, 10);
+    if (*end != '\0' || s < 0)
+        return -1;
+    if (u2 - name < ZKE_GUID_LEN + 2)
+        return -1;
+    u1 = u2 - ZKE_GUID_LEN - 1;
+    if (*u1 != '_')
+        return -1;
+    n = (size_t)(u1 - name);
+    if (n == 0 || n >= idlen)
+        return -1;
+    memcpy(id, name, n);
+    id[n] = '\0';
+    if (!zke_id_valid(id))
+        return -1;
+    if (guid) {
+        memcpy(guid, u1 + 1, ZKE_GUID_LEN);
+        guid[ZKE_GUID_LEN] = '\0';
+    }
+    *seq = s;
+    return 0;
+}
+
+static bool
+child_ignored(struct zkelect_group *g, const char *name)
+{
+    int i;
+
+    for (i = 0; i < g->nignored; i++)
+        if (strcmp(g->ignored[i], name) == 0)
+            return true;
+    return false;
+}
+
+static void
+child_ignore(struct zkelect_group *g, const char *name)
+{
+    if (child_ignored(g, name))
+        return;
+    if (g->nignored == (int)(sizeof(g->ignored) / sizeof(g->ignored[0])))
+        g->nignored--; /* forget the oldest */
+    memmove(&g->ignored[1], &g->ignored[0], sizeof(g->ignored[0]) * (size_t)g->nignored);
+    snprintf(g->ignored[0], sizeof(g->ignored[0]), "%s", name);
+    g->nignored++;
+}
+
+/* ---- registration -------------------------------------------------------- */
+
+void
+reg_self_payload(struct zkelect_group *g, char **out, size_t *len)
+{
+    if (zke_member_encode(&g->self, out, len) != 0) {
+        *out = NULL;
+        *len = 0;
+    }
+}
+
+void
+reg_nominate_finish(struct zkelect_group *g, int err)
+{
+    zkelect_done_fn fn = g->nominate_done;
+
+    g->reg_err = err;
+    g->nominate_done = NULL;
+    if (fn)
+        fn(g->nominate_data, g, err);
+}
+
+/* Create the persistent parents a group needs (missing ones only). Requests on
+ * one session are processed in order, so the registration sent right after
+ * them sees them. */
+static void
+ensure_paths(struct zkelect_group *g)
+{
+    const char *paths[3] = {g->path, g->p_nodes, g->p_election};
+    char buf[ZKE_PATH_MAX];
+    char *p;
+    int i;
+    struct req *r;
+
+    /* every ancestor of the base path, then the base and its two parents */
+    snprintf(buf, sizeof(buf), "%s", g->path);
+    for (p = strchr(buf + 1, '/'); p; p = strchr(p + 1, '/')) {
+        *p = '\0';
+        if ((r = req_new(g->h, g, REQ_ENSURE_PATH)) != NULL)
+            req_sent(r, zoo_acreate(g->h->zh, buf, "", 0, group_acl(g), ZOO_PERSISTENT,
+                                    string_completion, r));
+        *p = '/';
+    }
+    for (i = 0; i < 3; i++)
+        if ((r = req_new(g->h, g, REQ_ENSURE_PATH)) != NULL)
+            req_sent(r, zoo_acreate(g->h->zh, paths[i], "", 0, group_acl(g), ZOO_PERSISTENT,
+                                    string_completion, r));
+}
+
+void
+reg_register(struct zkelect_group *g)
+{
+    struct req *r;
+    size_t len;
+
+    if (!group_connected(g))
+        return;
+    /* the group's znodes are created once; a registration that finds them
+       gone (ZNONODE) creates them and tries again (on_register_reply) */
+    if (!g->paths_ok)
+        ensure_paths(g);
+    r = req_new(g->h, g, REQ_REGISTER);
+    if (r == NULL)
+        return;
+    g->reg = REG_PENDING;
+    reg_self_payload(g, &r->payload[0], &len);
+    if (r->payload[0] == NULL) {
+        req_sent(r, ZMARSHALLINGERROR);
+        return;
+    }
+    snprintf(r->pathbuf[0], sizeof(r->pathbuf[0]), "%s/%s", g->p_nodes, g->self.id);
+    snprintf(r->arg, sizeof(r->arg), "%s/%s_%s_", g->p_election, g->self.id, g->guid);
+    zoo_create_op_init(&r->ops[0], r->pathbuf[0], r->payload[0], (int)len, group_acl(g),
+                       ZOO_EPHEMERAL, NULL, 0);
+    zoo_create_op_init(&r->ops[1], r->arg, g->self.id, (int)strlen(g->self.id), group_acl(g),
+                       ZOO_EPHEMERAL_SEQUENTIAL, r->pathbuf[1], sizeof(r->pathbuf[1]));
+    memset(r->results, 0, sizeof(r->results));
+    req_sent(r, zoo_amulti(g->h->zh, 2, r->ops, r->results, multi_completion, r));
+}
+
+static void
+registered(struct zkelect_group *g, const char *child)
+{
+    char id[ZKE_ID_MAX + 1];
+    const char *base = strrchr(child, '/');
+
+    base = base ? base + 1 : child;
+    snprintf(g->my_znode, sizeof(g->my_znode), "%s", base);
+    if (reg_parse_child(g->my_znode, id, sizeof(id), NULL, &g->my_seq) != 0)
+        g->my_seq = -1;
+    g->reg = REG_DONE;
+    g->role = ROLE_MEMBER;
+    g->my_czxid = 0;
+    g->recheck_mine = false;
+    {
+        char path[ZKE_PATH_MAX];
+        snprintf(path, sizeof(path), "%s/%s", g->p_election, g->my_znode);
+        group_send_exists_nowatch(g, REQ_STAT_MINE, path);
+        /* watch our own znodes: a foreign client deleting or overwriting
+           them must not leave us registered in name only */
+        group_send_exists(g, REQ_WATCH_MINE, path, NULL);
+        snprintf(path, sizeof(path), "%s/%s", g->p_nodes, g->self.id);
+        group_send_exists(g, REQ_WATCH_MINE, path, NULL);
+    }
+    zke_event(g->h, g, ZKELECT_EV_REGISTERED, g->self.id, 0, 0, "registered as %s (site \"%s\", priority %d)",
+              g->my_znode, g->self.site, (int)g->self.priority);
+    reg_nominate_finish(g, 0);
+    reg_list_election(g, false);
+    cand_step(g);
+}
+
+void
+reg_on_register_reply(struct zkelect_group *g, struct zev *ev)
+{
+    struct req *r = ev->req;
+    char path[ZKE_PATH_MAX];
+
+    if (g->reg != REG_PENDING)
+        return;
+    if (ev->rc == ZOK) {
+        g->paths_ok = true;
+        registered(g, r->pathbuf[1]);
+        return;
+    }
+    if (zkerr_outcome_unknown(ev->rc) || ev->rc == ZCLOSING) {
+        g->reg = REG_UNKNOWN; /* find it by guid after the reconnect */
+        return;
+    }
+    if (ev->rc == ZNONODE && g->paths_ok) {
+        g->paths_ok = false;  /* someone removed the group's znodes: create them again */
+        reg_register(g);
+        return;
+    }
+    if (ev->rc == ZNODEEXISTS) {
+        /* nodes/<id> exists: ours (an earlier attempt) or another session's? */
+        snprintf(path, sizeof(path), "%s/%s", g->p_nodes, g->self.id);
+        r = req_new(g->h, g, REQ_CHECK_ID);
+        if (r)
+            req_sent(r, zoo_aexists(g->h->zh, path, 0, stat_completion, r));
+        return;
+    }
+    g->reg = REG_NONE;
+    zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, zkerr_from_zk(ev->rc),
+              "cannot register under %s: %s", g->path, zerror(ev->rc));
+    reg_nominate_finish(g, zkerr_from_zk(ev->rc));
+}
+
+void
+reg_on_stat_mine_reply(struct zkelect_group *g, struct zev *ev)
+{
+    char path[ZKE_PATH_MAX];
+
+    snprintf(path, sizeof(path), "%s/%s", g->p_election, g->my_znode);
+    if (g->reg != REG_DONE || strcmp(path, ev->req->arg) != 0)
+        return;
+    if (ev->rc == ZOK) {
+        g->my_czxid = ev->stat.czxid;
+        cand_step(g);
+    } else if (ev->rc == ZNONODE) {
+        reg_list_election(g, false); /* gone: the listing re-registers */
+    }
+}
+
+void
+reg_on_check_id_reply(struct zkelect_group *g, struct zev *ev)
+{
+    if (g->reg != REG_PENDING)
+        return;
+    if (ev->rc == ZNONODE) {
+        reg_register(g); /* the holder went away meanwhile */
+        return;
+    }
+    if (ev->rc != ZOK) {
+        g->reg = REG_UNKNOWN;
+        return;
+    }
+    if (ev->stat.ephemeralOwner == g->h->session_id) {
+        /* ours: an earlier attempt whose reply was lost. Find its election znode. */
+        struct req *r = req_new(g->h, g, REQ_FIND_MINE);
+        if (r) {
+            r->token = 1; /* nodes/<id> is known to be ours */
+            req_sent(r, zoo_aget_children2(g->h->zh, g->p_election, 0, strings_completion, r));
+        }
+        return;
+    }
+    g->reg = REG_NONE;
+    zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, ZKELECT_EIDINUSE,
+              "node id %s is held by another live session (0x%llx); refusing to join",
+              g->self.id, (unsigned long long)ev->stat.ephemeralOwner);
+    reg_nominate_finish(g, ZKELECT_EIDINUSE);
+}
+
+void
+reg_on_find_mine_reply(struct zkelect_group *g, struct zev *ev)
+{
+    char id[ZKE_ID_MAX + 1], guid[ZKE_GUID_LEN + 1];
+    int64_t seq;
+    int i;
+
+    if (g->reg != REG_UNKNOWN && g->reg != REG_PENDING)
+        return;
+    if (ev->rc != ZOK) {
+        g->reg = REG_UNKNOWN;
+        return;
+    }
+    for (i = 0; i < ev->nstrings; i++) {
+        if (reg_parse_child(ev->strings[i], id, sizeof(id), guid, &seq) == 0 &&
+            strcmp(guid, g->guid) == 0 && strcmp(id, g->self.id) == 0) {
+            registered(g, ev->strings[i]);
+            return;
+        }
+    }
+    if (ev->req->token) {
+        /* nodes/<id> is ours but our election znode is gone (deleted by a
+           foreign client): create only that one, and rewrite our record */
+        struct req *r = req_new(g->h, g, REQ_CREATE_ELECTION);
+        if (r == NULL)
+            return;
+        snprintf(r->arg, sizeof(r->arg), "%s/%s_%s_", g->p_election, g->self.id, g->guid);
+        req_sent(r, zoo_acreate(g->h->zh, r->arg, g->self.id, (int)strlen(g->self.id),
+                                group_acl(g), ZOO_EPHEMERAL_SEQUENTIAL, string_completion, r));
+        g->member_dirty = true;
+        return;
+    }
+    reg_register(g);
+}
+
+void
+reg_on_create_election_reply(struct zkelect_group *g, struct zev *ev)
+{
+    if (g->reg != REG_PENDING)
+        return;
+    if (ev->rc == ZOK && ev->data) {
+        registered(g, ev->data);
+        if (g->member_dirty) {
+            g->member_dirty = false;
+            reg_write_self(g);
+        }
+        return;
+    }
+    if (zkerr_outcome_unknown(ev->rc) || ev->rc == ZCLOSING) {
+        g->reg = REG_UNKNOWN;
+        return;
+    }
+    zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, zkerr_from_zk(ev->rc),
+              "cannot create our election znode under %s: %s", g->p_election, zerror(ev->rc));
+    g->reg = REG_NONE;
+    reg_nominate_finish(g, zkerr_from_zk(ev->rc));
+}
+
+/* Someone else changed our member record (EV: what we read back). Data that
+   does not decode is reported as -malformed here, by the one member sure to
+   see it: our rewrite may land before the elector reads the garbage. An
+   elector that tracks us reads it too (its read was queued before ours
+   returned, so it sees the same data) and reports it itself. */
+static void
+read_self_changed(struct zkelect_group *g, const struct zev *ev)
+{
+    char err[256], path[ZKE_PATH_MAX];
+    struct zke_member rec;
+
+    snprintf(path, sizeof(path), "%s/%s", g->p_nodes, g->self.id);
+    if (elector_tracks(g, g->self.id)) {
+        zke_log(g->h, ZKELECT_LOG_WARNING, "%s: changed by someone else; rewriting it", path);
+    } else if (zke_member_decode(ev->data, ev->datalen, &rec, err, sizeof(err)) != 0) {
+        group_malformed_do(g, path, ev->data, ev->datalen, err, "rewriting our record");
+    } else if (strcmp(rec.id, g->self.id) != 0) {
+        group_malformed_do(g, path, ev->data, ev->datalen, "record id does not match the znode name",
+                     "rewriting our record");
+    } else {
+        zke_log(g->h, ZKELECT_LOG_WARNING, "%s: changed by someone else; rewriting it", path);
+    }
+}
+
+/* Our member record as read back after its watch fired. */
+void
+reg_on_read_self_reply(struct zkelect_group *g, struct zev *ev)
+{
+    if (ev->rc == ZOK && g->reg == REG_DONE && !g->leaving) {
+        char *mine = NULL;
+        size_t len = 0;
+        reg_self_payload(g, &mine, &len);
+        if (mine && (ev->datalen != (int)len || memcmp(ev->data, mine, len) != 0)) {
+            read_self_changed(g, ev);
+            reg_write_self(g);
+        }
+        free(mine);
+    } else if (ev->rc == ZNONODE && g->reg == REG_DONE && !g->leaving) {
+        reg_lost(g, "our member record was deleted");
+    }
+}
+
+/* An exists-watch on one of our own znodes: gone means our registration is. */
+void
+reg_on_watch_mine_reply(struct zkelect_group *g, struct zev *ev)
+{
+    if (ev->rc == ZNONODE && g->reg == REG_DONE && !g->leaving)
+        reg_lost(g, *ev->req->arg ? ev->req->arg : "one of our znodes is missing");
+    else if (zkerr_outcome_unknown(ev->rc) && *ev->req->arg && g->reg == REG_DONE)
+        g->recheck_mine = true; /* the same session may come back: check again then */
+}
+
+/* Rewrite our member record (after it was overwritten, or to repair it). */
+void
+reg_write_self(struct zkelect_group *g)
+{
+    char path[ZKE_PATH_MAX];
+    struct req *r;
+    size_t len;
+
+    if (!group_connected(g) || g->reg != REG_DONE)
+        return;
+    r = req_new(g->h, g, REQ_UPDATE_MEMBER);
+    if (r == NULL)
+        return;
+    reg_self_payload(g, &r->payload[0], &len);
+    if (r->payload[0] == NULL) {
+        req_sent(r, ZMARSHALLINGERROR);
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/%s", g->p_nodes, g->self.id);
+    req_sent(r, zoo_aset(g->h->zh, path, r->payload[0], (int)len, -1, stat_completion, r));
+}
+
+/*
+ * Our registration is gone while our session lives (a foreign client deleted
+ * one of our znodes). A leader steps down first (elected names the lost
+ * registration, so it cannot stay); then the node registers again.
+ */
+void
+reg_lost(struct zkelect_group *g, const char *why)
+{
+    if (g->reg != REG_DONE)
+        return;
+    zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, ZKELECT_ENONODE,
+              "registration lost: %s; registering again", why);
+    if (g->is_elector)
+        elector_stop(g, why);
+    if (g->role == ROLE_READY || g->role == ROLE_PROGRESS) {
+        g->rereg_pending = true;
+        cand_start_stepdown(g, why);
+        return;
+    }
+    if (g->role == ROLE_CREATING || g->role == ROLE_READYING || g->role == ROLE_STEPPING_DOWN ||
+        g->role == ROLE_DELETING) {
+        g->rereg_pending = true; /* after the step in flight */
+        return;
+    }
+    reg_reregister(g);
+}
+
+void
+reg_reregister(struct zkelect_group *g)
+{
+    g->rereg_pending = false;
+    g->reg = REG_PENDING;
+    g->role = ROLE_MEMBER;
+    g->my_znode[0] = '\0';
+    g->my_czxid = 0;
+    reg_new_guid(g->guid);
+    snprintf(g->self.guid, sizeof(g->self.guid), "%s", g->guid);
+    reg_register(g);
+}
+
+void
+reg_unregister(struct zkelect_group *g)
+{
+    struct req *r;
+    int n = 0;
+
+    if (!group_connected(g)) {
+        /* nothing to delete we could reach: the session end will */
+        return;
+    }
+    r = req_new(g->h, g, REQ_UNREGISTER);
+    if (r == NULL)
+        return;
+    g->reg = REG_LEAVING;
+    if (cand_leader_is_mine(g))
+        zoo_delete_op_init(&r->ops[n++], g->p_leader, g->leader_version);
+    snprintf(r->pathbuf[0], sizeof(r->pathbuf[0]), "%s/%s", g->p_nodes, g->self.id);
+    zoo_delete_op_init(&r->ops[n++], r->pathbuf[0], -1);
+    if (*g->my_znode) {
+        snprintf(r->pathbuf[1], sizeof(r->pathbuf[1]), "%s/%s", g->p_election, g->my_znode);
+        zoo_delete_op_init(&r->ops[n++], r->pathbuf[1], -1);
+    }
+    memset(r->results, 0, sizeof(r->results));
+    req_sent(r, zoo_amulti(g->h->zh, n, r->ops, r->results, multi_completion, r));
+}
+
+void
+reg_unregistered(struct zkelect_group *g)
+{
+    if (g->is_elector)
+        elector_stop(g, "left the group");
+    g->reg = REG_NONE;
+    g->role = ROLE_NONE;
+    g->my_znode[0] = '\0';
+    g->leaving = false;
+    zke_event(g->h, g, ZKELECT_EV_UNREGISTERED, g->self.id, 0, 0, "left the group");
+}
+
+void
+reg_on_unregister_reply(struct zkelect_group *g, struct zev *ev)
+{
+    if (ev->rc == ZOK || ev->rc == ZNONODE) {
+        g->leader_version = -1;
+        g->leader_owner = 0;
+        reg_unregistered(g);
+        return;
+    }
+    if (ev->rc == ZBADVERSION) {
+        /* the leader znode moved under us: re-read it; cand_step retries */
+        g->reg = REG_DONE;
+        g->role = ROLE_MEMBER;
+        view_read_leader(g);
+        return;
+    }
+    g->reg = REG_DONE; /* retried on the next step or reconnect */
+    if (g->role == ROLE_DELETING)
+        g->role = zkerr_outcome_unknown(ev->rc) ? ROLE_SUSPENDED : ROLE_MEMBER;
+}
+
+/* ---- elector determination ---------------------------------------------- */
+
+void
+reg_list_election(struct zkelect_group *g, bool watch)
+{
+    struct req *r;
+
+    if (!group_connected(g) || g->reg != REG_DONE)
+        return;
+    r = req_new(g->h, g, REQ_LIST_ELECTION);
+    if (r == NULL)
+        return;
+    r->token = watch;
+    req_sent(r, zoo_aget_children2(g->h->zh, g->p_election, watch, strings_completion, r));
+}
+
+
+void
+reg_on_list_reply(struct zkelect_group *g, struct zev *ev)
+{
+    char id[ZKE_ID_MAX + 1];
+    int64_t seq, best_pred = -1;
+    const char *pred = NULL;
+    bool mine = false, lowest = true;
+    int i;
+
+    if (ev->rc != ZOK || g->reg != REG_DONE)
+        return;
+    for (i = 0; i < ev->nstrings; i++) {
+        if (reg_parse_child(ev->strings[i], id, sizeof(id), NULL, &seq) != 0 ||
+            child_ignored(g, ev->strings[i]))
+            continue;
+        if (strcmp(ev->strings[i], g->my_znode) == 0) {
+            mine = true;
+            continue;
+        }
+        if (seq < g->my_seq) {
+            lowest = false;
+            if (seq > best_pred) {
+                best_pred = seq;
+                pred = ev->strings[i];
+            }
+        }
+    }
+    if (!mine) {
+        reg_lost(g, "our election znode vanished");
+        return;
+    }
+    if (lowest) {
+        if (!g->is_elector)
+            elector_start(g);
+        else if (ev->req->token)
+            elector_members(g, ev);
+        return;
+    }
+    if (g->is_elector)
+        elector_stop(g, "a lower election znode exists");
+    snprintf(g->pred, sizeof(g->pred), "%s/%s", g->p_election, pred);
+    group_send_exists(g, REQ_EXISTS_PRED, g->pred, NULL);
+}
+
+void
+reg_on_pred_reply(struct zkelect_group *g, struct zev *ev)
+{
+    if (ev->rc == ZNONODE) {
+        reg_list_election(g, false); /* gone before the watch was set */
+    } else if (ev->rc == ZOK && ev->stat.ephemeralOwner == 0) {
+        /* a persistent znode is no member's registration: written by a
+           foreign client, it must not pose as the elector for ever */
+        const char *name = strrchr(g->pred, '/') ? strrchr(g->pred, '/') + 1 : g->pred;
+        zke_event(g->h, g, ZKELECT_EV_MALFORMED, NULL, 0, ZKELECT_EBADVALUE,
+                  "%s is not ephemeral (no member's registration); ignored", g->pred);
+        child_ignore(g, name);
+        reg_list_election(g, false);
+    }
+}
+
+
+/* ---- watches on our own znodes and the predecessor ------------------------ */
+
+/* A leader told that one of its own znodes was deleted checks first that it
+   is gone on a live session. The server deletes every ephemeral of a session
+   that expires, and a leader that was paused (SIGSTOP, VM freeze) receives
+   those notifications, queued before the server closed the connection, just
+   before it learns that the connection is lost and the session expired: acting
+   on one at once would report a voluntary step-down (-stepdown) for what is a
+   lost leadership (-leadership-lost). The check's reply on a dead connection
+   never says ZNONODE, so the session's end is reported as such; a foreign
+   deletion on a live session costs one round trip more. */
+static bool
+mine_check_first(struct zkelect_group *g)
+{
+    return (g->role == ROLE_READY || g->role == ROLE_PROGRESS) && group_connected(g);
+}
+
+bool
+reg_on_watch(struct zkelect_group *g, int type, const char *path)
+{
+    size_t ne = strlen(g->p_election);
+
+    if (g->reg == REG_DONE && !g->leaving) {
+        char mine[ZKE_PATH_MAX], rec[ZKE_PATH_MAX];
+        snprintf(mine, sizeof(mine), "%s/%s", g->p_election, g->my_znode);
+        snprintf(rec, sizeof(rec), "%s/%s", g->p_nodes, g->self.id);
+        if (strcmp(path, mine) == 0) {
+            if (type == ZOO_DELETED_EVENT && !mine_check_first(g))
+                reg_lost(g, "our election znode was deleted");
+            else if (type == ZOO_DELETED_EVENT)
+                group_send_exists(g, REQ_WATCH_MINE, mine, "our election znode was deleted");
+            else
+                group_send_exists(g, REQ_WATCH_MINE, mine, NULL);
+            return true;
+        }
+        if (strcmp(path, rec) == 0) {
+            if (type == ZOO_DELETED_EVENT && !mine_check_first(g)) {
+                reg_lost(g, "our member record was deleted");
+            } else if (type == ZOO_DELETED_EVENT) {
+                group_send_exists(g, REQ_WATCH_MINE, rec, "our member record was deleted");
+            } else {
+                /* changed, by us or by someone else: read it (re-arming
+                   the watch) and repair it if it is not what we wrote */
+                group_send_get(g, REQ_READ_SELF, rec, NULL);
+                if (elector_tracks(g, g->self.id))
+                    elector_read_member(g, g->self.id);
+            }
+            return true;
+        }
+    }
+    if (strncmp(path, g->p_election, ne) == 0 && path[ne] == '/' && strcmp(path, g->pred) == 0) {
+        if (type == ZOO_DELETED_EVENT)
+            reg_list_election(g, false);
+        return true;
+    }
+    return false;
+}

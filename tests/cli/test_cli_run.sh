@@ -15,8 +15,12 @@
 #      takes over (again before the session timeout);
 #   4. a job that ignores SIGTERM is killed after --stop-timeout;
 #   5. --ready-check: the leader stays PROGRESS until the check succeeds;
+#      a check that never succeeds fails the takeover and stops the job;
 #   6. COMMAND not found: a clear message and exit 127 (126: not executable);
-#   7. bad options: exit 2, naming the option.
+#   7. bad options: exit 2, naming the option;
+#   8. the connection to ZooKeeper is lost: the job is stopped (leadership
+#      suspended); it runs again once leadership is verified after the
+#      server is back.
 #
 # Run by `make check` (ZKELECT_TOP_BUILDDIR set) or by hand from a build
 # directory: tests/cli/test_cli_run. Prints "test_cli_run: N passed, N
@@ -72,6 +76,7 @@ cleanup() {
         kill -KILL "${rpid[$n]}" 2>/dev/null
         wait "${rpid[$n]}" 2>/dev/null
     done
+    exec 3>&-
     [ -n "$zk_pid" ] && kill -TERM "$zk_pid" 2>/dev/null && wait "$zk_pid" 2>/dev/null
     [ -n "$guard_pid" ] && kill "$guard_pid" 2>/dev/null
     if [ "${RUN_TEST_KEEP:-0}" = 1 ] || [ "$failed" -gt 0 ]; then
@@ -131,7 +136,7 @@ chmod +x "$T/job.sh"
 start_runner() {
     local n=$1 g=$2 id=$3
     shift 3
-    "$ZKE" -z "$HOSTS" -p "$g" run --id "$id" "$@" >"$T/$n.out" 2>"$T/$n.err" </dev/null &
+    "$ZKE" -z "$HOSTS" -p "$g" run --id "$id" "$@" >"$T/$n.out" 2>"$T/$n.err" </dev/null 3>&- &
     rpid[$n]=$!
 }
 
@@ -181,6 +186,18 @@ proc_dead() {
 # a runner's stderr has no sanitizer report
 clean_err() { ! grep -E -q 'Sanitizer|runtime error:' "$T/$1.err"; }
 
+# zkcmd LINE: a command to zk-local; waits for its answer ("ok ..." or "error: ...")
+zk_answers() { grep -c -E '^(ok|error)' "$T/zk.out"; }
+zk_answered() { [ "$(zk_answers)" -gt "$1" ]; }
+zkcmd() {
+    local n
+    n=$(zk_answers)
+    echo "$1" >&3
+    wait_until 60000 zk_answered "$n" && [ "$(grep -E '^(ok|error)' "$T/zk.out" | tail -n 1 | cut -c1-2)" = ok ]
+}
+# a line of node ID in FILE from a job other than PID
+other_job_line() { [ -n "$(lines_of "$1" "$2" | awk -v p="$3" '$3 != p')" ]; }
+
 # init GROUP: the group with the nodeid policy (the lowest id leads first)
 init_group() { "$ZKE" -z "$HOSTS" -p "$1" init --policy nodeid >/dev/null 2>"$T/init.err"; }
 
@@ -188,8 +205,12 @@ init_group() { "$ZKE" -z "$HOSTS" -p "$1" init --policy nodeid >/dev/null 2>"$T/
 # ZooKeeper
 # ---------------------------------------------------------------------------
 
-"$ZKLOCAL" --no-stdin --hosts-file "$T/hosts" >"$T/zk.out" 2>&1 &
+# driven through a FIFO (test 8 kills and restarts the server); closing it
+# stops zk-local, as does its pid's SIGTERM in cleanup
+mkfifo "$T/zkctl"
+"$ZKLOCAL" --hosts-file "$T/hosts" <"$T/zkctl" >"$T/zk.out" 2>&1 &
 zk_pid=$!
+exec 3>"$T/zkctl"
 if ! wait_until 90000 test -s "$T/hosts"; then
     cat "$T/zk.out"
     nok "zk-local serving"
@@ -329,6 +350,25 @@ check "5: the runner stops" wait_until $WAIT_MS runner_gone e1
 wait_runner e1 >/dev/null
 check "5: no sanitizer report" clean_err e1
 
+# a check that never succeeds: the takeover fails, the job is stopped, the
+# runner stays a candidate
+G=/t/run5b
+J=$T/run5b.jobs
+init_group $G
+start_runner e2 $G n1 --ready-check false --ready-timeout 1000 -- "$T/job.sh" "$J"
+check "5b: n1's job runs" wait_until $WAIT_MS has_line_of "$J" n1
+p1=$(job_pid "$J" n1)
+check "5b: the job is stopped when the check never succeeds" wait_until $WAIT_MS proc_dead "$p1"
+check "5b: the runner says the takeover failed" \
+    wait_until $WAIT_MS grep -q "did not succeed within 1000 ms: the takeover of epoch" "$T/e2.err"
+check "5b: the library reports -takeover-failed" wait_until $WAIT_MS grep -q -- "-takeover-failed" "$T/e2.err"
+check "5b: the runner stays a candidate" kill -0 "${rpid[e2]}"
+check "5b: no READY leader" leader_is $G ""
+kill -TERM "${rpid[e2]}"
+check "5b: the runner stops" wait_until $WAIT_MS runner_gone e2
+check "5b: ... with 143" test "$(wait_runner e2)" = 143
+check "5b: no sanitizer report" clean_err e2
+
 # ---------------------------------------------------------------------------
 # 6. COMMAND not found / not executable
 # ---------------------------------------------------------------------------
@@ -363,5 +403,31 @@ badopt "--id: \"bad id\"" "bad --id" run --id "bad id" -- true
 badopt "option --session-timeout needs a value" "missing value" run --session-timeout
 badopt "no COMMAND given" "no COMMAND" run --id n1 --
 badopt "unknown option -x" "an option after the command's options" run -x -- true
+
+# ---------------------------------------------------------------------------
+# 8. the connection is lost: the job stops; it runs again once leadership
+#    is verified on the same session
+# ---------------------------------------------------------------------------
+G=/t/run8
+J=$T/run8.jobs
+init_group $G
+start_runner h1 $G n1 --session-timeout $SLOW_MS --stop-timeout 2000 -- "$T/job.sh" "$J"
+check "8: n1's job runs" wait_until $WAIT_MS has_line_of "$J" n1
+check "8: n1 is the READY leader" wait_until $WAIT_MS leader_is $G n1
+p1=$(job_pid "$J" n1)
+e1=$(field_of "$J" n1 2)
+check "8: ZooKeeper killed" zkcmd "kill 0"
+check "8: the job is stopped when the connection is lost" wait_until 10000 proc_dead "$p1"
+check "8: the runner says leadership was suspended" grep -q -- "-suspended" "$T/h1.err"
+check "8: ZooKeeper restarted" zkcmd "restart 0"
+check "8: the job runs again once leadership is verified" \
+    wait_until $WAIT_MS other_job_line "$J" n1 "$p1"
+check "8: ... at the same epoch" \
+    test "$(lines_of "$J" n1 | awk -v p="$p1" '$3 != p { print $2 }' | sort -u)" = "$e1"
+check "8: n1 is the READY leader again" wait_until $WAIT_MS leader_is $G n1
+kill -TERM "${rpid[h1]}"
+check "8: the runner stops" wait_until $WAIT_MS runner_gone h1
+check "8: ... with 143" test "$(wait_runner h1)" = 143
+check "8: no sanitizer report" clean_err h1
 
 finish

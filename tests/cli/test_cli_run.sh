@@ -65,7 +65,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/zkrun.XXXXXX") || exit 99
 log() { echo "$NAME: $*"; }
 
 cleanup() {
-    local n end
+    local n p end
     trap - EXIT INT TERM HUP
     for n in "${!rpid[@]}"; do kill -TERM "${rpid[$n]}" 2>/dev/null; done
     end=$(( $(now_ms) + 20000 ))
@@ -75,6 +75,13 @@ cleanup() {
         done
         kill -KILL "${rpid[$n]}" 2>/dev/null
         wait "${rpid[$n]}" 2>/dev/null
+    done
+    # jobs a broken build left running (they must have died with their runners)
+    for n in "$T"/*.jobs; do
+        [ -f "$n" ] || continue
+        for p in $(awk '{ print $3 }' "$n" | sort -u); do
+            proc_dead "$p" || { echo "$NAME: job $p still running: killing it"; kill -KILL "$p"; }
+        done
     done
     exec 3>&-
     [ -n "$zk_pid" ] && kill -TERM "$zk_pid" 2>/dev/null && wait "$zk_pid" 2>/dev/null

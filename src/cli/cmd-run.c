@@ -117,8 +117,6 @@ struct run {
     int devnull;                      /* /dev/null, the check's stdin and stdout */
     uint64_t started_ms;              /* when COMMAND was started */
     int quit_sig;                     /* the signal that asked us to stop, 0 none */
-    int self_status;                  /* COMMAND's wait status when it exited by itself */
-    int self_exited;                  /* it did */
     int exit_code;                    /* set when the runner must leave (-1: not yet) */
 };
 
@@ -126,14 +124,14 @@ __attribute__((format(printf, 1, 2)))
 static void
 run_msg(const char *fmt, ...)
 {
+    char buf[1024];
     va_list ap;
 
-    fflush(stdout);
-    fputs("zkelect run: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    /* one call: the library thread writes messages too */
+    fprintf(stderr, "zkelect run: %s\n", buf);
 }
 
 static void
@@ -249,15 +247,7 @@ run_on_event(void *data, const struct zkelect_event *ev)
         pthread_mutex_unlock(&r->mu);
         run_wake(r);
         break;
-    case ZKELECT_EV_TAKEOVER:
-    case ZKELECT_EV_READY:
-    case ZKELECT_EV_TAKEOVER_FAILED:
-    case ZKELECT_EV_EXPIRED:
-    case ZKELECT_EV_DISCONNECTED:
-    case ZKELECT_EV_CONNECTED:
-        run_msg("%s epoch %llu: %s", ev->name, (unsigned long long)ev->epoch, ev->detail);
-        break;
-    default:
+    default:                            /* the log callback shows them */
         break;
     }
 }
@@ -459,8 +449,6 @@ run_reaped(struct run *r, int status)
     }
     run_msg("%s (pid %ld) exited by itself after %llu ms: %s; resigning", r->argv[0],
             (long)r->pid, (unsigned long long)(cli_mono_ms() - r->started_ms), desc);
-    r->self_exited = 1;
-    r->self_status = status;
     r->exit_code = run_status_code(status);
 }
 
@@ -934,7 +922,7 @@ cmd_run(struct cli *c, int argc, char **argv)
     o.auth_file = c->auth_file;
     o.log = run_on_log;
     o.log_data = &r;
-    o.log_level = ZKELECT_LOG_WARNING;
+    o.log_level = ZKELECT_LOG_NOTICE;  /* events (+takeover, -suspended...), not chatter */
     if ((rc = zkelect_open(&o, &r.h)) != 0) {
         cli_escape(c->hosts, r.why, sizeof(r.why));
         cli_err("run: cannot open a ZooKeeper session on %s within %d ms: %s", r.why,

@@ -386,6 +386,8 @@ check "6: ... says so" grep -q "zkelect-no-such-command: command not found" "$T/
 "$ZKE" -z "$HOSTS" -p $G run --id n1 -- "$T/no/such/file" >"$T/f.out" 2>"$T/f.err" </dev/null
 check "6: missing path: exit 127" test $? = 127
 check "6: ... names it" grep -q "$T/no/such/file: command not found" "$T/f.err"
+"$ZKE" -z "$HOSTS" -p $G run --id n1 zkelect-no-such-command --its-own-option >"$T/f.out" 2>"$T/f.err" </dev/null
+check "6: without --, options end at COMMAND (its own are left alone): exit 127" test $? = 127
 touch "$T/notexec"
 "$ZKE" -z "$HOSTS" -p $G run --id n1 -- "$T/notexec" >"$T/f.out" 2>"$T/f.err" </dev/null
 check "6: not executable: exit 126" test $? = 126

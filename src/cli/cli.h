@@ -6,7 +6,9 @@
  * (it has no event loop of its own) and decodes/encodes every payload with
  * the library's codec (src/lib/codec.h). Waiting is watch-driven: the one
  * ZooKeeper watcher (zk.c) only bumps an eventfd that the main thread polls
- * with a deadline.
+ * with a deadline. The exception is `run` (cmd-run.c): it is a member of
+ * the group, so it uses the library's public API (include/zkelect.h) and
+ * has a loop of its own.
  *
  * Every command returns one of the exit codes below; messages go to stderr
  * as "zkelect: ...", results to stdout.

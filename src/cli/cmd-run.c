@@ -27,8 +27,13 @@
  *  - COMMAND is started on a leash (src/daemon/child.c): its own process
  *    group and PR_SET_PDEATHSIG, so it dies when the runner dies, even of
  *    SIGKILL;
+ *  - leadership verified again after a reconnect (+resumed, same epoch)
+ *    starts COMMAND again: no takeover callback comes for it;
  *  - when COMMAND exits by itself the runner resigns and exits with its
  *    status (128 + the signal when a signal killed it).
+ *
+ * Sections: library callbacks; COMMAND and the ready check; joining and
+ * leaving; the command (options, start, stop).
  */
 #include "config.h"
 

@@ -589,17 +589,37 @@ run_ms_until(uint64_t t, uint64_t now, int cap)
     return t - now > (uint64_t)cap ? cap : (int)(t - now);
 }
 
+/* Read the pending SIGINT/SIGTERM/SIGHUP: the first asks to stop, a second
+   one while stopping kills COMMAND at once. */
+static void
+run_read_signals(struct run *r)
+{
+    struct signalfd_siginfo si;
+    const char *name;
+
+    while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+        name = sigabbrev_np((int)si.ssi_signo);
+        if (r->quit_sig == 0) {
+            r->quit_sig = (int)si.ssi_signo;
+            run_msg("SIG%s received: stopping and resigning", name ? name : "?");
+        } else if (r->phase == PH_STOPPING && !r->killed) {
+            run_msg("SIG%s again: SIGKILL now", name ? name : "?");
+            r->kill_at = cli_mono_ms();
+        }
+    }
+}
+
 /* The main loop: until COMMAND has been reaped and we must leave. */
 static void
 run_loop(struct run *r)
 {
-    struct signalfd_siginfo si;
     struct pollfd p[4];
     uint64_t now, cnt;
     int n, k, timeout, isig, iwake;
     ssize_t rd;
 
     for (;;) {
+        run_read_signals(r);            /* one that came while joining: start nothing */
         run_ready_step(r);              /* before: a check that succeeded is reported */
         run_reconcile(r);
         if (r->phase == PH_IDLE && (r->exit_code >= 0 || r->quit_sig != 0))
@@ -646,18 +666,8 @@ run_loop(struct run *r)
             if (r->phase != PH_IDLE)
                 run_stop(r, "internal error");
         }
-        if (n > 0 && (p[isig].revents & POLLIN) &&
-            read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-            if (r->quit_sig == 0) {
-                r->quit_sig = (int)si.ssi_signo;
-                run_msg("SIG%s received: stopping and resigning",
-                        sigabbrev_np(r->quit_sig) ? sigabbrev_np(r->quit_sig) : "?");
-            } else if (r->phase == PH_STOPPING && !r->killed) {
-                run_msg("SIG%s again: SIGKILL now",
-                        sigabbrev_np((int)si.ssi_signo) ? sigabbrev_np((int)si.ssi_signo) : "?");
-                r->kill_at = cli_mono_ms();
-            }
-        }
+        if (n > 0 && (p[isig].revents & POLLIN))
+            run_read_signals(r);
         if (n > 0 && (p[iwake].revents & POLLIN)) {
             rd = read(r->wakefd, &cnt, sizeof(cnt));
             (void)rd;

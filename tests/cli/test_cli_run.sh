@@ -17,6 +17,7 @@
 #   5. --ready-check: the leader stays PROGRESS until the check succeeds;
 #      a check that never succeeds fails the takeover and stops the job;
 #   6. COMMAND not found: a clear message and exit 127 (126: not executable);
+#      ZKELECT_AUTH never reaches COMMAND; a readable auth file is refused;
 #   7. bad options: exit 2, naming the option;
 #   8. the connection to ZooKeeper is lost: the job is stopped (leadership
 #      suspended); it runs again once leadership is verified after the
@@ -393,6 +394,18 @@ touch "$T/notexec"
 check "6: not executable: exit 126" test $? = 126
 check "6: ... says so" grep -q "notexec: not executable" "$T/f.err"
 check "6: nothing joined the group" test -z "$("$ZKE" -z "$HOSTS" -p $G status 2>/dev/null | grep '^n1 ')"
+
+# credentials: from a 0600 file (-a) or the environment, never passed on
+G=/t/run6a
+init_group $G
+ZKELECT_AUTH=member:pw timeout 60 "$ZKE" -z "$HOSTS" -p $G run --id n1 \
+    -- /bin/sh -c 'exit ${ZKELECT_AUTH:+9}0' >"$T/f.out" 2>"$T/f.err" </dev/null
+check "6: ZKELECT_AUTH never reaches COMMAND (exit 0, not 90)" test $? = 0
+printf 'member:pw\n' >"$T/open.auth"
+chmod 644 "$T/open.auth"
+"$ZKE" -z "$HOSTS" -a "$T/open.auth" -p $G run --id n1 -- true >"$T/f.out" 2>"$T/f.err" </dev/null
+check "6: an auth file others can read is refused: exit 1" test $? = 1
+check "6: ... with the reason" grep -q "mode 0644 lets others read it" "$T/f.err"
 
 # ---------------------------------------------------------------------------
 # 7. bad options: exit 2, naming the option (no ZooKeeper contacted)

@@ -235,9 +235,18 @@ cli_next_opt(struct cli *c, struct cli_args *a, const struct cli_optdef *defs, c
 
     *arg = NULL;
     for (;;) {
-        if (++a->i >= a->argc)
+        if (++a->i >= a->argc) {
+            if (a->rest_at == 0)        /* argv[0] is the command's name */
+                a->rest_at = a->argc;
             return 0;
+        }
         s = a->argv[a->i];
+        if (a->rest && (strcmp(s, "--") == 0 || s[0] != '-' || s[1] == '\0')) {
+            /* the options end here: a command line follows */
+            a->rest_at = a->i + (strcmp(s, "--") == 0);
+            a->i = a->argc;
+            return 0;
+        }
         if (a->done || s[0] != '-' || s[1] == '\0' || (s[1] >= '0' && s[1] <= '9')) {
             if (a->npos >= CLI_MAXPOS)
                 return cli_usage_err(c, "too many arguments (from \"%s\")", s), CLI_OPT_ERR;

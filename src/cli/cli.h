@@ -6,7 +6,9 @@
  * (it has no event loop of its own) and decodes/encodes every payload with
  * the library's codec (src/lib/codec.h). Waiting is watch-driven: the one
  * ZooKeeper watcher (zk.c) only bumps an eventfd that the main thread polls
- * with a deadline.
+ * with a deadline. The exception is `run` (cmd-run.c): it is a member of
+ * the group, so it uses the library's public API (include/zkelect.h) and
+ * has a loop of its own.
  *
  * Every command returns one of the exit codes below; messages go to stderr
  * as "zkelect: ...", results to stdout.
@@ -111,11 +113,17 @@ struct cli_args {
     bool done;                        /* "--" seen */
     const char *pos[CLI_MAXPOS];      /* positional arguments, in order */
     int npos;
+    bool rest;                        /* set by the caller: options end at "--" or at
+                                         the first argument (`run -- COMMAND ...`) */
+    int rest_at;                      /* with rest: argv index of that first argument
+                                         (argc when there is none) */
 };
 
 /* The next option: its id (CLI_OPT_HELP for -h/--help, CLI_OPT_JSON for
  * --json), 0 at the end, or CLI_OPT_ERR after printing a usage error (the
- * command then returns CLI_EUSAGE). Positional arguments are collected in a->pos. */
+ * command then returns CLI_EUSAGE). Positional arguments are collected in
+ * a->pos, unless a->rest is set: then the options end at "--" or at the first
+ * argument, whose index goes to a->rest_at. */
 int cli_next_opt(struct cli *c, struct cli_args *a, const struct cli_optdef *defs,
                  const char **arg);
 /* For commands with no options of their own (--json and --help only) and
@@ -306,6 +314,7 @@ int cmd_pause(struct cli *c, int argc, char **argv);
 int cmd_resume(struct cli *c, int argc, char **argv);
 int cmd_history(struct cli *c, int argc, char **argv);
 int cmd_init(struct cli *c, int argc, char **argv);
+int cmd_run(struct cli *c, int argc, char **argv);
 
 
 #endif /* ZKELECT_CLI_H */

@@ -93,6 +93,27 @@ static const struct cli_cmd cli_cmds[] = {
       "default) or nothing (--no-world-read). The CLI authenticates as the\n"
       "operator for this command; later writes need -a with the operator's file.\n",
       cmd_init },
+    { "run", "[--id ID] [--site SITE] [--priority N] [--session-timeout MS]\n"
+      "        [--stop-timeout MS] [--ready-check CMD] [--ready-timeout MS] -- COMMAND [ARGS...]",
+      "join the group and run COMMAND only while this node leads",
+      "Join the group as a candidate (node id ID, default the host name; SITE and\n"
+      "priority N as for zkelectd) and run COMMAND only while this node leads.\n"
+      "COMMAND starts when this node takes over (leader PROGRESS); the takeover\n"
+      "completes (READY) once COMMAND has started or, with --ready-check, once the\n"
+      "shell command CMD exits 0 (run every 250 ms; the takeover fails if it does\n"
+      "not succeed within --ready-timeout, default 10000 ms). COMMAND gets\n"
+      "ZKELECT_EPOCH, ZKELECT_NODE_ID, ZKELECT_GROUP, ZKELECT_PREVIOUS and\n"
+      "ZKELECT_SITE in its environment.\n"
+      "When leadership ends (step-down, connection lost, session expired) or on\n"
+      "SIGINT, SIGTERM or SIGHUP, COMMAND's process group gets SIGTERM, then SIGKILL\n"
+      "after --stop-timeout (default 10000 ms); the leader znode is released only\n"
+      "once COMMAND has exited. COMMAND runs in its own process group and is killed\n"
+      "if zkelect run dies (PR_SET_PDEATHSIG). When COMMAND exits by itself, zkelect\n"
+      "run resigns and exits with its status (128 + N when killed by signal N);\n"
+      "stopped by a signal, it exits 128 + that signal. COMMAND not found: exit\n"
+      "127; not executable: 126. --session-timeout MS: the ZooKeeper session\n"
+      "timeout (default 10000; the server may clamp it).\n",
+      cmd_run },
 };
 #define CLI_NCMDS (sizeof(cli_cmds) / sizeof(cli_cmds[0]))
 
@@ -105,7 +126,8 @@ static const char cli_exit_text[] =
 "  3  no leader\n"
 "  4  the leader is taking over (PROGRESS, not READY)\n"
 "  5  --wait timed out\n"
-"  6  refused: the node cannot lead, no eligible node after the change\n";
+"  6  refused: the node cannot lead, no eligible node after the change\n"
+"run exits with COMMAND's status instead (see zkelect run --help).\n";
 
 void
 cli_err(const char *fmt, ...)

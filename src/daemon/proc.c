@@ -23,8 +23,7 @@
 
 #include "log.h"
 #include "proc.h"
-
-extern char **environ;
+#include "child.h"
 
 #define PROC_DRAIN_MAX  65536           /* stderr read after the exit, at most */
 
@@ -102,50 +101,6 @@ proc_canceled(const int *fds, int n)
     return k > 0 && poll(p, (nfds_t)k, 0) > 0;
 }
 
-/*
- * environ, minus the names env sets and minus ZKELECT_AUTH (a ZooKeeper
- * credential the library may read from the environment: it never reaches a
- * child), plus env. The strings are borrowed.
- */
-static char **
-proc_envp(const char *const env[])
-{
-    size_t n = 0, m = 0, i, j, o = 0;
-    char **envp;
-    const char *eq;
-
-    while (environ != NULL && environ[n] != NULL)
-        n++;
-    while (env != NULL && env[m] != NULL)
-        m++;
-    if ((envp = calloc(n + m + 1, sizeof(*envp))) == NULL)
-        return NULL;
-    for (i = 0; i < n; i++) {
-        if (strncmp(environ[i], "ZKELECT_AUTH=", 13) == 0)
-            continue;
-        for (j = 0; j < m; j++) {
-            eq = strchr(env[j], '=');
-            if (eq != NULL && strncmp(environ[i], env[j], (size_t)(eq - env[j]) + 1) == 0)
-                break;
-        }
-        if (j == m)
-            envp[o++] = environ[i];
-    }
-    for (j = 0; j < m; j++)
-        envp[o++] = (char *)env[j];
-    envp[o] = NULL;
-    return envp;
-}
-
-/* Signal the child's process group (the whole hook tree); the child alone
- * if it has no group (it always has one: belt and braces). */
-static void
-proc_signal(pid_t pid, int sig)
-{
-    if (kill(-pid, sig) == -1 && errno == ESRCH)
-        (void)kill(pid, sig);
-}
-
 static int
 proc_spawn(const char *const argv[], const char *const env[], int errfd, pid_t *pid)
 {
@@ -155,7 +110,7 @@ proc_spawn(const char *const argv[], const char *const env[], int errfd, pid_t *
     char **envp;
     int rc;
 
-    if ((envp = proc_envp(env)) == NULL)
+    if ((envp = child_envp(env)) == NULL)
         return ENOMEM;
     if ((rc = posix_spawn_file_actions_init(&fa)) != 0) {
         free(envp);
@@ -225,11 +180,11 @@ proc_run(const char *const argv[], const char *const env[], int timeout_ms,
             r->timed_out = true;
             terminating = 1;
             kill_at = now + PROC_GRACE_MS;
-            proc_signal(pid, SIGTERM);
+            child_signal_group(pid, SIGTERM);
         }
         if (terminating && !killed && now >= kill_at) {
             killed = 1;
-            proc_signal(pid, SIGKILL);
+            child_signal_group(pid, SIGKILL);
         }
         if (!terminating)
             wait_ms = (int)(deadline - now);
@@ -274,12 +229,12 @@ proc_run(const char *const argv[], const char *const env[], int timeout_ms,
                 r->canceled = true;
                 terminating = 1;
                 kill_at = proc_now_ms() + PROC_GRACE_MS;
-                proc_signal(pid, SIGTERM);
+                child_signal_group(pid, SIGTERM);
             }
         }
         if ((ipid >= 0 && p[ipid].revents != 0) || pidfd < 0) {
             if (pidfd >= 0 && terminating)
-                proc_signal(pid, SIGKILL);    /* the rest of the hook tree, before reaping */
+                child_signal_group(pid, SIGKILL);    /* the rest of the hook tree, before reaping */
             do
                 w = waitpid(pid, &r->status, pidfd >= 0 ? 0 : WNOHANG);
             while (w == -1 && errno == EINTR);

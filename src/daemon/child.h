@@ -1,0 +1,55 @@
+/*
+ * child.h - what zkelectd's hook runner (proc.c) and `zkelect run`
+ * (src/cli/cmd-run.c) share about child processes: the environment a child
+ * gets, signalling its process group, and starting a program "on a leash"
+ * (its own process group, killed when the thread that started it dies).
+ *
+ * No logging and no global state here: both programs use it.
+ */
+#ifndef ZKD_CHILD_H
+#define ZKD_CHILD_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+
+/*
+ * environ, minus the names env sets and minus ZKELECT_AUTH (a ZooKeeper
+ * credential the library may read from the environment: it never reaches a
+ * child), plus env (NULL-terminated "NAME=value" strings, or NULL). The
+ * strings are borrowed; free() the array. NULL when out of memory.
+ */
+char **child_envp(const char *const env[]);
+
+/* Send sig to pid's process group; to pid alone if it has none. */
+void child_signal_group(pid_t pid, int sig);
+
+/*
+ * Find the program name as execvp(3) would: a name with a '/' is taken as
+ * is, anything else is looked up in $PATH (default "/bin:/usr/bin"). The
+ * path goes to out. 0, or an errno value: ENOENT (not found), EACCES (found
+ * but not executable), ENAMETOOLONG.
+ */
+int child_which(const char *name, char *out, size_t outlen);
+
+/*
+ * Start path (absolute or relative, not searched) with argv and envp, on a
+ * leash: in a new process group of its own (pgid = its pid), with every
+ * signal at its default disposition and none blocked, with
+ * PR_SET_PDEATHSIG = SIGKILL (checked against the getppid() race), stdin on
+ * in_fd and stdout on out_fd (-1: inherited), stderr inherited, and every
+ * other descriptor closed.
+ *
+ * PR_SET_PDEATHSIG fires when the *thread* that forked exits: call this from
+ * a thread that lives as long as the process (the main thread). The signal
+ * reaches the program itself, not what it starts in turn; stopping the
+ * whole group is child_signal_group()'s job.
+ *
+ * Returns 0 once the program has been executed (*pid set), or an errno
+ * value: fork failed, or the exec failed (the child then has been reaped).
+ * argv and envp are not touched after fork: build them before.
+ */
+int child_start_leashed(const char *path, char *const argv[], char *const envp[], int in_fd,
+    int out_fd, pid_t *pid);
+
+#endif /* ZKD_CHILD_H */

@@ -136,6 +136,8 @@ enum zkelect_event_type {
     ZKELECT_EV_MALFORMED,         /* "-malformed": a znode holds data we cannot decode */
     ZKELECT_EV_ERROR,             /* "-error": any other error (error field says which) */
     ZKELECT_EV_STALLED,           /* "-request-stalled": a request was slow; session nudged */
+    ZKELECT_EV_STUCK,             /* "-stuck": a group could not move on by itself (a bug);
+                                     the detail names its state; it is re-driven */
     ZKELECT_EV__COUNT
 };
 
@@ -147,7 +149,8 @@ enum zkelect_event_type {
     ZKELECT_MASK(ZKELECT_EV_AUTH_FAILED) | ZKELECT_MASK(ZKELECT_EV_SUSPENDED) |                    \
     ZKELECT_MASK(ZKELECT_EV_LOST) | ZKELECT_MASK(ZKELECT_EV_MALFORMED) |                           \
     ZKELECT_MASK(ZKELECT_EV_ERROR) | ZKELECT_MASK(ZKELECT_EV_NO_ELIGIBLE) |                        \
-    ZKELECT_MASK(ZKELECT_EV_STALLED) | ZKELECT_MASK(ZKELECT_EV_TAKEOVER_FAILED))
+    ZKELECT_MASK(ZKELECT_EV_STALLED) | ZKELECT_MASK(ZKELECT_EV_TAKEOVER_FAILED) |                 \
+    ZKELECT_MASK(ZKELECT_EV_STUCK))
 
 /* Leader status, as in the leader znode. */
 enum zkelect_status {
@@ -263,7 +266,11 @@ struct zkelect_node {
 typedef void (*zkelect_done_fn)(void *data, zkelect_group_t *g, int err);
 
 /* Join the group as a candidate and wait until registered (or timeout_ms;
- * ZKELECT_ETIMEDOUT). ZKELECT_EIDINUSE when a live session holds the id. */
+ * ZKELECT_ETIMEDOUT). ZKELECT_EIDINUSE when a live session holds the id.
+ * A nominate that times out leaves nothing behind: the registration still
+ * in flight is withdrawn as by zkelect_unnominate(). An unnominate while a
+ * nominate is in flight answers it ZKELECT_ECANCELED and removes whatever
+ * the registration created. */
 ZKELECT_API int zkelect_nominate(zkelect_group_t *g, const struct zkelect_node *self, int timeout_ms);
 
 /* The same without waiting: done (may be NULL) is called from the library thread. */
@@ -344,6 +351,23 @@ struct zkelect_stats {
     uint64_t notifications;        /* watch notifications received for this group */
 };
 ZKELECT_API int zkelect_get_stats(zkelect_group_t *g, struct zkelect_stats *out);
+
+/* A group's state machine, for diagnosis and metrics. Set out->size to
+ * sizeof(*out) first: the library fills the fields that size covers. */
+struct zkelect_group_state {
+    size_t size;                   /* sizeof(struct zkelect_group_state) */
+    const char *role;              /* "none", "member", "waiting", "creating", "progress",
+                                      "readying", "ready", "stepping-down", "deleting",
+                                      "suspended" (static strings) */
+    const char *registration;      /* "none", "pending", "unknown", "registered", "leaving" */
+    uint64_t role_ms;              /* time in that role so far */
+    uint64_t registration_ms;      /* time in that registration state so far */
+    uint64_t stuck;                /* times found stuck (-stuck) and re-driven: a bug */
+    uint64_t illegal_transitions;  /* transitions outside the state machine: a bug */
+    uint64_t gaps;                 /* handle-wide: times the library thread fell behind
+                                      by over a second (timers then wait for a fresh view) */
+};
+ZKELECT_API int zkelect_get_state(zkelect_group_t *g, struct zkelect_group_state *out);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -78,6 +79,7 @@ zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *o, zkelect_
         return ZKELECT_ENOMEM;
     g->h = h;
     g->refs = 1;
+    g->role_since_ms = g->reg_since_ms = g->activity_ms = zke_now_ms();
     snprintf(g->path, sizeof(g->path), "%s", path);
     snprintf(g->p_nodes, sizeof(g->p_nodes), "%s/nodes", path);
     snprintf(g->p_election, sizeof(g->p_election), "%s/election", path);
@@ -239,6 +241,10 @@ zkelect_nominate(zkelect_group_t *g, const struct zkelect_node *self, int timeou
     /* timed out (or on the library thread): detach w there, after the
        nominate call it follows in the queue */
     zke_call(g->h, call_forget_wait, w);
+    /* a nominate that failed leaves nothing behind: withdraw the
+       registration still in flight (or just completed) */
+    if (rc == ZKELECT_ETIMEDOUT)
+        group_unnominate(g);
     return rc;
 }
 
@@ -443,6 +449,31 @@ zkelect_get_stats(zkelect_group_t *g, struct zkelect_stats *out)
 }
 
 ZKELECT_API int
+zkelect_get_state(zkelect_group_t *g, struct zkelect_group_state *out)
+{
+    struct zkelect_group_state st;
+    uint64_t now = zke_now_ms();
+    size_t n;
+
+    if (g == NULL || out == NULL || out->size < offsetof(struct zkelect_group_state, role_ms))
+        return ZKELECT_EINVAL;
+    n = out->size < sizeof(st) ? out->size : sizeof(st);
+    memset(&st, 0, sizeof(st));
+    st.size = n;
+    pthread_mutex_lock(&g->h->mu);
+    st.role = group_role_name(g->role);
+    st.registration = group_reg_name(g->reg);
+    st.role_ms = g->role_since_ms ? now - g->role_since_ms : 0;
+    st.registration_ms = g->reg_since_ms ? now - g->reg_since_ms : 0;
+    st.stuck = g->n_stuck;
+    st.illegal_transitions = g->n_illegal;
+    st.gaps = g->h->n_stale;
+    pthread_mutex_unlock(&g->h->mu);
+    memcpy(out, &st, n);
+    return 0;
+}
+
+ZKELECT_API int
 zkelect_policy_check(const char *name_or_path, const char *search_path,
                      const char *const *options, size_t noptions, char *err, size_t errlen)
 {
@@ -514,12 +545,11 @@ call_nominate(struct zkelect *h, void *arg)
     g->self = c->self;
     g->nominate_done = c->done;
     g->nominate_data = c->data;
-    g->reg_err = 1; /* pending */
     g->failed_epoch = 0;
     g->leaving = false;
     reg_new_guid(g->guid);
     snprintf(g->self.guid, sizeof(g->self.guid), "%s", g->guid);
-    g->reg = REG_PENDING;
+    group_reg_set(g, REG_PENDING, "nominated");
     if (group_connected(g))
         reg_register(g);
     free(c);
@@ -538,6 +568,8 @@ group_nominate(struct zkelect_group *g, const struct zkelect_node *n, zkelect_do
         return ZKELECT_EINVAL;
     if (n->priority < ZKE_PRIORITY_MIN || n->priority > ZKE_PRIORITY_MAX || n->ntags > ZKE_TAGS_MAX)
         return ZKELECT_ERANGE;
+    if (n->ntags > 0 && n->tags == NULL)
+        return ZKELECT_EINVAL;
     c = calloc(1, sizeof(*c));
     if (c == NULL)
         return ZKELECT_ENOMEM;
@@ -578,8 +610,12 @@ call_unnominate(struct zkelect *h, void *arg)
     if (g->reg == REG_NONE)
         return;
     g->leaving = true;
-    if (!group_connected(g))
-        return; /* finished on reconnect, or by the session's end */
+    if (!group_connected(g)) {
+        /* finished on reconnect, or by the session's end */
+        if (g->reg == REG_PENDING || g->reg == REG_UNKNOWN)
+            reg_nominate_finish(g, ZKELECT_ECANCELED);
+        return;
+    }
     if (g->reg == REG_DONE) {
         if (g->role == ROLE_READY || g->role == ROLE_PROGRESS || g->role == ROLE_SUSPENDED) {
             cand_start_stepdown(g, "resigning");
@@ -588,9 +624,9 @@ call_unnominate(struct zkelect *h, void *arg)
         }
         /* other roles: their reply continues with g->leaving set */
     } else if (g->reg == REG_PENDING || g->reg == REG_UNKNOWN) {
-        /* not registered yet: registration replies see leaving and undo it */
-        g->reg = REG_NONE;
-        g->leaving = false;
+        /* not registered yet: the nominate ends now; the registration in
+           flight sees g->leaving and undoes whatever it created (register.c,
+           reg_cancelled) */
         reg_nominate_finish(g, ZKELECT_ECANCELED);
     }
 }

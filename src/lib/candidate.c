@@ -53,8 +53,9 @@ leader_create(struct zkelect_group *g)
         req_sent(r, ZMARSHALLINGERROR);
         return;
     }
-    g->role = ROLE_CREATING;
     g->role_epoch = l.epoch;
+    group_role_set(g, ROLE_CREATING, 0, l.epoch, 0, "elected at epoch %llu",
+                   (unsigned long long)l.epoch);
     g->role_elected_version = g->elected_version;
     /* create only while `elected` is still the version that names us */
     zoo_check_op_init(&r->ops[0], g->p_elected, g->elected_version);
@@ -84,7 +85,7 @@ leader_set_ready(struct zkelect_group *g)
         req_sent(r, ZMARSHALLINGERROR);
         return;
     }
-    g->role = ROLE_READYING;
+    group_role_set(g, ROLE_READYING, 0, l.epoch, 0, g->repairing ? "repairing" : "takeover done");
     zoo_check_op_init(&r->ops[0], g->p_elected, g->role_elected_version);
     zoo_set_op_init(&r->ops[1], g->p_leader, r->payload[0], (int)len, g->leader_version, NULL);
     memset(r->results, 0, sizeof(r->results));
@@ -97,7 +98,8 @@ leader_delete(struct zkelect_group *g)
     struct req *r;
 
     if (!cand_leader_is_mine(g)) {
-        g->role = g->reg == REG_DONE ? ROLE_MEMBER : ROLE_NONE;
+        group_role_set(g, g->reg == REG_DONE ? ROLE_MEMBER : ROLE_NONE, 0, g->role_epoch, 0,
+                       "no leader znode of ours to release");
         if (g->leaving)
             reg_unregister(g);
         return;
@@ -105,7 +107,7 @@ leader_delete(struct zkelect_group *g)
     r = req_new(g->h, g, REQ_LEADER_DELETE);
     if (r == NULL)
         return;
-    g->role = ROLE_DELETING;
+    group_role_set(g, ROLE_DELETING, 0, g->role_epoch, 0, "releasing the leader znode");
     req_sent(r, zoo_adelete(g->h->zh, g->p_leader, g->leader_version, void_completion, r));
 }
 
@@ -135,11 +137,10 @@ start_takeover(struct zkelect_group *g)
 {
     int rc = 0;
 
-    g->role = ROLE_PROGRESS;
     g->takeover_ok = false;
-    zke_event(g->h, g, ZKELECT_EV_TAKEOVER, g->self.id, g->role_epoch, 0,
-              "elected at epoch %llu: leader znode PROGRESS, taking over",
-              (unsigned long long)g->role_epoch);
+    group_role_set(g, ROLE_PROGRESS, ZKELECT_EV_TAKEOVER, g->role_epoch, 0,
+                   "elected at epoch %llu: leader znode PROGRESS, taking over",
+                   (unsigned long long)g->role_epoch);
     if (g->on_takeover)
         rc = g->on_takeover(g->cb_data, g, g->role_epoch);
     cand_takeover_result(g, g->role_epoch, rc);
@@ -154,7 +155,7 @@ cand_stepdown_result(struct zkelect_group *g, uint64_t epoch)
         /* resigning: the leader znode and the registration go in one multi
            (do_unregister checks the leader znode's version), one round trip
            less before the next leader can take over */
-        g->role = ROLE_DELETING;
+        group_role_set(g, ROLE_DELETING, 0, epoch, 0, "resigning: leader znode and registration");
         reg_unregister(g);
         return;
     }
@@ -168,11 +169,11 @@ cand_start_stepdown(struct zkelect_group *g, const char *why)
     uint64_t epoch = g->role_epoch;
     enum role was = g->role;
 
-    g->role = ROLE_STEPPING_DOWN;
     if (was == ROLE_PROGRESS || was == ROLE_CREATING)
-        zke_event(g->h, g, ZKELECT_EV_TAKEOVER_ABORT, g->self.id, epoch, 0, "takeover aborted: %s", why);
+        group_role_set(g, ROLE_STEPPING_DOWN, ZKELECT_EV_TAKEOVER_ABORT, epoch, 0,
+                       "takeover aborted: %s", why);
     else
-        zke_event(g->h, g, ZKELECT_EV_STEPDOWN, g->self.id, epoch, 0, "stepping down: %s", why);
+        group_role_set(g, ROLE_STEPPING_DOWN, ZKELECT_EV_STEPDOWN, epoch, 0, "stepping down: %s", why);
     if (g->on_stepdown && was != ROLE_CREATING)
         rc = g->on_stepdown(g->cb_data, g, epoch);
     if (rc != ZKELECT_EBUSY)
@@ -198,24 +199,25 @@ cand_on_leader_create_reply(struct zkelect_group *g, struct zev *ev)
         return;
     }
     if (zkerr_outcome_unknown(ev->rc)) {
-        g->role = ROLE_SUSPENDED; /* verified after the reconnect */
+        /* verified after the reconnect */
+        group_role_set(g, ROLE_SUSPENDED, 0, g->role_epoch, 0, "creating the leader znode: %s",
+                       zerror(ev->rc));
         return;
     }
     if (ev->rc == ZBADVERSION) {
-        g->role = ROLE_MEMBER;
-        zke_event(g->h, g, ZKELECT_EV_TAKEOVER_ABORT, g->self.id, ev->req->token, 0,
-                  "elected changed before the leader znode was created");
+        group_role_set(g, ROLE_MEMBER, ZKELECT_EV_TAKEOVER_ABORT, ev->req->token, 0,
+                       "elected changed before the leader znode was created");
         view_read_elected(g);
         return;
     }
     if (ev->rc == ZNODEEXISTS) {
-        g->role = ROLE_WAITING; /* the old leader still holds it: wait for its deletion */
+        /* the old leader still holds it: wait for its deletion */
+        group_role_set(g, ROLE_WAITING, 0, g->role_epoch, 0, "the old leader znode is still there");
         view_read_leader(g);
         return;
     }
-    g->role = ROLE_MEMBER;
-    zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, ev->req->token, zkerr_from_zk(ev->rc),
-              "cannot create %s: %s", g->p_leader, zerror(ev->rc));
+    group_role_set(g, ROLE_MEMBER, ZKELECT_EV_ERROR, ev->req->token, zkerr_from_zk(ev->rc),
+                   "cannot create %s: %s", g->p_leader, zerror(ev->rc));
 }
 
 void
@@ -226,37 +228,39 @@ cand_on_leader_ready_reply(struct zkelect_group *g, struct zev *ev)
     if (ev->rc == ZOK) {
         bool repair = g->repairing;
         g->repairing = false;
-        g->role = ROLE_READY;
         g->leader_version++;
         if (g->have_leader && strcmp(g->leader.id, g->self.id) == 0)
             g->leader.status = ZKE_STATUS_READY;
-        if (repair)
-            return; /* a repaired leader znode: still the same leadership */
+        if (repair) {
+            /* a repaired leader znode: still the same leadership */
+            group_role_set(g, ROLE_READY, 0, g->role_epoch, 0, "leader znode repaired");
+            return;
+        }
         g->n_transitions++;
-        zke_event(g->h, g, ZKELECT_EV_READY, g->self.id, g->role_epoch, 0,
-                  "READY leader at epoch %llu", (unsigned long long)g->role_epoch);
+        group_role_set(g, ROLE_READY, ZKELECT_EV_READY, g->role_epoch, 0,
+                       "READY leader at epoch %llu", (unsigned long long)g->role_epoch);
         view_publish_leader(g);
         return;
     }
     if (g->repairing) {
         g->repairing = false;
         if (zkerr_outcome_unknown(ev->rc)) {
-            g->role = ROLE_SUSPENDED;
+            group_role_set(g, ROLE_SUSPENDED, 0, g->role_epoch, 0, "repair: %s", zerror(ev->rc));
             return;
         }
-        g->role = ROLE_READY;
+        group_role_set(g, ROLE_READY, 0, g->role_epoch, 0, "repair refused: %s", zerror(ev->rc));
         view_read_elected(g);
         view_read_leader(g);
         return;
     }
     if (zkerr_outcome_unknown(ev->rc)) {
-        g->role = ROLE_SUSPENDED;
+        group_role_set(g, ROLE_SUSPENDED, 0, g->role_epoch, 0, "setting READY: %s", zerror(ev->rc));
         return;
     }
     /* `elected` or our leader znode changed: re-read both; cand_step retries
        READY if the decision still names us at this epoch, else steps down */
-    g->role = ROLE_PROGRESS;
-    zke_log(g->h, ZKELECT_LOG_INFO, "%s: setting READY failed (%s); re-reading", g->path, zerror(ev->rc));
+    group_role_set(g, ROLE_PROGRESS, 0, g->role_epoch, 0, "setting READY failed (%s); re-reading",
+                   zerror(ev->rc));
     view_read_elected(g);
     view_read_leader(g);
 }
@@ -267,7 +271,8 @@ cand_on_leader_delete_reply(struct zkelect_group *g, struct zev *ev)
     if (g->role != ROLE_DELETING)
         return;
     if (ev->rc == ZOK || ev->rc == ZNONODE) {
-        g->role = g->reg == REG_DONE || g->reg == REG_LEAVING ? ROLE_MEMBER : ROLE_NONE;
+        group_role_set(g, g->reg == REG_DONE || g->reg == REG_LEAVING ? ROLE_MEMBER : ROLE_NONE,
+                       0, g->role_epoch, 0, "leader znode released");
         g->leader_version = -1;
         g->leader_owner = 0;
         if (g->leaving)
@@ -280,11 +285,22 @@ cand_on_leader_delete_reply(struct zkelect_group *g, struct zev *ev)
     }
     if (ev->rc == ZBADVERSION) {
         view_read_leader(g); /* changed under us: re-read, then delete again */
-        g->role = ROLE_STEPPING_DOWN;
+        group_role_set(g, ROLE_STEPPING_DOWN, 0, g->role_epoch, 0, "the leader znode changed");
         return;
     }
     /* connection trouble: the session's end or the reconnect settles it */
-    g->role = ROLE_SUSPENDED;
+    group_role_set(g, ROLE_SUSPENDED, 0, g->role_epoch, 0, "releasing: %s", zerror(ev->rc));
+}
+
+/* `elected` names this registration of ours (not a former session's). */
+static bool
+cand_named(struct zkelect_group *g)
+{
+    /* a decision written before our election znode existed named a former
+       session of ours: never act on it (the elector decides again) */
+    return g->have_elected && strcmp(g->elected.leader, g->self.id) == 0 &&
+           (*g->elected.leader_znode ? strcmp(g->elected.leader_znode, g->my_znode) == 0
+                                     : g->elected_mzxid > g->my_czxid);
 }
 
 void
@@ -295,11 +311,7 @@ cand_step(struct zkelect_group *g)
     if (g->reg != REG_DONE || !group_connected(g) || !g->elected_read || !g->leader_read ||
         g->my_czxid == 0)
         return;
-    /* a decision written before our election znode existed named a former
-       session of ours: never act on it (the elector decides again) */
-    named = g->have_elected && strcmp(g->elected.leader, g->self.id) == 0 &&
-            (*g->elected.leader_znode ? strcmp(g->elected.leader_znode, g->my_znode) == 0
-                                      : g->elected_mzxid > g->my_czxid);
+    named = cand_named(g);
     mine = cand_leader_is_mine(g);
 
     if (g->leaving) {
@@ -317,28 +329,24 @@ cand_step(struct zkelect_group *g)
             strcmp(g->leader.id, g->self.id) == 0) {
             g->role_epoch = g->elected.epoch;
             g->role_elected_version = g->elected_version;
-            if (g->leader.status == ZKE_STATUS_READY) {
-                g->role = ROLE_READY;
-                zke_event(g->h, g, ZKELECT_EV_RESUMED, g->self.id, g->role_epoch, 0,
-                          "leadership verified after reconnect: leader znode and elected are ours");
-            } else {
+            if (g->leader.status == ZKE_STATUS_READY)
+                group_role_set(g, ROLE_READY, ZKELECT_EV_RESUMED, g->role_epoch, 0,
+                               "leadership verified after reconnect: leader znode and elected are ours");
+            else
                 start_takeover(g);
-            }
             return;
         }
-        zke_event(g->h, g, ZKELECT_EV_LOST, g->self.id, g->role_epoch, 0,
-                  "leadership not confirmed after reconnect: %s",
-                  !named ? "elected names another node" : "the leader znode is not ours");
-        g->role = ROLE_MEMBER;
+        group_role_set(g, ROLE_MEMBER, ZKELECT_EV_LOST, g->role_epoch, 0,
+                       "leadership not confirmed after reconnect: %s",
+                       !named ? "elected names another node" : "the leader znode is not ours");
         if (mine)
             cand_start_stepdown(g, "leadership lost while disconnected");
         return;
     case ROLE_READY:
     case ROLE_PROGRESS:
         if (!mine) {
-            zke_event(g->h, g, ZKELECT_EV_LOST, g->self.id, g->role_epoch, 0,
-                      "our leader znode is gone (fenced or deleted)");
-            g->role = ROLE_MEMBER;
+            group_role_set(g, ROLE_MEMBER, ZKELECT_EV_LOST, g->role_epoch, 0,
+                           "our leader znode is gone (fenced or deleted)");
             /* act again only on a fresh view: the deletion may be our
                session's end arriving before the expiry itself */
             g->elected_read = false;
@@ -362,8 +370,8 @@ cand_step(struct zkelect_group *g)
         else if (g->role == ROLE_READY && !g->have_leader) {
             /* someone overwrote our leader znode with garbage: repair it */
             zke_log(g->h, ZKELECT_LOG_WARNING, "%s: rewriting our malformed leader znode", g->path);
-            leader_set_ready(g);
             g->repairing = true;
+            leader_set_ready(g);
         }
         return;
     case ROLE_CREATING:
@@ -378,7 +386,7 @@ cand_step(struct zkelect_group *g)
     /* ROLE_MEMBER / ROLE_WAITING */
     if (!named) {
         if (g->role == ROLE_WAITING)
-            g->role = ROLE_MEMBER;
+            group_role_set(g, ROLE_MEMBER, 0, g->role_epoch, 0, "no longer elected");
         if (mine) {
             g->role_epoch = g->leader.epoch;
             leader_delete(g); /* a leftover of ours */
@@ -394,11 +402,52 @@ cand_step(struct zkelect_group *g)
     }
     if (g->leader_version >= 0) {
         if (g->role != ROLE_WAITING)
-            zke_log(g->h, ZKELECT_LOG_INFO, "%s: elected at epoch %llu; waiting for %s to release the leader znode",
-                    g->path, (unsigned long long)g->elected.epoch, g->have_leader ? g->leader.id : "?");
-        g->role = ROLE_WAITING;
+            group_role_set(g, ROLE_WAITING, 0, g->elected.epoch, 0,
+                           "elected at epoch %llu; waiting for %s to release the leader znode",
+                           (unsigned long long)g->elected.epoch,
+                           g->have_leader ? g->leader.id : "?");
         return;
     }
     leader_create(g);
 }
 
+/*
+ * The candidate cannot move on by itself (group.c calls this for a connected
+ * group with nothing outstanding and a complete view): a reply that never
+ * came, a suspension not verified, or a decision naming us with the leader
+ * znode free and no takeover. A takeover or step-down callback still running
+ * is the application's, not stuck.
+ */
+bool
+cand_stuck(struct zkelect_group *g, char *why, size_t len)
+{
+    switch (g->role) {
+    case ROLE_CREATING:
+    case ROLE_READYING:
+    case ROLE_DELETING:
+        snprintf(why, len, "role %s with no reply outstanding", group_role_name(g->role));
+        return true;
+    case ROLE_SUSPENDED:
+        snprintf(why, len, "suspended at epoch %llu, connected with the view read",
+                 (unsigned long long)g->role_epoch);
+        return true;
+    case ROLE_PROGRESS:
+        if (g->takeover_ok) {
+            snprintf(why, len, "takeover done at epoch %llu, READY never written",
+                     (unsigned long long)g->role_epoch);
+            return true;
+        }
+        return false;
+    case ROLE_MEMBER:
+    case ROLE_WAITING:
+        if (g->reg == REG_DONE && !g->leaving && cand_named(g) && g->leader_version < 0 &&
+            g->failed_epoch != g->elected.epoch) {
+            snprintf(why, len, "elected at epoch %llu, the leader znode free, no takeover",
+                     (unsigned long long)g->elected.epoch);
+            return true;
+        }
+        return false;
+    default:
+        return false;
+    }
+}

@@ -165,6 +165,7 @@ elector_start(struct zkelect_group *g)
         group_timer_changed(g);
         g->watchdog_epoch = g->elected.epoch;
         g->watchdog_fenced = false;
+        g->watchdog_postponed_ms = 0;
     }
 }
 
@@ -180,8 +181,13 @@ elector_stop(struct zkelect_group *g, const char *why)
     g->deciding = false;
     g->eval_pending = false;
     g->reasons = 0;
+    g->takeover_check_epoch = 0;
+    g->force_epoch = 0;
     zke_event(g->h, g, ZKELECT_EV_ELECTOR_LOST, g->self.id, 0, 0, "no longer the elector: %s", why);
 }
+
+static void watchdog_exclude(struct zkelect_group *g, uint64_t now, const char *reason,
+                             const char *why);
 
 /* The elector's list of election children: update the member cache. */
 void
@@ -236,6 +242,18 @@ elector_members(struct zkelect_group *g, struct zev *ev)
         }
     }
     g->election_read = true;
+    /* a vanished PROGRESS znode (elector_view_changed), its node still
+       registered in this fresh listing: a failed takeover */
+    if (g->takeover_check_epoch) {
+        uint64_t epoch = g->takeover_check_epoch;
+        g->takeover_check_epoch = 0;
+        if (g->have_elected && g->elected.epoch == epoch && g->watchdog_ms_deadline &&
+            g->leader_version < 0 && elected_present(g)) {
+            watchdog_exclude(g, zke_now_ms(), "takeover-failed",
+                             "gave up its takeover (its PROGRESS leader znode vanished)");
+            return;
+        }
+    }
     elector_eval(g);
 }
 
@@ -665,6 +683,7 @@ elector_on_decide_reply(struct zkelect_group *g, struct zev *ev)
                 group_timer_changed(g);
                 g->watchdog_epoch = e.epoch;
                 g->watchdog_fenced = false;
+                g->watchdog_postponed_ms = 0;
             } else {
                 g->watchdog_ms_deadline = 0;
             }
@@ -879,7 +898,11 @@ elector_eval(struct zkelect_group *g)
        a new leader: a new decision names that registration, else it would
        wait for a decision naming it until the watchdog */
     if (strcmp(in_members[chosen].id, cur) == 0 && current_present) {
-        if ((switchover || config_ack) && g->have_elected)
+        if (g->have_elected && g->force_epoch == g->elected.epoch) {
+            /* the watchdog gave the only candidate a new epoch */
+            g->force_epoch = 0;
+            decide_write(g, mc_of[chosen], why, switchover_id, DECIDE_NEW);
+        } else if ((switchover || config_ack) && g->have_elected)
             decide_write(g, NULL, why, switchover_id, DECIDE_ACK); /* acknowledge only */
         else
             g->reasons = 0; /* no change: no write */
@@ -891,9 +914,6 @@ out:
     free(mc_of);
     free(tagp);
 }
-
-static void watchdog_exclude(struct zkelect_group *g, uint64_t now, const char *reason,
-                             const char *why);
 
 /* The view changed (the caller checked that this node is the elector). */
 void
@@ -914,27 +934,82 @@ elector_view_changed(struct zkelect_group *g)
         group_timer_changed(g);
         g->watchdog_epoch = g->elected.epoch;
         g->watchdog_fenced = false;
+        g->watchdog_postponed_ms = 0;
     }
+    /* the last status seen of the elected node's leader znode at this
+       epoch: a READY leader whose znode goes later resigned or was lost; it
+       never failed its takeover */
     if (elected_znode && g->leader.status == ZKE_STATUS_PROGRESS)
         g->progress_seen_epoch = g->elected.epoch;
-    /* the elected node's PROGRESS znode vanished while the node is still
-       a member: its takeover failed (it gave the epoch up). Do not wait
-       for the watchdog. */
+    else if (elected_znode)
+        g->progress_seen_epoch = 0;
+    /* the elected node's PROGRESS znode vanished: its takeover failed (it
+       gave the epoch up) if it is still a member. A node that resigns
+       removes its registration in the same multi, but the notification of
+       that may come after this one: list the members afresh and decide on
+       that listing (elector_members), without waiting for the watchdog. */
     if (g->watchdog_ms_deadline && g->leader_read && g->leader_version < 0 &&
         g->have_elected && g->progress_seen_epoch == g->elected.epoch &&
         elected_present(g)) {
         g->progress_seen_epoch = 0;
-        watchdog_exclude(g, zke_now_ms(), "takeover-failed",
-                         "gave up its takeover (its PROGRESS leader znode vanished)");
+        g->takeover_check_epoch = g->elected.epoch;
+        reg_list_election(g, true);
         return;
     }
     elector_eval(g);
 }
 
-/* Exclude the elected node and elect again (watchdog, or a takeover seen to fail). */
+/* Some member other than the elected one could lead: loaded, valid,
+   eligible, healthy and not excluded (what every shipped policy requires). */
+static bool
+other_candidate(struct zkelect_group *g)
+{
+    struct member_cache *m;
+
+    for (m = g->members; m; m = m->next)
+        if (m->loaded && m->valid && m->rec.eligible && m->rec.healthy &&
+            strcmp(m->rec.id, g->elected.leader) != 0 && exclusion_find(g, m->rec.id) == NULL)
+            return true;
+    return false;
+}
+
+/*
+ * Exclude the elected node and elect again (watchdog, or a takeover seen to
+ * fail). Not when no other member could lead: excluding the only candidate
+ * leaves the group without a leader for exclude_ms and gains nothing. Then
+ * the node keeps its chance: a takeover still running (its leader znode is
+ * there) gets another period; one given up (no leader znode of that epoch)
+ * is decided again at a new epoch when the watchdog fires, so a node that
+ * failed its takeover retries at most once a watchdog period.
+ */
 static void
 watchdog_exclude(struct zkelect_group *g, uint64_t now, const char *reason, const char *why)
 {
+    bool znode = g->have_leader && g->leader.epoch == g->elected.epoch &&
+                 strcmp(g->leader.id, g->elected.leader) == 0;
+    bool timer = strcmp(reason, "watchdog") == 0;
+
+    if (!other_candidate(g)) {
+        if (!timer)
+            return; /* the watchdog, still armed, decides again when it fires */
+        g->n_watchdog++;
+        g->watchdog_ms_deadline = now + (uint64_t)effective_watchdog_ms(g);
+        g->watchdog_postponed_ms = 0;
+        group_timer_changed(g);
+        if (znode) {
+            zke_event(g->h, g, ZKELECT_EV_WATCHDOG, g->elected.leader, g->elected.epoch, 0,
+                      "%s %s; no other member can lead: not excluded, another %d ms",
+                      g->elected.leader, why, effective_watchdog_ms(g));
+            return;
+        }
+        zke_event(g->h, g, ZKELECT_EV_WATCHDOG, g->elected.leader, g->elected.epoch, 0,
+                  "%s %s; no other member can lead: not excluded, deciding again at a new epoch",
+                  g->elected.leader, why);
+        g->force_epoch = g->elected.epoch;
+        g->reasons |= ZKELECT_REASON_WATCHDOG;
+        elector_eval(g);
+        return;
+    }
     g->watchdog_ms_deadline = 0;
     g->n_watchdog++;
     exclusion_add(g, g->elected.leader, reason, now + (uint64_t)effective_exclude_ms(g));
@@ -951,7 +1026,9 @@ group_next_deadline(struct zkelect_group *g)
     uint64_t d = 0;
     struct exclusion *x;
 
-    if (!g->is_elector || g->closed)
+    /* no timer acts while the view is being read again (a reconnect, a
+       gap): the read's reply brings the scan back within a second */
+    if (!g->is_elector || g->closed || !g->elected_read || !g->leader_read)
         return 0;
     if (g->watchdog_ms_deadline)
         d = g->watchdog_ms_deadline;
@@ -964,7 +1041,7 @@ group_next_deadline(struct zkelect_group *g)
 void
 group_on_timer(struct zkelect_group *g, uint64_t now)
 {
-    if (!g->is_elector || !group_connected(g))
+    if (!g->is_elector || !group_connected(g) || !g->elected_read || !g->leader_read)
         return;
     if (g->watchdog_ms_deadline && now >= g->watchdog_ms_deadline) {
         g->watchdog_ms_deadline = 0;
@@ -987,6 +1064,20 @@ group_on_timer(struct zkelect_group *g, uint64_t now)
                       effective_watchdog_ms(g), (unsigned long long)g->elected.epoch);
             if (r)
                 req_sent(r, zoo_adelete(g->h->zh, g->p_leader, g->leader_version, void_completion, r));
+            return;
+        }
+        /* ZooKeeper itself is slow to answer this elector (a request of the
+           handle outstanding over a second): the elected node's writes wait
+           in the same queue, it is not to blame. Wait, a second at a time,
+           at most one more watchdog period. */
+        if (zke_oldest_request_ms(g->h, now) > ZKE_GAP_MS &&
+            g->watchdog_postponed_ms < (uint64_t)effective_watchdog_ms(g)) {
+            g->watchdog_postponed_ms += ZKE_GAP_MS;
+            g->watchdog_ms_deadline = now + ZKE_GAP_MS;
+            group_timer_changed(g);
+            zke_log(g->h, ZKELECT_LOG_INFO, "%s: watchdog of epoch %llu waits: ZooKeeper is slow "
+                    "to answer (%llu ms so far)", g->path, (unsigned long long)g->elected.epoch,
+                    (unsigned long long)g->watchdog_postponed_ms);
             return;
         }
         watchdog_exclude(g, now, "watchdog", "not READY within the watchdog period");
@@ -1031,4 +1122,79 @@ elector_free(struct zkelect_group *g)
     g->history_buf = NULL;
     free(g->config);
     g->config = NULL;
+}
+
+/* The elector was blind for a while (disconnected, or its thread stalled):
+   it cannot tell what progress the elected node made meanwhile, and that
+   node may have lost its writes in the same outage. An armed watchdog gives
+   it a full period from now, as a new elector does (elector_start). */
+void
+elector_watchdog_restart(struct zkelect_group *g)
+{
+    uint64_t d;
+
+    if (!g->is_elector || g->watchdog_ms_deadline == 0)
+        return;
+    d = zke_now_ms() + (uint64_t)effective_watchdog_ms(g);
+    if (d > g->watchdog_ms_deadline)
+        g->watchdog_ms_deadline = d;
+}
+
+/* Read everything the elector decides on again (a reconnect on the same
+   session, a stuck group): exclusions are kept, the watchdog restarts. */
+void
+elector_reread(struct zkelect_group *g)
+{
+    struct req *r;
+
+    if (!g->is_elector || !group_connected(g))
+        return;
+    elector_watchdog_restart(g);
+    g->election_read = g->config_read = g->switchover_read = g->history_read = false;
+    reg_list_election(g, true);
+    group_send_get(g, REQ_GET_CONFIG, g->p_config, NULL);
+    group_send_get(g, REQ_GET_SWITCHOVER, g->p_switchover, NULL);
+    if ((r = req_new(g->h, g, REQ_GET_HISTORY)) != NULL)
+        req_sent(r, zoo_aget(g->h->zh, g->p_history, 0, data_completion, r));
+}
+
+/*
+ * The elector cannot move on by itself (group.c calls this for a connected
+ * group with nothing outstanding and a complete view): its own view is
+ * incomplete, or a decision names a leader that is not READY with no
+ * watchdog over it.
+ */
+bool
+elector_stuck(struct zkelect_group *g, char *why, size_t len)
+{
+    struct member_cache *m;
+
+    if (!g->is_elector)
+        return false;
+    if (g->deciding) {
+        snprintf(why, len, "elector: a decision write with no reply outstanding");
+        return true;
+    }
+    if (!g->election_read || !g->config_read || !g->switchover_read || !g->history_read) {
+        snprintf(why, len, "elector: view incomplete (members %s, config %s, switchover %s, "
+                 "history %s)", g->election_read ? "read" : "unread",
+                 g->config_read ? "read" : "unread", g->switchover_read ? "read" : "unread",
+                 g->history_read ? "read" : "unread");
+        return true;
+    }
+    for (m = g->members; m; m = m->next) {
+        if (!m->loaded) {
+            snprintf(why, len, "elector: member %s never read", m->rec.id);
+            return true;
+        }
+    }
+    if (g->have_elected && *g->elected.leader && g->watchdog_ms_deadline == 0 &&
+        !(g->have_leader && strcmp(g->leader.id, g->elected.leader) == 0 &&
+          g->leader.epoch == g->elected.epoch && g->leader.status == ZKE_STATUS_READY) &&
+        g->watchdog_epoch != g->elected.epoch) {
+        snprintf(why, len, "elector: %s elected at epoch %llu is not READY and no watchdog "
+                 "guards it", g->elected.leader, (unsigned long long)g->elected.epoch);
+        return true;
+    }
+    return false;
 }

@@ -37,6 +37,7 @@ static const char *const event_names[ZKELECT_EV__COUNT] = {
     [ZKELECT_EV_MALFORMED] = "-malformed",
     [ZKELECT_EV_ERROR] = "-error",
     [ZKELECT_EV_STALLED] = "-request-stalled",
+    [ZKELECT_EV_STUCK] = "-stuck",
 };
 
 ZKELECT_API const char *
@@ -56,6 +57,7 @@ event_level(enum zkelect_event_type type)
     case ZKELECT_EV_ERROR:
     case ZKELECT_EV_AUTH_FAILED:
     case ZKELECT_EV_TAKEOVER_FAILED:
+    case ZKELECT_EV_STUCK:
         return ZKELECT_LOG_ERR;
     case ZKELECT_EV_DISCONNECTED:
     case ZKELECT_EV_EXPIRED:

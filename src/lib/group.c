@@ -263,6 +263,221 @@ on_leader_info(struct zkelect_group *g, struct zev *ev)
         g->have_leader_info = true;
 }
 
+/* ---- transitions ------------------------------------------------------------ */
+
+static const char *const role_names[] = {
+    [ROLE_NONE] = "none",
+    [ROLE_MEMBER] = "member",
+    [ROLE_WAITING] = "waiting",
+    [ROLE_CREATING] = "creating",
+    [ROLE_PROGRESS] = "progress",
+    [ROLE_READYING] = "readying",
+    [ROLE_READY] = "ready",
+    [ROLE_STEPPING_DOWN] = "stepping-down",
+    [ROLE_DELETING] = "deleting",
+    [ROLE_SUSPENDED] = "suspended",
+};
+
+static const char *const reg_names[] = {
+    [REG_NONE] = "none",
+    [REG_PENDING] = "pending",
+    [REG_UNKNOWN] = "unknown",
+    [REG_DONE] = "registered",
+    [REG_LEAVING] = "leaving",
+};
+
+const char *
+group_role_name(enum role r)
+{
+    return (unsigned)r < sizeof(role_names) / sizeof(role_names[0]) ? role_names[r] : "?";
+}
+
+const char *
+group_reg_name(enum reg_state r)
+{
+    return (unsigned)r < sizeof(reg_names) / sizeof(reg_names[0]) ? reg_names[r] : "?";
+}
+
+#define R(x) (1u << (x))
+/*
+ * The legal moves of the role. Every role may fall back to MEMBER or NONE
+ * (leadership or registration lost, session expired, a failed request); the
+ * rest follow the two-phase takeover (doc/PROTOCOL.md, "Candidate").
+ */
+static const unsigned role_next[] = {
+    [ROLE_NONE] = 0,
+    [ROLE_MEMBER] = R(ROLE_WAITING) | R(ROLE_CREATING) | R(ROLE_STEPPING_DOWN) |
+                    R(ROLE_DELETING),
+    [ROLE_WAITING] = R(ROLE_CREATING),
+    [ROLE_CREATING] = R(ROLE_PROGRESS) | R(ROLE_WAITING) | R(ROLE_SUSPENDED) |
+                      R(ROLE_STEPPING_DOWN),
+    [ROLE_PROGRESS] = R(ROLE_READYING) | R(ROLE_STEPPING_DOWN) | R(ROLE_SUSPENDED) |
+                      R(ROLE_DELETING),
+    [ROLE_READYING] = R(ROLE_READY) | R(ROLE_PROGRESS) | R(ROLE_SUSPENDED),
+    [ROLE_READY] = R(ROLE_READYING) | R(ROLE_STEPPING_DOWN) | R(ROLE_SUSPENDED),
+    [ROLE_STEPPING_DOWN] = R(ROLE_DELETING) | R(ROLE_SUSPENDED),
+    [ROLE_DELETING] = R(ROLE_STEPPING_DOWN) | R(ROLE_SUSPENDED),
+    [ROLE_SUSPENDED] = R(ROLE_READY) | R(ROLE_PROGRESS) | R(ROLE_STEPPING_DOWN),
+};
+
+/* The legal moves of the registration. */
+static const unsigned reg_next[] = {
+    [REG_NONE] = R(REG_PENDING),
+    [REG_PENDING] = R(REG_DONE) | R(REG_UNKNOWN) | R(REG_NONE),
+    [REG_UNKNOWN] = R(REG_PENDING) | R(REG_NONE),
+    [REG_DONE] = R(REG_LEAVING) | R(REG_PENDING) | R(REG_NONE),
+    [REG_LEAVING] = R(REG_NONE) | R(REG_DONE) | R(REG_PENDING),
+};
+#undef R
+
+static void
+illegal(struct zkelect_group *g, const char *what, const char *from, const char *to)
+{
+    g->n_illegal++;
+    zke_log(g->h, ZKELECT_LOG_ERR, "%s: illegal %s transition %s -> %s (a bug; made anyway)",
+            g->path, what, from, to);
+}
+
+void
+group_role_set(struct zkelect_group *g, enum role to, enum zkelect_event_type ev, uint64_t epoch,
+               int err, const char *fmt, ...)
+{
+    enum role from = g->role;
+    char detail[512];
+    va_list ap;
+
+    detail[0] = '\0';
+    if (fmt) {
+        va_start(ap, fmt);
+        vsnprintf(detail, sizeof(detail), fmt, ap);
+        va_end(ap);
+    }
+    if (from != to && to != ROLE_MEMBER && to != ROLE_NONE && !(role_next[from] & (1u << to)))
+        illegal(g, "role", group_role_name(from), group_role_name(to));
+    if (from != to) {
+        g->role = to;
+        g->role_since_ms = zke_now_ms();
+        zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: role %s -> %s%s%s", g->path, group_role_name(from),
+                group_role_name(to), *detail ? ": " : "", detail);
+    }
+    if (ev)
+        zke_event(g->h, g, ev, g->self.id, epoch, err, "%s", detail);
+}
+
+void
+group_reg_set(struct zkelect_group *g, enum reg_state to, const char *why)
+{
+    enum reg_state from = g->reg;
+
+    if (from == to)
+        return;
+    if (!(reg_next[from] & (1u << to)))
+        illegal(g, "registration", group_reg_name(from), group_reg_name(to));
+    g->reg = to;
+    g->reg_since_ms = zke_now_ms();
+    zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: registration %s -> %s%s%s", g->path,
+            group_reg_name(from), group_reg_name(to), why ? ": " : "", why ? why : "");
+}
+
+/* ---- stuck groups ------------------------------------------------------------ */
+
+/*
+ * Every state has a way out: a reply outstanding, a watch that will fire, or
+ * a timer. A group that is connected, has nothing outstanding, has seen no
+ * reply or watch for STUCK_QUIET_MS and still sits in a state that waits for
+ * one of those is stuck: a bug. It is reported (-stuck, with the state),
+ * counted, and re-driven as a reconnect would: everything re-read, the
+ * registration resolved or sent again, the elector deciding again.
+ */
+#define STUCK_QUIET_MS 2000
+
+/* Why the group's state cannot move on by itself, or false. */
+static bool
+group_stuck(struct zkelect_group *g, char *why, size_t len)
+{
+    if (g->reg == REG_PENDING || g->reg == REG_UNKNOWN || g->reg == REG_LEAVING) {
+        snprintf(why, len, "registration %s with no request outstanding", group_reg_name(g->reg));
+        return true;
+    }
+    if (!g->elected_read || !g->leader_read) {
+        snprintf(why, len, "view incomplete (elected %s, leader %s) with no read outstanding",
+                 g->elected_read ? "read" : "unread", g->leader_read ? "read" : "unread");
+        return true;
+    }
+    if (g->reg == REG_DONE && g->my_czxid == 0) {
+        snprintf(why, len, "registered as %s, its creation zxid never read", g->my_znode);
+        return true;
+    }
+    if (g->reg == REG_DONE && !g->is_elector && !g->pred_watched) {
+        snprintf(why, len, "neither the elector nor watching a predecessor");
+        return true;
+    }
+    return cand_stuck(g, why, len) || elector_stuck(g, why, len);
+}
+
+static void
+group_redrive(struct zkelect_group *g)
+{
+    switch (g->role) {
+    case ROLE_CREATING:
+    case ROLE_READYING:
+    case ROLE_DELETING:
+        /* a reply that never came: as for an unknown outcome, verify */
+        group_role_set(g, ROLE_SUSPENDED, 0, g->role_epoch, 0, "re-driven: no reply");
+        break;
+    default:
+        break;
+    }
+    if (g->reg == REG_LEAVING)
+        group_reg_set(g, REG_DONE, "re-driven: the leave is sent again");
+    if (g->reg == REG_DONE && g->is_elector)
+        g->reasons |= ZKELECT_REASON_INITIAL;
+    group_resync(g);
+}
+
+void
+group_check_stuck(struct zkelect_group *g, uint64_t now)
+{
+    char why[256];
+    uint64_t wait;
+
+    if (g->closed || !group_connected(g) || g->refs > 1 ||
+        now < g->h->connected_ms + STUCK_QUIET_MS || now < g->activity_ms + STUCK_QUIET_MS)
+        return;
+    if (!group_stuck(g, why, sizeof(why))) {
+        g->stuck_backoff = 0;
+        return;
+    }
+    /* re-drive at once, then back off (2, 4 ... 64 s) while it stays stuck */
+    wait = (uint64_t)STUCK_QUIET_MS << (g->stuck_backoff < 5 ? g->stuck_backoff : 5);
+    if (g->stuck_redrive_ms && now < g->stuck_redrive_ms + wait)
+        return;
+    g->stuck_redrive_ms = now;
+    g->stuck_backoff++;
+    g->n_stuck++;
+    zke_event(g->h, g, ZKELECT_EV_STUCK, *g->self.id ? g->self.id : NULL, g->role_epoch, 0,
+              "stuck for %llu ms: %s (role %s for %llu ms, registration %s%s); re-driving",
+              (unsigned long long)(now - g->activity_ms), why, group_role_name(g->role),
+              (unsigned long long)(now - g->role_since_ms), group_reg_name(g->reg),
+              g->is_elector ? ", elector" : "");
+    group_redrive(g);
+}
+
+/* The library thread fell behind (loop.c): an elector with a timer armed
+   reads again what the timer acts on before it may act. */
+void
+group_view_stale(struct zkelect_group *g)
+{
+    if (g->closed || !g->is_elector || !group_connected(g))
+        return;
+    if (g->watchdog_ms_deadline == 0 && g->exclusions == NULL)
+        return;
+    elector_watchdog_restart(g);
+    g->elected_read = g->leader_read = false;
+    view_read_elected(g);
+    view_read_leader(g);
+}
+
 /* ---- view changes -------------------------------------------------------- */
 
 void
@@ -288,22 +503,17 @@ group_resync(struct zkelect_group *g)
         if (g->reg == REG_PENDING)
             reg_register(g);
     } else if (g->reg == REG_UNKNOWN) {
-        struct req *r = req_new(g->h, g, REQ_FIND_MINE);
-        g->reg = REG_PENDING;
-        if (r)
-            req_sent(r, zoo_aget_children2(g->h->zh, g->p_election, 0, strings_completion, r));
+        reg_find_mine(g);
     } else if (g->reg == REG_DONE) {
-        if (g->is_elector) {
-            /* same session: keep exclusions and timers, re-read everything */
-            g->election_read = g->config_read = g->switchover_read = g->history_read = false;
-            reg_list_election(g, true);
-            group_send_get(g, REQ_GET_CONFIG, g->p_config, NULL);
-            group_send_get(g, REQ_GET_SWITCHOVER, g->p_switchover, NULL);
-            struct req *r = req_new(g->h, g, REQ_GET_HISTORY);
-            if (r)
-                req_sent(r, zoo_aget(g->h->zh, g->p_history, 0, data_completion, r));
-        } else {
+        if (g->is_elector)
+            elector_reread(g); /* same session: exclusions and timers are kept */
+        else
             reg_list_election(g, false);
+        if (g->my_czxid == 0) {
+            /* the read of our election znode's creation zxid was cut off */
+            char path[ZKE_PATH_MAX];
+            snprintf(path, sizeof(path), "%s/%s", g->p_election, g->my_znode);
+            group_send_exists_nowatch(g, REQ_STAT_MINE, path);
         }
         if (g->recheck_mine) {
             char path[ZKE_PATH_MAX];
@@ -329,24 +539,24 @@ group_on_session(struct zkelect_group *g, enum sess_state prev, enum sess_state 
     if (g->closed)
         return;
     if (now == SESS_CONNECTING || now == SESS_AUTH_FAILED) {
-        if (cand_role_leading(g->role)) {
-            g->role = ROLE_SUSPENDED;
-            zke_event(g->h, g, ZKELECT_EV_SUSPENDED, g->self.id, g->role_epoch, 0,
-                      "connection lost: leadership suspended until verified");
-        }
+        if (cand_role_leading(g->role))
+            group_role_set(g, ROLE_SUSPENDED, ZKELECT_EV_SUSPENDED, g->role_epoch, 0,
+                           "connection lost: leadership suspended until verified");
         return;
     }
     if (now == SESS_EXPIRED) {
-        if (cand_role_leading(g->role) || g->role == ROLE_SUSPENDED)
-            zke_event(g->h, g, ZKELECT_EV_LOST, g->self.id, g->role_epoch, ZKELECT_EEXPIRED,
-                      "session expired: leadership lost");
         if (g->is_elector)
             elector_stop(g, "session expired");
-        g->role = g->reg != REG_NONE ? ROLE_MEMBER : ROLE_NONE;
-        if (g->reg == REG_LEAVING)
-            g->reg = REG_NONE; /* the expiry removed our znodes */
+        if (cand_role_leading(g->role) || g->role == ROLE_SUSPENDED)
+            group_role_set(g, g->reg != REG_NONE ? ROLE_MEMBER : ROLE_NONE, ZKELECT_EV_LOST,
+                           g->role_epoch, ZKELECT_EEXPIRED, "session expired: leadership lost");
+        else
+            group_role_set(g, g->reg != REG_NONE ? ROLE_MEMBER : ROLE_NONE, 0, 0, 0,
+                           "session expired");
+        if (g->reg == REG_LEAVING || (g->leaving && g->reg != REG_NONE))
+            group_reg_set(g, REG_NONE, "session expired: our znodes are gone");
         else if (g->reg != REG_NONE)
-            g->reg = REG_PENDING; /* register again on the new session */
+            group_reg_set(g, REG_PENDING, "session expired: registering on the new session");
         g->my_znode[0] = '\0';
         g->rereg_pending = false; /* the new session registers anyway */
         g->recheck_mine = false;

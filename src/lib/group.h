@@ -98,6 +98,7 @@ bool reg_on_watch(struct zkelect_group *g, int type, const char *path);
 void elector_start(struct zkelect_group *g);
 void elector_stop(struct zkelect_group *g, const char *why);
 void elector_reread(struct zkelect_group *g);
+void elector_watchdog_restart(struct zkelect_group *g);
 void elector_members(struct zkelect_group *g, struct zev *ev);
 void elector_eval(struct zkelect_group *g);
 void elector_view_changed(struct zkelect_group *g);

@@ -91,6 +91,7 @@ enum zev_kind {
 struct zev {
     struct zev *next;                 /* queue link */
     enum zev_kind kind;               /* what */
+    uint64_t queued_ms;               /* CLOCK_MONOTONIC when queued */
     uint64_t gen;                     /* session generation (SESSION, WATCH) */
     int state;                        /* ZEV_SESSION: ZooKeeper state */
     int type;                         /* ZEV_WATCH: event type */
@@ -152,6 +153,10 @@ struct zkelect {
     int64_t session_id;               /* current session id (copied when connected) */
     int negotiated_timeout_ms;        /* session timeout the server granted */
     uint64_t disconnected_ms;         /* when the connection was lost, 0 if connected */
+    uint64_t connected_ms;            /* when the session last became connected */
+    uint64_t turn_end_ms;             /* when the library thread last finished a turn */
+    uint64_t n_stale;                 /* times the view was found stale (a gap) */
+    bool behind;                      /* in a gap: timers wait until caught up */
     bool auth_pending;                /* the credential still has to reach the client */
     struct zkelect_group *groups;     /* all groups (list) */
     struct zkelect_group **gindex;    /* groups by base path (ZKE_GINDEX buckets) */
@@ -265,7 +270,7 @@ struct zkelect_group {
     uint64_t pub_epoch;
 
     /* candidate */
-    enum reg_state reg;               /* registration state */
+    enum reg_state reg;               /* registration state (group_reg_set only) */
     struct zke_member self;           /* this node's record */
     int32_t self_version;             /* nodes/<id> version */
     char guid[ZKE_GUID_LEN + 1];      /* per-session registration guid */
@@ -276,10 +281,11 @@ struct zkelect_group {
     int64_t my_czxid;                 /* zxid that created it; 0 until known. A decision
                                          older than this predates our registration and
                                          is never acted on (it named a former session) */
-    int reg_err;                      /* last registration error (for nominate) */
     zkelect_done_fn nominate_done;    /* async nominate completion */
     void *nominate_data;
-    enum role role;                   /* role as candidate */
+    enum role role;                   /* role as candidate (group_role_set only) */
+    uint64_t role_since_ms;           /* when it was entered (CLOCK_MONOTONIC) */
+    uint64_t reg_since_ms;            /* when g->reg was entered */
     uint64_t role_epoch;              /* epoch the role is about */
     int32_t role_elected_version;     /* elected version the takeover is based on */
     uint64_t failed_epoch;            /* epoch whose takeover failed (never retried) */
@@ -297,7 +303,6 @@ struct zkelect_group {
     bool is_elector;                  /* this node is the elector */
     char pred[ZKE_PATH_MAX];          /* predecessor child name being watched */
     struct member_cache *members;     /* members (elector only) */
-    int pending_reads;                /* elector reads outstanding before a decision */
     bool config_read, switchover_read, history_read, election_read;
     struct zke_config *config;        /* cluster config (heap, elector only; NULL = absent) */
     bool config_good;                 /* config holds a decoded config znode */
@@ -316,12 +321,26 @@ struct zkelect_group {
     uint64_t watchdog_ms_deadline;    /* 0 = not armed */
     uint64_t watchdog_epoch;          /* epoch the watchdog guards */
     bool watchdog_fenced;             /* already fenced a stale leader for this epoch */
-    uint64_t progress_seen_epoch;     /* elected epoch whose PROGRESS znode we saw */
+    uint64_t watchdog_postponed_ms;   /* waited on a slow ZooKeeper (at most one period) */
+    uint64_t force_epoch;             /* decide anew although the choice is the same
+                                         (the watchdog, with no other candidate) */
+    uint64_t progress_seen_epoch;     /* elected epoch whose leader znode we saw last as
+                                         PROGRESS (0 once seen READY) */
+    uint64_t takeover_check_epoch;    /* its PROGRESS znode vanished: a fresh listing
+                                         decides whether the takeover failed */
     struct zke_policy *policy;        /* loaded policy, or NULL */
     char policy_loaded_key[1024];     /* name + options it was loaded with */
 
+    /* liveness */
+    bool pred_watched;                /* an exists-watch is set on g->pred */
+    uint64_t activity_ms;             /* last reply or watch handled for the group */
+    uint64_t stuck_redrive_ms;        /* stuck: re-driven last then (0 = never) */
+    int stuck_backoff;                /* consecutive re-drives without progress */
+
     /* counters (h->mu for readers) */
     uint64_t n_decisions, n_transitions, n_watchdog;
+    uint64_t n_stuck;                 /* times found stuck and re-driven */
+    uint64_t n_illegal;               /* illegal transitions (bugs) */
     uint64_t n_requests;              /* ZooKeeper requests sent for this group */
     uint64_t n_notifications;         /* watch notifications received for it */
 };
@@ -345,6 +364,8 @@ void gindex_del(struct zkelect *h, struct zkelect_group *g);
 struct req *req_new(struct zkelect *h, struct zkelect_group *g, enum req_kind kind);
 void req_sent(struct req *r, int rc);   /* rc of the a* call: on error queue a reply */
 void req_free(struct req *r);
+/* How long the oldest request of the current session has been outstanding. */
+uint64_t zke_oldest_request_ms(struct zkelect *h, uint64_t now);
 void zke_call(struct zkelect *h, void (*fn)(struct zkelect *, void *), void *arg);
 int zke_call_wait(struct zkelect *h, void (*fn)(struct zkelect *, void *), void *arg,
                   bool (*pred)(void *), void *pred_arg, int timeout_ms);
@@ -367,6 +388,12 @@ uint64_t group_next_deadline(struct zkelect_group *g);
 void zke_timer_hint(struct zkelect *h, uint64_t deadline_ms);
 #define group_timer_changed(g) zke_timer_hint((g)->h, group_next_deadline(g))
 void group_resync(struct zkelect_group *g);
+/* The stuck-group check (group.c), from the library thread's timer scan. */
+void group_check_stuck(struct zkelect_group *g, uint64_t now);
+/* The library thread fell behind by more than ZKE_GAP_MS (a long callback, a
+   stopped process, a backlog): what the timers act on is re-read first. */
+#define ZKE_GAP_MS 1000
+void group_view_stale(struct zkelect_group *g);
 void group_release(struct zkelect_group *g);
 void group_free(struct zkelect_group *g);
 int group_nominate(struct zkelect_group *g, const struct zkelect_node *n, zkelect_done_fn done,

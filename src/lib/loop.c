@@ -23,8 +23,6 @@
 #include "internal.h"
 #include "zkerr.h"
 
-#define HASH_BUCKETS 16384
-
 uint64_t
 zke_now_ms(void)
 {
@@ -50,6 +48,7 @@ abs_deadline(struct timespec *ts, int timeout_ms)
 static void
 queue_push(struct zkelect *h, struct zev *ev)
 {
+    ev->queued_ms = zke_now_ms();
     pthread_mutex_lock(&h->qmu);
     ev->next = NULL;
     if (h->qtail)
@@ -135,6 +134,7 @@ reply_push(struct req *r, struct zev *ev, int rc)
     ev->kind = ZEV_REPLY;
     ev->req = r;
     ev->rc = rc;
+    ev->queued_ms = zke_now_ms();
     pthread_mutex_lock(&h->qmu);
     req_unlink_locked(r);
     if (rc != ZCONNECTIONLOSS && rc != ZOPERATIONTIMEOUT && rc != ZCLOSING &&
@@ -458,6 +458,7 @@ on_session(struct zkelect *h, struct zev *ev)
         h->session_id = cid ? cid->client_id : 0;
         h->negotiated_timeout_ms = zoo_recv_timeout(h->zh);
         h->disconnected_ms = 0;
+        h->connected_ms = zke_now_ms();
         h->sess = SESS_CONNECTED;
         h->connected_once = true;
         publish_session(h);
@@ -578,13 +579,16 @@ process(struct zkelect *h, struct zev *ev)
         g = group_by_path(h, ev->path);
         if (g) {
             g->n_notifications++;
+            g->activity_ms = zke_now_ms();
             group_on_watch(g, ev->type, ev->path);
         }
         break;
     case ZEV_REPLY:
         /* replies of an older session, of a closed group, and nudges are dropped */
-        if (ev->req->gen == h->gen && ev->req->g && !ev->req->g->closed)
+        if (ev->req->gen == h->gen && ev->req->g && !ev->req->g->closed) {
+            ev->req->g->activity_ms = zke_now_ms();
             group_on_reply(ev->req->g, ev);
+        }
         req_free(ev->req);
         ev->req = NULL;
         break;
@@ -596,7 +600,9 @@ process(struct zkelect *h, struct zev *ev)
 
 /*
  * A request outstanding longer than nudge_ms: send another request on the
- * same session, which releases the 3.8.0 server stall (ZK-NOTES §10). Only
+ * same session, which releases a stall of the 3.8.0 server on ensembles (a
+ * request left unanswered until the client gives up at 2/3 of the session
+ * timeout; ZOOKEEPER-4537, fixed upstream after 3.8.0). Only
  * when nothing at all came back on the session for nudge_ms (replies that
  * flow show the session is not stalled), and with a backoff per request:
  * its nudges go out nudge_ms, 4 * nudge_ms, 16 * nudge_ms... after it was
@@ -613,6 +619,19 @@ oldest_request(struct zkelect *h)
         if (r->kind != REQ_NUDGE && r->gen == h->gen)
             return r;
     return NULL;
+}
+
+uint64_t
+zke_oldest_request_ms(struct zkelect *h, uint64_t now)
+{
+    struct req *r;
+    uint64_t age;
+
+    pthread_mutex_lock(&h->qmu);
+    r = oldest_request(h);
+    age = r && now > r->sent_ms ? now - r->sent_ms : 0;
+    pthread_mutex_unlock(&h->qmu);
+    return age;
 }
 
 /* When the oldest request may be nudged next (0: nothing to nudge); h->qmu held. */
@@ -720,6 +739,7 @@ run_timers(struct zkelect *h, uint64_t now)
                 group_on_timer(g, now);
                 d = group_next_deadline(g);
             }
+            group_check_stuck(g, now);
             if (d && d < due)
                 due = d;
         }
@@ -729,14 +749,36 @@ run_timers(struct zkelect *h, uint64_t now)
     check_stalled(h, now);
 }
 
+/*
+ * The library thread fell behind (see loop_main). Timers wait until it has
+ * caught up, and what they act on (each group's elected and leader znodes)
+ * is read again first: a process that was stopped may have lost its session
+ * without knowing yet. Once per episode, however long it lasts.
+ */
+static void
+loop_gap(struct zkelect *h, uint64_t late_ms)
+{
+    struct zkelect_group *g, *next;
+
+    h->behind = true;
+    h->n_stale++;
+    zke_log(h, ZKELECT_LOG_WARNING, "the library thread was %llu ms behind; timers wait for a "
+            "fresh view", (unsigned long long)late_ms);
+    for (g = h->groups; g; g = next) {
+        next = g->next;
+        group_view_stale(g);
+    }
+}
+
 static void *
 loop_main(void *arg)
 {
     struct zkelect *h = arg;
     struct zev *ev;
     sigset_t all;
-    uint64_t now, deadline;
+    uint64_t now, deadline, late;
     struct timespec ts;
+    bool caught_up;
 
     /* signals belong to the application's threads; ZooKeeper's threads,
        created from this one, inherit the mask */
@@ -770,6 +812,7 @@ loop_main(void *arg)
             }
             pthread_cond_timedwait(&h->qcv, &h->qmu, &ts);
         }
+        now = zke_now_ms();
         ev = h->qhead;
         if (ev) {
             h->qhead = ev->next;
@@ -780,12 +823,30 @@ loop_main(void *arg)
             pthread_mutex_unlock(&h->qmu);
             break;
         }
+        /* a gap: this thread did not run for ZKE_GAP_MS (a stopped process,
+           a long callback, a backlog of events) */
+        late = 0;
+        if (ev && now > ev->queued_ms + ZKE_GAP_MS)
+            late = now - ev->queued_ms;
+        else if (ev == NULL && h->turn_end_ms && deadline > h->turn_end_ms &&
+                 now > deadline + ZKE_GAP_MS)
+            late = now - deadline;
+        /* caught up: nothing queued behind, or only what just arrived */
+        caught_up = h->qhead == NULL || now < h->qhead->queued_ms + ZKE_GAP_MS / 10;
         pthread_mutex_unlock(&h->qmu);
 
         pthread_mutex_lock(&h->mu);
+        if (late && !h->behind)
+            loop_gap(h, late);
         if (ev)
             process(h, ev);
-        run_timers(h, zke_now_ms());
+        /* timers act only on a view that has taken in every notification
+           that arrived before them: not while events wait in the queue */
+        if (caught_up)
+            h->behind = false;
+        if (!h->behind)
+            run_timers(h, zke_now_ms());
+        h->turn_end_ms = zke_now_ms();
         pthread_mutex_unlock(&h->mu);
         pthread_cond_broadcast(&h->cv);
         zev_free(ev);

@@ -114,7 +114,6 @@ reg_nominate_finish(struct zkelect_group *g, int err)
 {
     zkelect_done_fn fn = g->nominate_done;
 
-    g->reg_err = err;
     g->nominate_done = NULL;
     if (fn)
         fn(g->nominate_data, g, err);
@@ -147,13 +146,32 @@ ensure_paths(struct zkelect_group *g)
                                     string_completion, r));
 }
 
+/*
+ * zkelect_unnominate() came while the registration was in flight (g->leaving
+ * with reg PENDING or UNKNOWN): the caller's nominate was answered
+ * ZKELECT_ECANCELED then, and each step of the registration checks here
+ * before it sends anything more. True when the registration ended here (it
+ * created nothing that is still ours).
+ */
+static bool
+reg_cancelled(struct zkelect_group *g)
+{
+    if (!g->leaving || g->reg == REG_DONE || g->reg == REG_LEAVING)
+        return false;
+    group_reg_set(g, REG_NONE, "registration cancelled");
+    g->leaving = false;
+    group_role_set(g, ROLE_NONE, ZKELECT_EV_UNREGISTERED, 0, 0,
+                   "left the group (unnominated while registering)");
+    return true;
+}
+
 void
 reg_register(struct zkelect_group *g)
 {
     struct req *r;
     size_t len;
 
-    if (!group_connected(g))
+    if (reg_cancelled(g) || !group_connected(g))
         return;
     /* the group's znodes are created once; a registration that finds them
        gone (ZNONODE) creates them and tries again (on_register_reply) */
@@ -162,7 +180,7 @@ reg_register(struct zkelect_group *g)
     r = req_new(g->h, g, REQ_REGISTER);
     if (r == NULL)
         return;
-    g->reg = REG_PENDING;
+    group_reg_set(g, REG_PENDING, "registering");
     reg_self_payload(g, &r->payload[0], &len);
     if (r->payload[0] == NULL) {
         req_sent(r, ZMARSHALLINGERROR);
@@ -188,10 +206,16 @@ registered(struct zkelect_group *g, const char *child)
     snprintf(g->my_znode, sizeof(g->my_znode), "%s", base);
     if (reg_parse_child(g->my_znode, id, sizeof(id), NULL, &g->my_seq) != 0)
         g->my_seq = -1;
-    g->reg = REG_DONE;
-    g->role = ROLE_MEMBER;
+    group_reg_set(g, REG_DONE, g->my_znode);
+    group_role_set(g, ROLE_MEMBER, 0, 0, 0, "registered");
     g->my_czxid = 0;
     g->recheck_mine = false;
+    g->pred_watched = false;
+    if (g->leaving) {
+        /* unnominated while the registration was in flight: undo it */
+        reg_unregister(g);
+        return;
+    }
     {
         char path[ZKE_PATH_MAX];
         snprintf(path, sizeof(path), "%s/%s", g->p_election, g->my_znode);
@@ -223,7 +247,8 @@ reg_on_register_reply(struct zkelect_group *g, struct zev *ev)
         return;
     }
     if (zkerr_outcome_unknown(ev->rc) || ev->rc == ZCLOSING) {
-        g->reg = REG_UNKNOWN; /* find it by guid after the reconnect */
+        /* find it by guid after the reconnect */
+        group_reg_set(g, REG_UNKNOWN, zerror(ev->rc));
         return;
     }
     if (ev->rc == ZNONODE && g->paths_ok) {
@@ -239,7 +264,9 @@ reg_on_register_reply(struct zkelect_group *g, struct zev *ev)
             req_sent(r, zoo_aexists(g->h->zh, path, 0, stat_completion, r));
         return;
     }
-    g->reg = REG_NONE;
+    group_reg_set(g, REG_NONE, zerror(ev->rc));
+    if (reg_cancelled(g))
+        return;
     zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, zkerr_from_zk(ev->rc),
               "cannot register under %s: %s", g->path, zerror(ev->rc));
     reg_nominate_finish(g, zkerr_from_zk(ev->rc));
@@ -261,6 +288,34 @@ reg_on_stat_mine_reply(struct zkelect_group *g, struct zev *ev)
     }
 }
 
+/* The registration failed for good (RC, not a lost connection): say so, end
+   the nominate with the error. */
+static void
+reg_failed(struct zkelect_group *g, int rc, const char *what, const char *path)
+{
+    group_reg_set(g, REG_NONE, zerror(rc));
+    if (reg_cancelled(g))
+        return;
+    zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, zkerr_from_zk(rc),
+              "cannot register under %s: %s %s: %s", g->path, what, path, zerror(rc));
+    reg_nominate_finish(g, zkerr_from_zk(rc));
+}
+
+/* Look for our election znode by the registration's guid (after an unknown
+   outcome): found, we are registered; else register (again). */
+void
+reg_find_mine(struct zkelect_group *g)
+{
+    struct req *r;
+
+    if (!group_connected(g))
+        return;
+    if ((r = req_new(g->h, g, REQ_FIND_MINE)) == NULL)
+        return;
+    group_reg_set(g, REG_PENDING, "looking for our registration by its guid");
+    req_sent(r, zoo_aget_children2(g->h->zh, g->p_election, 0, strings_completion, r));
+}
+
 void
 reg_on_check_id_reply(struct zkelect_group *g, struct zev *ev)
 {
@@ -270,8 +325,14 @@ reg_on_check_id_reply(struct zkelect_group *g, struct zev *ev)
         reg_register(g); /* the holder went away meanwhile */
         return;
     }
+    if (zkerr_outcome_unknown(ev->rc) || ev->rc == ZCLOSING) {
+        group_reg_set(g, REG_UNKNOWN, zerror(ev->rc));
+        return;
+    }
     if (ev->rc != ZOK) {
-        g->reg = REG_UNKNOWN;
+        char path[ZKE_PATH_MAX];
+        snprintf(path, sizeof(path), "%s/%s", g->p_nodes, g->self.id);
+        reg_failed(g, ev->rc, "cannot check the owner of", path);
         return;
     }
     if (ev->stat.ephemeralOwner == g->h->session_id) {
@@ -283,7 +344,9 @@ reg_on_check_id_reply(struct zkelect_group *g, struct zev *ev)
         }
         return;
     }
-    g->reg = REG_NONE;
+    group_reg_set(g, REG_NONE, "node id in use");
+    if (reg_cancelled(g))
+        return;
     zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, ZKELECT_EIDINUSE,
               "node id %s is held by another live session (0x%llx); refusing to join",
               g->self.id, (unsigned long long)ev->stat.ephemeralOwner);
@@ -299,8 +362,19 @@ reg_on_find_mine_reply(struct zkelect_group *g, struct zev *ev)
 
     if (g->reg != REG_UNKNOWN && g->reg != REG_PENDING)
         return;
+    if (ev->rc == ZNONODE) {
+        /* no election znode at all (its parents' creates were lost with our
+           registration): nothing of ours is there; create them, register */
+        g->paths_ok = false;
+        reg_register(g);
+        return;
+    }
+    if (zkerr_outcome_unknown(ev->rc) || ev->rc == ZCLOSING) {
+        group_reg_set(g, REG_UNKNOWN, zerror(ev->rc));
+        return;
+    }
     if (ev->rc != ZOK) {
-        g->reg = REG_UNKNOWN;
+        reg_failed(g, ev->rc, "cannot list", g->p_election);
         return;
     }
     for (i = 0; i < ev->nstrings; i++) {
@@ -313,7 +387,13 @@ reg_on_find_mine_reply(struct zkelect_group *g, struct zev *ev)
     if (ev->req->token) {
         /* nodes/<id> is ours but our election znode is gone (deleted by a
            foreign client): create only that one, and rewrite our record */
-        struct req *r = req_new(g->h, g, REQ_CREATE_ELECTION);
+        struct req *r;
+
+        if (g->leaving) {
+            reg_unregister(g); /* unnominated meanwhile: remove the record */
+            return;
+        }
+        r = req_new(g->h, g, REQ_CREATE_ELECTION);
         if (r == NULL)
             return;
         snprintf(r->arg, sizeof(r->arg), "%s/%s_%s_", g->p_election, g->self.id, g->guid);
@@ -339,12 +419,12 @@ reg_on_create_election_reply(struct zkelect_group *g, struct zev *ev)
         return;
     }
     if (zkerr_outcome_unknown(ev->rc) || ev->rc == ZCLOSING) {
-        g->reg = REG_UNKNOWN;
+        group_reg_set(g, REG_UNKNOWN, zerror(ev->rc));
         return;
     }
     zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, zkerr_from_zk(ev->rc),
               "cannot create our election znode under %s: %s", g->p_election, zerror(ev->rc));
-    g->reg = REG_NONE;
+    group_reg_set(g, REG_NONE, zerror(ev->rc));
     reg_nominate_finish(g, zkerr_from_zk(ev->rc));
 }
 
@@ -453,8 +533,8 @@ void
 reg_reregister(struct zkelect_group *g)
 {
     g->rereg_pending = false;
-    g->reg = REG_PENDING;
-    g->role = ROLE_MEMBER;
+    group_reg_set(g, REG_PENDING, "registering again");
+    group_role_set(g, ROLE_MEMBER, 0, 0, 0, "registering again");
     g->my_znode[0] = '\0';
     g->my_czxid = 0;
     reg_new_guid(g->guid);
@@ -475,7 +555,7 @@ reg_unregister(struct zkelect_group *g)
     r = req_new(g->h, g, REQ_UNREGISTER);
     if (r == NULL)
         return;
-    g->reg = REG_LEAVING;
+    group_reg_set(g, REG_LEAVING, "leaving");
     if (cand_leader_is_mine(g))
         zoo_delete_op_init(&r->ops[n++], g->p_leader, g->leader_version);
     snprintf(r->pathbuf[0], sizeof(r->pathbuf[0]), "%s/%s", g->p_nodes, g->self.id);
@@ -493,11 +573,10 @@ reg_unregistered(struct zkelect_group *g)
 {
     if (g->is_elector)
         elector_stop(g, "left the group");
-    g->reg = REG_NONE;
-    g->role = ROLE_NONE;
+    group_reg_set(g, REG_NONE, "left");
     g->my_znode[0] = '\0';
     g->leaving = false;
-    zke_event(g->h, g, ZKELECT_EV_UNREGISTERED, g->self.id, 0, 0, "left the group");
+    group_role_set(g, ROLE_NONE, ZKELECT_EV_UNREGISTERED, 0, 0, "left the group");
 }
 
 void
@@ -511,14 +590,16 @@ reg_on_unregister_reply(struct zkelect_group *g, struct zev *ev)
     }
     if (ev->rc == ZBADVERSION) {
         /* the leader znode moved under us: re-read it; cand_step retries */
-        g->reg = REG_DONE;
-        g->role = ROLE_MEMBER;
+        group_reg_set(g, REG_DONE, "the leader znode changed under the leave");
+        group_role_set(g, ROLE_MEMBER, 0, g->role_epoch, 0, "the leader znode changed under the leave");
         view_read_leader(g);
         return;
     }
-    g->reg = REG_DONE; /* retried on the next step or reconnect */
+    /* retried on the next step or reconnect */
+    group_reg_set(g, REG_DONE, zerror(ev->rc));
     if (g->role == ROLE_DELETING)
-        g->role = zkerr_outcome_unknown(ev->rc) ? ROLE_SUSPENDED : ROLE_MEMBER;
+        group_role_set(g, zkerr_outcome_unknown(ev->rc) ? ROLE_SUSPENDED : ROLE_MEMBER, 0,
+                       g->role_epoch, 0, "leaving: %s", zerror(ev->rc));
 }
 
 /* ---- elector determination ---------------------------------------------- */
@@ -579,13 +660,18 @@ reg_on_list_reply(struct zkelect_group *g, struct zev *ev)
     if (g->is_elector)
         elector_stop(g, "a lower election znode exists");
     snprintf(g->pred, sizeof(g->pred), "%s/%s", g->p_election, pred);
-    group_send_exists(g, REQ_EXISTS_PRED, g->pred, NULL);
+    g->pred_watched = false;
+    group_send_exists(g, REQ_EXISTS_PRED, g->pred, g->pred);
 }
 
 void
 reg_on_pred_reply(struct zkelect_group *g, struct zev *ev)
 {
-    if (ev->rc == ZNONODE) {
+    if (strcmp(ev->req->arg, g->pred) != 0 || g->reg != REG_DONE || g->is_elector)
+        return; /* about an earlier predecessor */
+    if (ev->rc == ZOK && ev->stat.ephemeralOwner != 0) {
+        g->pred_watched = true;
+    } else if (ev->rc == ZNONODE) {
         reg_list_election(g, false); /* gone before the watch was set */
     } else if (ev->rc == ZOK && ev->stat.ephemeralOwner == 0) {
         /* a persistent znode is no member's registration: written by a
@@ -650,8 +736,13 @@ reg_on_watch(struct zkelect_group *g, int type, const char *path)
         }
     }
     if (strncmp(path, g->p_election, ne) == 0 && path[ne] == '/' && strcmp(path, g->pred) == 0) {
+        /* the one-shot watch is used up: look again (a deletion may make us
+           the elector; any other change re-arms it) */
+        g->pred_watched = false;
         if (type == ZOO_DELETED_EVENT)
             reg_list_election(g, false);
+        else
+            group_send_exists(g, REQ_EXISTS_PRED, g->pred, g->pred);
         return true;
     }
     return false;

@@ -53,6 +53,7 @@ static struct node nodes[MAXNODES];
 static int violations;
 static uint64_t max_ready_epoch;
 static int leader_changes_seen; /* observer */
+static int watchdog_events;     /* +watchdog events of every node (survive restarts) */
 static char observer_last[64];
 
 static void
@@ -123,6 +124,7 @@ on_event(void *data, const struct zkelect_event *ev)
         break;
     case ZKELECT_EV_WATCHDOG:
         n->nwatchdog++;
+        watchdog_events++;
         break;
     case ZKELECT_EV_REGISTERED:
         n->nregistered++;
@@ -288,6 +290,7 @@ reset(void)
     violations = 0;
     max_ready_epoch = 0;
     leader_changes_seen = 0;
+    watchdog_events = 0;
     observer_last[0] = '\0';
     preempt = 0;
     watchdog_opt = 1500;
@@ -511,6 +514,44 @@ test_graceful_leave(void)
         snprintf(p, sizeof(p), "%s/election", group_path);
         CU_ASSERT_EQUAL(count_children(p), 2);
     }
+    CU_ASSERT_EQUAL(violations, 0);
+}
+
+/*
+ * Planned handovers in a loop, as operators do them: the READY leader's
+ * process resigns and exits (zkelect_close), another node becomes READY, the
+ * stopped node starts again. A READY leader that resigns must never be
+ * excluded: the elector once read its leader znode's disappearance as a
+ * failed takeover (it had seen it PROGRESS before READY) and excluded it for
+ * exclude_ms, until every node was excluded and the group had no leader.
+ */
+static void
+test_handover_loop(void)
+{
+    static const char *ids[] = {"n1", "n2", "n3"};
+    int cycle, i, j;
+    uint64_t e;
+
+    reset();
+    watchdog_opt = 3000;
+    for (i = 0; i < 3; i++)
+        start_node(i, ids[i], hosts);
+    CU_ASSERT_FATAL(wait_one_ready(WAIT_MS, "n1") == 0);
+    for (cycle = 0; cycle < 8; cycle++) {
+        i = wait_one_ready(WAIT_MS, NULL);
+        CU_ASSERT_FATAL(i >= 0);
+        e = max_ready_epoch;
+        stop_node(&nodes[i]);
+        /* far sooner than exclude_ms (60 s): no one may be excluded */
+        j = wait_one_ready(5000, NULL);
+        if (j < 0 || max_ready_epoch <= e) {
+            fprintf(stderr, "handover loop: no new READY leader within 5 s in cycle %d\n", cycle);
+            CU_FAIL("no new READY leader within 5 s of a graceful resign");
+            break;
+        }
+        start_node(i, ids[i], hosts);
+    }
+    CU_ASSERT_EQUAL(watchdog_events, 0);
     CU_ASSERT_EQUAL(violations, 0);
 }
 
@@ -1069,6 +1110,7 @@ suite_clean_all(void)
 static CU_TestInfo standalone_tests[] = {
     {"first election: lowest id READY, one elector", test_first_election},
     {"graceful leave: next node READY, znodes removed", test_graceful_leave},
+    {"planned handovers in a loop: a resigning READY leader is never excluded", test_handover_loop},
     {"lone leader's session expires: it leads again without the watchdog", test_lone_leader_expiry},
     {"leader session expiry: new leader, old one rejoins", test_leader_expiry},
     {"elector expiry: next elector, no new decision", test_elector_expiry},
@@ -1086,6 +1128,7 @@ static CU_TestInfo standalone_tests[] = {
 static CU_TestInfo ensemble_tests[] = {
     {"each ensemble member killed in turn: no leader change", test_ensemble_member_killed},
     {"leader session expiry on the ensemble", test_ensemble_leader_expiry},
+    {"planned handovers in a loop on the ensemble", test_handover_loop},
     CU_TEST_INFO_NULL,
 };
 

@@ -9,6 +9,8 @@
  * Runs on the library thread, with the library's lock held: only short work
  * (a write(2) of one line, a queue insertion) happens here.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -196,34 +198,58 @@ events_on_event(void *data, const struct zkelect_event *ev)
 }
 
 int
-events_reopen(struct zkd *d)
+events_file_open(const char *path, bool probe, char *why, size_t whylen)
 {
-    char *path = NULL;
-    int fd = -1, old;
+    struct stat st;
+    bool created = false;
+    int fd, saved;
 
-    pthread_mutex_lock(&d->mu);
-    if (d->live->log_events != NULL && (path = strdup(d->live->log_events)) == NULL) {
-        pthread_mutex_unlock(&d->mu);
-        log_warnx("event log: out of memory");
+    /* O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of hanging */
+    fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd == -1 && errno == ENOENT) {
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY,
+            0640);
+        created = fd != -1;
+        if (fd == -1 && errno == EEXIST)    /* created meanwhile: use it */
+            fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    }
+    if (fd == -1) {
+        saved = errno;
+        snprintf(why, whylen, "%s: cannot open for appending: %s", path,
+            strerror(saved));
         return -1;
     }
-    pthread_mutex_unlock(&d->mu);
-    if (path != NULL) {
-        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
-        if (fd == -1) {
-            log_warn("event log %s: cannot open", path);
-            free(path);
-            return -1;
-        }
+    if (fstat(fd, &st) == -1) {
+        saved = errno;
+        snprintf(why, whylen, "%s: cannot stat: %s", path, strerror(saved));
+        close(fd);
+        return -1;
     }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, whylen, "%s: not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    if (probe) {
+        close(fd);
+        if (created)
+            (void)unlink(path);         /* -n leaves no trace */
+        return 0;
+    }
+    return fd;
+}
+
+void
+events_swap(struct zkd *d, int fd)
+{
+    int old;
+
     pthread_mutex_lock(&d->evmu);
     old = d->events_fd;
     d->events_fd = fd;
     pthread_mutex_unlock(&d->evmu);
     if (old >= 0)
         close(old);
-    free(path);
-    return 0;
 }
 
 void

@@ -402,9 +402,13 @@ zkelect_unsubscribe(zkelect_group_t *g, int id)
         return ZKELECT_EINVAL;
     pthread_mutex_lock(&g->h->mu);
     for (pp = &g->subs; (s = *pp) != NULL; pp = &s->next) {
-        if (s->id == id) {
-            *pp = s->next;
-            free(s);
+        if (s->id == id && !s->dead) {
+            if (g->sub_calls > 0) {
+                s->dead = true;     /* from a callback: event.c frees it after */
+            } else {
+                *pp = s->next;
+                free(s);
+            }
             rc = 0;
             break;
         }

@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -116,6 +117,33 @@ zke_escape(const char *in, size_t inlen, char *out, size_t outlen)
     out[o] = '\0';
 }
 
+/*
+ * Call g's subscribers that want ev. A callback may unsubscribe itself or any
+ * other subscription (zkelect_unsubscribe on this thread): that only marks
+ * the subscription dead while sub_calls > 0, and the outermost call frees it
+ * here once no loop can still be standing on it.
+ */
+static void
+subs_call(struct zkelect_group *g, const struct zkelect_event *ev)
+{
+    struct sub *s, **pp;
+
+    g->sub_calls++;
+    for (s = g->subs; s; s = s->next)
+        if (!s->dead && (s->mask & ZKELECT_MASK(ev->type)))
+            s->fn(s->data, ev);
+    if (--g->sub_calls > 0)
+        return;
+    for (pp = &g->subs; (s = *pp) != NULL;) {
+        if (s->dead) {
+            *pp = s->next;
+            free(s);
+        } else {
+            pp = &s->next;
+        }
+    }
+}
+
 void
 zke_event(struct zkelect *h, struct zkelect_group *g, enum zkelect_event_type type,
           const char *node, uint64_t epoch, int error, const char *fmt, ...)
@@ -123,7 +151,6 @@ zke_event(struct zkelect *h, struct zkelect_group *g, enum zkelect_event_type ty
     struct zkelect_event ev;
     char detail[768];
     va_list ap;
-    struct sub *s;
 
     va_start(ap, fmt);
     vsnprintf(detail, sizeof(detail), fmt, ap);
@@ -149,9 +176,7 @@ zke_event(struct zkelect *h, struct zkelect_group *g, enum zkelect_event_type ty
     if (g) {
         if (g->on_event)
             g->on_event(g->event_data, &ev);
-        for (s = g->subs; s; s = s->next)
-            if (s->mask & ZKELECT_MASK(type))
-                s->fn(s->data, &ev);
+        subs_call(g, &ev);
     } else {
         struct zkelect_group *x;
         /* session events reach every group's subscribers too */
@@ -161,9 +186,7 @@ zke_event(struct zkelect *h, struct zkelect_group *g, enum zkelect_event_type ty
             ev.group = x->path;
             if (x->on_event)
                 x->on_event(x->event_data, &ev);
-            for (s = x->subs; s; s = s->next)
-                if (s->mask & ZKELECT_MASK(type))
-                    s->fn(s->data, &ev);
+            subs_call(x, &ev);
         }
         ev.group = NULL;
     }

@@ -125,6 +125,8 @@ enum sess_state {
 
 struct sub {
     struct sub *next;                 /* list link */
+    bool dead;                        /* unsubscribed while the group's subscribers
+                                         were being called: freed after the call */
     int id;                           /* subscription id */
     uint32_t mask;                    /* event mask */
     zkelect_event_fn fn;              /* callback */
@@ -246,6 +248,8 @@ struct zkelect_group {
     void *cb_data;
     struct sub *subs;                 /* subscriptions (h->mu) */
     int next_sub;                     /* next subscription id */
+    int sub_calls;                    /* zke_event() is calling subs (nesting depth):
+                                         zkelect_unsubscribe() only marks them dead */
 
     /* shared view (all groups): library thread writes, API reads under h->mu */
     bool have_elected;                /* elected read and valid */

@@ -236,8 +236,8 @@ struct zkelect_group_options {
 /* zkelect_group_open() returns at once instead of waiting (up to the session
  * timeout) for the group's first view of `elected` and `leader`: for opening
  * many groups quickly. Until the first view arrives zkelect_get_leader()
- * answers ZKELECT_ENOLEADER; the view comes with a +leader event if there is
- * a leader. */
+ * answers ZKELECT_ENOLEADER; the view comes with a "+leader-changed" event
+ * (ZKELECT_EV_LEADER_CHANGED) if there is a leader. */
 #define ZKELECT_GROUP_NOWAIT 0x1u
 
 /* Open a group as an observer (it sees the leader; it is no candidate). */

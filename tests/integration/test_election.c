@@ -328,10 +328,12 @@ wait_one_ready(int timeout_ms, const char *expect)
 }
 
 /*
- * Expire a handle's session with the clone trick (ZK-NOTES §8.1): attach a
- * second client to the same session and close it. The victim may win the
- * session back before the close arrives, so check that its session id
- * changed, and try again if not.
+ * Expire a handle's session with the clone trick: attach a second client to
+ * the same session (zookeeper_init with the victim's clientid_t) and close
+ * it; the server then expires the session and the victim sees EXPIRED within
+ * about 60 ms, much sooner than by waiting out the timeout. The victim may
+ * win the session back before the close arrives, so check that its session
+ * id changed, and try again if not.
  */
 static void
 expire_session(zkelect_t *h, const char *hs)

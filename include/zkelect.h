@@ -178,7 +178,9 @@ struct zkelect_options {
     int session_timeout_ms;        /* default 10000 */
     int connect_timeout_ms;        /* zkelect_open fails after this; default 15000 */
     const char *auth_file;         /* file holding "user:password" (digest), or NULL:
-                                      then $ZKELECT_AUTH_FILE, then $ZKELECT_AUTH */
+                                      then $ZKELECT_AUTH_FILE, then $ZKELECT_AUTH; a
+                                      regular file, not a symbolic link, owned by the
+                                      process's user, mode 0600 or stricter */
     zkelect_log_fn log;            /* log callback, or NULL for none */
     void *log_data;                /* passed to log */
     int log_level;                 /* most verbose level passed; default ZKELECT_LOG_INFO */

@@ -23,6 +23,7 @@
 
 #include "log.h"
 #include "proc.h"
+#include "zkecommon.h"
 
 extern char **environ;
 
@@ -351,7 +352,7 @@ proc_log_tail(const struct proc_result *r, int level, const char *prefix)
         nl = memchr(start, '\n', (size_t)(end - start));
         if (nl == NULL)
             nl = end;
-        log_escape(esc, sizeof(esc), start, (size_t)(nl - start));
+        zke_escape(start, (size_t)(nl - start), esc, sizeof(esc));
         log_emit(level, "%s: stderr: %s", prefix, esc);
         start = nl + 1;
     }

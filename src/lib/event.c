@@ -89,34 +89,6 @@ zke_log(struct zkelect *h, int level, const char *fmt, ...)
     h->log(h->log_data, level, msg);
 }
 
-/* Copy untrusted bytes for a log line: printable ASCII as is, the rest \xNN. */
-void
-zke_escape(const char *in, size_t inlen, char *out, size_t outlen)
-{
-    size_t i, o = 0;
-    static const char hex[] = "0123456789abcdef";
-
-    if (outlen == 0)
-        return;
-    for (i = 0; i < inlen && o + 5 < outlen; i++) {
-        unsigned char c = (unsigned char)in[i];
-        if (c >= 0x20 && c < 0x7f && c != '\\') {
-            out[o++] = (char)c;
-        } else {
-            out[o++] = '\\';
-            out[o++] = 'x';
-            out[o++] = hex[c >> 4];
-            out[o++] = hex[c & 15];
-        }
-    }
-    if (i < inlen && o + 3 < outlen) {
-        out[o++] = '.';
-        out[o++] = '.';
-        out[o++] = '.';
-    }
-    out[o] = '\0';
-}
-
 /*
  * Call g's subscribers that want ev. A callback may unsubscribe itself or any
  * other subscription (zkelect_unsubscribe on this thread): that only marks

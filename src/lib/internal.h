@@ -21,8 +21,7 @@
 #include "zkelect/policy.h"
 #include "codec.h"
 #include "policy.h"
-
-#define ZKE_PATH_MAX 512
+#include "zkecommon.h"              /* ZKE_PATH_MAX, paths, zke_escape... */
 
 struct zkelect_group;
 struct zkelect;
@@ -341,7 +340,6 @@ void zke_log(struct zkelect *h, int level, const char *fmt, ...)
 void zke_event(struct zkelect *h, struct zkelect_group *g, enum zkelect_event_type type,
                const char *node, uint64_t epoch, int error, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
-void zke_escape(const char *in, size_t inlen, char *out, size_t outlen);
 
 /* loop.c */
 void gindex_add(struct zkelect *h, struct zkelect_group *g);

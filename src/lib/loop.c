@@ -843,70 +843,26 @@ zke_call_wait(struct zkelect *h, void (*fn)(struct zkelect *, void *), void *arg
 
 /* ---- credentials --------------------------------------------------------- */
 
-/* Read "user:password" from a file that only its owner can read. */
-static int
-read_secret_file(struct zkelect *h, const char *path, char **out)
-{
-    char buf[1024];
-    struct stat st;
-    ssize_t n;
-    int fd;
-
-    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) {
-        zke_log(h, ZKELECT_LOG_ERR, "auth file %s: %s", path, strerror(errno));
-        return ZKELECT_EIO;
-    }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        zke_log(h, ZKELECT_LOG_ERR, "auth file %s: not a regular file", path);
-        close(fd);
-        return ZKELECT_EIO;
-    }
-    if (st.st_mode & (S_IRWXG | S_IRWXO)) {
-        zke_log(h, ZKELECT_LOG_ERR, "auth file %s: readable by others (mode %03o); chmod 600 it",
-                path, (unsigned)(st.st_mode & 0777));
-        close(fd);
-        return ZKELECT_EINVAL;
-    }
-    n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n < 0) {
-        zke_log(h, ZKELECT_LOG_ERR, "auth file %s: %s", path, strerror(errno));
-        return ZKELECT_EIO;
-    }
-    buf[n] = '\0';
-    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-        buf[--n] = '\0';
-    if (strchr(buf, '\n') || strchr(buf, ':') == NULL || buf[0] == ':' || buf[n - 1] == ':') {
-        zke_log(h, ZKELECT_LOG_ERR, "auth file %s: expected one line \"user:password\"", path);
-        explicit_bzero(buf, sizeof(buf));
-        return ZKELECT_EINVAL;
-    }
-    *out = strdup(buf);
-    explicit_bzero(buf, sizeof(buf));
-    return *out ? 0 : ZKELECT_ENOMEM;
-}
-
+/* The digest credential: opts->auth_file, else $ZKELECT_AUTH_FILE, else
+   $ZKELECT_AUTH (src/common/secret.c checks the file and the text). */
 static int
 load_auth(struct zkelect *h, const char *auth_file)
 {
-    const char *env;
+    char err[600];
+    int rc;
 
-    if (auth_file == NULL)
-        auth_file = getenv("ZKELECT_AUTH_FILE");
-    if (auth_file && *auth_file)
-        return read_secret_file(h, auth_file, &h->auth);
-    env = getenv("ZKELECT_AUTH");
-    if (env && *env) {
-        const char *colon = strchr(env, ':');
-        if (colon == NULL || colon == env || colon[1] == '\0') {
-            zke_log(h, ZKELECT_LOG_ERR, "ZKELECT_AUTH: expected \"user:password\"");
-            return ZKELECT_EINVAL;
-        }
-        h->auth = strdup(env);
-        return h->auth ? 0 : ZKELECT_ENOMEM;
+    if (auth_file != NULL && *auth_file != '\0') {
+        rc = zke_secret_read(auth_file, &h->auth, err, sizeof(err));
+        if (rc == 0)
+            return 0;
+        zke_log(h, ZKELECT_LOG_ERR, "auth file %s", err);
+        return rc == -1 ? ZKELECT_EIO : ZKELECT_EINVAL;
     }
-    return 0;
+    rc = zke_secret_from_env(&h->auth, err, sizeof(err));
+    if (rc >= 0)
+        return 0;
+    zke_log(h, ZKELECT_LOG_ERR, "credential from the environment: %s", err);
+    return ZKELECT_EINVAL;
 }
 
 /* ---- open / close -------------------------------------------------------- */

@@ -156,6 +156,11 @@ enum zkelect_status {
     ZKELECT_STATUS_READY = 2      /* serving */
 };
 
+/* The name of a leader status: "NONE", "PROGRESS" or "READY" (the words of
+ * the leader znode and of zkelectd's event log); "?" for any other value.
+ * Static storage. */
+ZKELECT_API const char *zkelect_status_name(int status);
+
 /* One event. Every pointer is valid only during the callback. */
 struct zkelect_event {
     enum zkelect_event_type type;  /* what happened */

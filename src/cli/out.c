@@ -55,7 +55,7 @@ out_leader_obj(const struct cli_view *v)
         return NULL;
     if (v->have_leader) {
         cJSON_AddStringToObject(o, "id", v->leader.id);
-        cJSON_AddStringToObject(o, "status", zke_status_name(v->leader.status));
+        cJSON_AddStringToObject(o, "status", zkelect_status_name(v->leader.status));
         cJSON_AddNumberToObject(o, "epoch", (double)v->leader.epoch);
         if (*leader_site(v))
             cJSON_AddStringToObject(o, "site", leader_site(v));
@@ -161,7 +161,7 @@ out_leader(struct cli *c, const struct cli_view *v)
     if (v->have_leader) {
         cli_time_str(v->leader.since_ms, when, sizeof(when));
         printf("%s %s epoch %llu site %s since %s\n", v->leader.id,
-               zke_status_name(v->leader.status), (unsigned long long)v->leader.epoch,
+               zkelect_status_name(v->leader.status), (unsigned long long)v->leader.epoch,
                *leader_site(v) ? leader_site(v) : "-", when);
     } else if (v->have_elected && *v->elected.leader) {
         printf("no leader (%s elected at epoch %llu is taking over)\n", v->elected.leader,

@@ -1,7 +1,7 @@
 /*
  * zkecommon.h - what the library, the CLI and the daemon share: the znode
  * layout of a group (paths, election child names), escaping untrusted text
- * for logs, reading the digest credential.
+ * for logs, reading the digest credential, leader status names.
  *
  * Built once as a convenience library (src/common/libzkecommon.la) with
  * -fvisibility=hidden: libzkelect links it in without exporting it, and the
@@ -11,7 +11,7 @@
  * Nothing here prints, exits or keeps state; every function is reentrant.
  * layout.c uses the codec's node-id rule (zke_id_valid, src/lib/codec.h):
  * a program that parses child names links the codec too (the library and
- * the CLI do); escape.c and secret.c need nothing else.
+ * the CLI do); status.c, escape.c and secret.c need nothing else.
  */
 #ifndef ZKELECT_COMMON_H
 #define ZKELECT_COMMON_H
@@ -69,6 +69,12 @@ int zke_layout_path(char *out, size_t outlen, const char *base, enum zke_znode z
  * NULL to skip) and seq are set. -1 for anything else (nothing is set).
  */
 int zke_child_parse(const char *name, char *id, size_t idlen, char *guid, int64_t *seq);
+
+/* ---- leader status names (status.c) ---------------------------------------- */
+
+/* "NONE", "PROGRESS", "READY" for 0, 1, 2 (enum zkelect_status); "?" else.
+ * The library exports it as zkelect_status_name(). Static storage. */
+const char *zke_status_text(int status);
 
 /* ---- escaping (escape.c) ----------------------------------------------------- */
 

@@ -47,19 +47,6 @@ events_notifies(enum zkelect_event_type t)
     }
 }
 
-static const char *
-events_status(enum zkelect_status s)
-{
-    switch (s) {
-    case ZKELECT_STATUS_PROGRESS:
-        return "PROGRESS";
-    case ZKELECT_STATUS_READY:
-        return "READY";
-    default:
-        return "NONE";
-    }
-}
-
 void
 zkd_request_exit(struct zkd *d, int code)
 {
@@ -90,7 +77,7 @@ events_line(const struct zkd *d, const struct zkelect_event *ev)
             cJSON_AddNullToObject(o, "subject")) == NULL ||
         cJSON_AddNumberToObject(o, "epoch", (double)ev->epoch) == NULL ||
         (ev->type == ZKELECT_EV_LEADER_CHANGED ?
-            cJSON_AddStringToObject(o, "status", events_status(ev->status)) :
+            cJSON_AddStringToObject(o, "status", zkelect_status_name(ev->status)) :
             cJSON_AddNullToObject(o, "status")) == NULL ||
         cJSON_AddNumberToObject(o, "error", ev->error) == NULL ||
         (ev->error != 0 ? cJSON_AddStringToObject(o, "error_name",

@@ -48,6 +48,19 @@ zkelect_event_name(enum zkelect_event_type type)
     return event_names[type];
 }
 
+/* The plugin ABI (include/zkelect/policy.h) keeps its own copy of the leader
+   status, so that a policy module needs no other header: the same values. */
+_Static_assert((int)ZKELECT_LEADER_NONE == (int)ZKELECT_STATUS_NONE &&
+               (int)ZKELECT_LEADER_PROGRESS == (int)ZKELECT_STATUS_PROGRESS &&
+               (int)ZKELECT_LEADER_READY == (int)ZKELECT_STATUS_READY,
+               "enum zkelect_leader_status must equal enum zkelect_status");
+
+ZKELECT_API const char *
+zkelect_status_name(int status)
+{
+    return zke_status_text(status);
+}
+
 /* Level of each event in the log. */
 static int
 event_level(enum zkelect_event_type type)

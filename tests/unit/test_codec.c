@@ -1587,8 +1587,8 @@ test_refuse_elected(void)
 static void
 test_refuse_leader(void)
 {
-    fill_leader(&l1); l1.status = (enum zke_status)0; REFUSE(leader, &l1);
-    fill_leader(&l1); l1.status = (enum zke_status)3; REFUSE(leader, &l1);
+    fill_leader(&l1); l1.status = (enum zkelect_status)0; REFUSE(leader, &l1);
+    fill_leader(&l1); l1.status = (enum zkelect_status)3; REFUSE(leader, &l1);
     fill_leader(&l1); l1.epoch = 0;                  REFUSE(leader, &l1);
     fill_leader(&l1); l1.id[0] = '\0';               REFUSE(leader, &l1);
     fill_leader(&l1); l1.since_ms = -2;              REFUSE(leader, &l1);
@@ -1853,10 +1853,10 @@ test_name_valid(void)
 static void
 test_status_name(void)
 {
-    CU_ASSERT_STRING_EQUAL(zke_status_name(ZKE_STATUS_PROGRESS), "PROGRESS");
-    CU_ASSERT_STRING_EQUAL(zke_status_name(ZKE_STATUS_READY), "READY");
-    CU_ASSERT_STRING_EQUAL(zke_status_name((enum zke_status)0), "?");
-    CU_ASSERT_STRING_EQUAL(zke_status_name((enum zke_status)7), "?");
+    CU_ASSERT_STRING_EQUAL(zkelect_status_name(ZKELECT_STATUS_PROGRESS), "PROGRESS");
+    CU_ASSERT_STRING_EQUAL(zkelect_status_name(ZKELECT_STATUS_READY), "READY");
+    CU_ASSERT_STRING_EQUAL(zkelect_status_name(0), "NONE");
+    CU_ASSERT_STRING_EQUAL(zkelect_status_name(7), "?");
     CU_ASSERT_EQUAL(ZKE_STATUS_PROGRESS, 1);
     CU_ASSERT_EQUAL(ZKE_STATUS_READY, 2);
 }

@@ -1,7 +1,7 @@
 /*
  * test_common.c - the shared module src/common (zkecommon.h): election child
  * names, paths at the length limit, escaping, the credential reader (owner,
- * mode, type, contents).
+ * mode, type, contents), status names.
  */
 #include "config.h"
 
@@ -180,6 +180,19 @@ test_escape(void)
     CU_ASSERT(strlen(out) < 8);
     zke_escape("abc", 3, out, 1);
     CU_ASSERT_STRING_EQUAL(out, "");
+}
+
+/* ---- status names ----------------------------------------------------------- */
+
+static void
+test_status(void)
+{
+    CU_ASSERT_STRING_EQUAL(zke_status_text(ZKELECT_STATUS_NONE), "NONE");
+    CU_ASSERT_STRING_EQUAL(zke_status_text(ZKELECT_STATUS_PROGRESS), "PROGRESS");
+    CU_ASSERT_STRING_EQUAL(zke_status_text(ZKELECT_STATUS_READY), "READY");
+    CU_ASSERT_STRING_EQUAL(zke_status_text(3), "?");
+    CU_ASSERT_STRING_EQUAL(zke_status_text(-1), "?");
+    CU_ASSERT_STRING_EQUAL(zkelect_status_name(ZKELECT_STATUS_READY), "READY");
 }
 
 /* ---- the credential ----------------------------------------------------------- */
@@ -375,6 +388,7 @@ static CU_TestInfo layout_tests[] = {
 
 static CU_TestInfo text_tests[] = {
     { "escape", test_escape },
+    { "status names", test_status },
     CU_TEST_INFO_NULL,
 };
 

@@ -40,6 +40,8 @@ enum cli_exit {
                                           derived path fits in CLI_PATH_MAX */
 #define CLI_SESSION_MS    10000   /* requested session timeout (the server clamps it) */
 #define CLI_TIMEOUT_MS    10000   /* default connect deadline (-t) */
+#define CLI_PROBE_AFTER_MS 250    /* no session yet: probe the servers (zk.c) */
+#define CLI_PROBE_MS      750     /* how long the probe waits for answers */
 #define CLI_WAIT_S        30      /* default --wait */
 #define CLI_CAS_TRIES     5       /* compare-and-set attempts on ZBADVERSION */
 #define CLI_ERR_MAX       32      /* problems (malformed znodes) kept per view */

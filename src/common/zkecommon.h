@@ -1,7 +1,8 @@
 /*
  * zkecommon.h - what the library, the CLI and the daemon share: the znode
  * layout of a group (paths, election child names), escaping untrusted text
- * for logs, reading the digest credential, leader status names.
+ * for logs, reading the digest credential, leader status names, and a quick
+ * "is anybody listening" probe of a ZooKeeper connection string.
  *
  * Built once as a convenience library (src/common/libzkecommon.la) with
  * -fvisibility=hidden: libzkelect links it in without exporting it, and the
@@ -11,7 +12,7 @@
  * Nothing here prints, exits or keeps state; every function is reentrant.
  * layout.c uses the codec's node-id rule (zke_id_valid, src/lib/codec.h):
  * a program that parses child names links the codec too (the library and
- * the CLI do); status.c, escape.c and secret.c need nothing else.
+ * the CLI do); status.c, escape.c, secret.c and probe.c need nothing else.
  */
 #ifndef ZKELECT_COMMON_H
 #define ZKELECT_COMMON_H
@@ -128,5 +129,26 @@ int zke_secret_from_env(char **out, char *err, size_t errlen);
 
 /* Wipe and free a credential. NULL-safe. */
 void zke_secret_free(char *secret);
+
+/* ---- probing the servers (probe.c) -------------------------------------------- */
+
+/* What zke_hosts_probe() found. */
+enum zke_probe {
+    ZKE_PROBE_UNKNOWN = 0,     /* a server answered, or did not say no in time */
+    ZKE_PROBE_REFUSED = 1,     /* every address of every host refused the connection */
+    ZKE_PROBE_BADHOSTS = 2     /* hosts NULL, or out of memory (a host that does not
+                                  parse or resolve is left to the client: UNKNOWN) */
+};
+
+/*
+ * Try a non-blocking TCP connect to every address of every host:port of a
+ * ZooKeeper connection string ("host:port[,host:port...][/chroot]"), for at
+ * most timeout_ms. ZKE_PROBE_REFUSED only when each one was refused
+ * (ECONNREFUSED): nobody listens. A host that does not answer, is
+ * unreachable or accepts counts as "maybe": ZKE_PROBE_UNKNOWN. A summary
+ * ("127.0.0.1:2181: Connection refused; ...") goes into detail.
+ */
+enum zke_probe zke_hosts_probe(const char *hosts, int timeout_ms, char *detail,
+                               size_t detaillen);
 
 #endif /* ZKELECT_COMMON_H */

@@ -1,7 +1,7 @@
 /*
  * test_common.c - the shared module src/common (zkecommon.h): election child
  * names, paths at the length limit, escaping, the credential reader (owner,
- * mode, type, contents), status names.
+ * mode, type, contents), status names, the server probe.
  */
 #include "config.h"
 
@@ -378,6 +378,63 @@ test_secret_env(void)
     unsetenv("ZKELECT_AUTH");
 }
 
+/* ---- the probe ----------------------------------------------------------------- */
+
+static uint64_t
+mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A loopback port with a listener (fd returned), or a closed one (fd -1). */
+static int
+port_of(bool listening, int *port)
+{
+    struct sockaddr_in a;
+    socklen_t len = sizeof(a);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CU_ASSERT_FATAL(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+    CU_ASSERT_FATAL(getsockname(fd, (struct sockaddr *)&a, &len) == 0);
+    *port = ntohs(a.sin_port);
+    if (listening) {
+        CU_ASSERT_FATAL(listen(fd, 4) == 0);
+        return fd;
+    }
+    close(fd);                        /* nothing listens there now */
+    return -1;
+}
+
+static void
+test_probe(void)
+{
+    char hosts[200], detail[512];
+    int closed1, closed2, open, lfd;
+    uint64_t t0;
+
+    port_of(false, &closed1);
+    port_of(false, &closed2);
+    lfd = port_of(true, &open);
+    snprintf(hosts, sizeof(hosts), "127.0.0.1:%d,127.0.0.1:%d/chroot", closed1, closed2);
+    t0 = mono_ms();
+    CU_ASSERT_EQUAL(zke_hosts_probe(hosts, 1000, detail, sizeof(detail)), ZKE_PROBE_REFUSED);
+    CU_ASSERT(mono_ms() - t0 < 1000);
+    CU_ASSERT_PTR_NOT_NULL(strstr(detail, "Connection refused"));
+    /* one server listening: not refused */
+    snprintf(hosts, sizeof(hosts), "127.0.0.1:%d,127.0.0.1:%d", closed1, open);
+    CU_ASSERT_EQUAL(zke_hosts_probe(hosts, 1000, detail, sizeof(detail)), ZKE_PROBE_UNKNOWN);
+    /* what the probe cannot judge is left to the client */
+    CU_ASSERT_EQUAL(zke_hosts_probe("no-port", 100, detail, sizeof(detail)), ZKE_PROBE_UNKNOWN);
+    CU_ASSERT_EQUAL(zke_hosts_probe(NULL, 100, NULL, 0), ZKE_PROBE_BADHOSTS);
+    close(lfd);
+}
+
 static CU_TestInfo layout_tests[] = {
     { "child names: good", test_child_good },
     { "child names: bad", test_child_bad },
@@ -402,10 +459,16 @@ static CU_TestInfo secret_tests[] = {
     CU_TEST_INFO_NULL,
 };
 
+static CU_TestInfo probe_tests[] = {
+    { "refused, listening", test_probe },
+    CU_TEST_INFO_NULL,
+};
+
 static CU_SuiteInfo suites[] = {
     { "layout", NULL, NULL, NULL, NULL, layout_tests },
     { "text", NULL, NULL, NULL, NULL, text_tests },
     { "secret", secret_setup, secret_cleanup, NULL, NULL, secret_tests },
+    { "probe", NULL, NULL, NULL, NULL, probe_tests },
     CU_SUITE_INFO_NULL,
 };
 

@@ -195,8 +195,9 @@ struct zkelect_options {
                                       (ZooKeeper 3.8.0 stall); default 250, <0 disables */
 };
 
-/* Open a handle and wait until the session is connected (or connect_timeout_ms).
- * *out must be closed with zkelect_close(). */
+/* Open a handle and wait until the session is connected (or connect_timeout_ms:
+ * ZKELECT_ECONNECT, and the log says so when every server refused the
+ * connection). *out must be closed with zkelect_close(). */
 ZKELECT_API int zkelect_open(const struct zkelect_options *opts, zkelect_t **out);
 
 /* Resign every group gracefully (bounded by the session timeout), close the

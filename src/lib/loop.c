@@ -932,6 +932,7 @@ zkelect_open(const struct zkelect_options *o, zkelect_t **out)
     struct zkelect *h;
     pthread_mutexattr_t ma;
     pthread_condattr_t ca;
+    char detail[512];
     int rc;
 
     if (out == NULL)
@@ -993,6 +994,17 @@ zkelect_open(const struct zkelect_options *o, zkelect_t **out)
         rc = h->zh ? ZKELECT_EAUTHFAILED : ZKELECT_EINVAL;
     else if (rc == ZKELECT_ETIMEDOUT)
         rc = ZKELECT_ECONNECT;
+    if (rc == ZKELECT_ECONNECT &&
+        zke_hosts_probe(h->hosts, 500, detail, sizeof(detail)) == ZKE_PROBE_REFUSED) {
+        /* say why: nothing listens (the code stays ECONNECT, after the same
+           wait: a daemon may be started before its ZooKeeper) */
+        zke_log(h, ZKELECT_LOG_ERR, "cannot connect to ZooKeeper at %s within %d ms: "
+                "connection refused by every server (%s)", h->hosts,
+                h->connect_timeout_ms, detail);
+        loop_stop(h);
+        handle_free(h);
+        return rc;
+    }
     if (rc != 0) {
         zke_log(h, ZKELECT_LOG_ERR, "cannot connect to ZooKeeper at %s: %s", h->hosts,
                 zkelect_strerror(rc));

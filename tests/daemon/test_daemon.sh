@@ -325,6 +325,8 @@ sed -e 's/^connect_timeout_ms = .*/connect_timeout_ms = 500/' \
 rc=$?
 check "no ZooKeeper: the daemonizing parent exits 1" [ "$rc" = 1 ]
 check "no ZooKeeper: the reason is logged" grep -q "cannot open a ZooKeeper session" "$T/nozk.log"
+check "no ZooKeeper: the log says that every server refused the connection" \
+    grep -qF "connection refused by every server (127.0.0.1:$nozk_port: Connection refused)" "$T/nozk.log"
 unset "port[cfg]"
 
 # ---------------------------------------------------------------------------

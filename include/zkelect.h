@@ -159,6 +159,11 @@ enum zkelect_status {
     ZKELECT_STATUS_READY = 2      /* serving */
 };
 
+/* The name of a leader status: "NONE", "PROGRESS" or "READY" (the words of
+ * the leader znode and of zkelectd's event log); "?" for any other value.
+ * Static storage. */
+ZKELECT_API const char *zkelect_status_name(int status);
+
 /* One event. Every pointer is valid only during the callback. */
 struct zkelect_event {
     enum zkelect_event_type type;  /* what happened */
@@ -181,7 +186,9 @@ struct zkelect_options {
     int session_timeout_ms;        /* default 10000 */
     int connect_timeout_ms;        /* zkelect_open fails after this; default 15000 */
     const char *auth_file;         /* file holding "user:password" (digest), or NULL:
-                                      then $ZKELECT_AUTH_FILE, then $ZKELECT_AUTH */
+                                      then $ZKELECT_AUTH_FILE, then $ZKELECT_AUTH; a
+                                      regular file, not a symbolic link, owned by the
+                                      process's user, mode 0600 or stricter */
     zkelect_log_fn log;            /* log callback, or NULL for none */
     void *log_data;                /* passed to log */
     int log_level;                 /* most verbose level passed; default ZKELECT_LOG_INFO */
@@ -191,8 +198,9 @@ struct zkelect_options {
                                       (ZooKeeper 3.8.0 stall); default 250, <0 disables */
 };
 
-/* Open a handle and wait until the session is connected (or connect_timeout_ms).
- * *out must be closed with zkelect_close(). */
+/* Open a handle and wait until the session is connected (or connect_timeout_ms:
+ * ZKELECT_ECONNECT, and the log says so when every server refused the
+ * connection). *out must be closed with zkelect_close(). */
 ZKELECT_API int zkelect_open(const struct zkelect_options *opts, zkelect_t **out);
 
 /* Resign every group gracefully (bounded by the session timeout), close the
@@ -239,8 +247,8 @@ struct zkelect_group_options {
 /* zkelect_group_open() returns at once instead of waiting (up to the session
  * timeout) for the group's first view of `elected` and `leader`: for opening
  * many groups quickly. Until the first view arrives zkelect_get_leader()
- * answers ZKELECT_ENOLEADER; the view comes with a +leader event if there is
- * a leader. */
+ * answers ZKELECT_ENOLEADER; the view comes with a "+leader-changed" event
+ * (ZKELECT_EV_LEADER_CHANGED) if there is a leader. */
 #define ZKELECT_GROUP_NOWAIT 0x1u
 
 /* Open a group as an observer (it sees the leader; it is no candidate). */

@@ -56,7 +56,9 @@ extern "C" {
 #define ZKELECT_REASON_EXCLUSION_END  0x0100u /* an exclusion expired */
 #define ZKELECT_REASON_LEADER_RESIGNED 0x0200u /* the leader resigned gracefully */
 
-/* Status of the current leader's znode. */
+/* Status of the current leader's znode. The same values as enum
+ * zkelect_status of zkelect.h (the library asserts it at compile time): a
+ * copy, so that a policy module needs this header only. */
 enum zkelect_leader_status {
     ZKELECT_LEADER_NONE = 0,     /* no leader znode */
     ZKELECT_LEADER_PROGRESS = 1, /* taking over */

@@ -1,6 +1,7 @@
 /*
  * args.c - strict parsing of arguments, the base path, secret files, and
- * small text/time helpers.
+ * small text/time helpers (the layout, the secret reader and the escaping
+ * are src/common's).
  */
 #include "config.h"
 
@@ -15,8 +16,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-
-#define CLI_SECRET_MAX 1024   /* longest secret file, bytes */
 
 int
 cli_parse_int(const char *s, long long min, long long max, long long *out)
@@ -60,131 +59,43 @@ cli_parse_wait(const char *arg, int *seconds)
 int
 cli_set_path(struct cli *c, const char *p)
 {
-    const char *s;
-    size_t n = strlen(p);
-
-    if (n < 2 || n > CLI_BASE_MAX || p[0] != '/' || p[n - 1] == '/')
+    if (!zke_layout_base_valid(p, CLI_BASE_MAX))
         return -1;
-    for (s = p; *s; s++) {
-        if (s[0] == '/' && s[1] == '/')
-            return -1;
-        if (s[0] == '/' && s[1] == '.' && (s[2] == '/' || s[2] == '\0' ||
-                                           (s[2] == '.' && (s[3] == '/' || s[3] == '\0'))))
-            return -1;
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            return -1;
-    }
     if (strcmp(p, "/zookeeper") == 0 || strncmp(p, "/zookeeper/", 11) == 0)
         return -1;   /* ZooKeeper's own subtree */
     snprintf(c->path, sizeof(c->path), "%s", p);
-    snprintf(c->p_nodes, sizeof(c->p_nodes), "%s/nodes", p);
-    snprintf(c->p_election, sizeof(c->p_election), "%s/election", p);
-    snprintf(c->p_elected, sizeof(c->p_elected), "%s/elected", p);
-    snprintf(c->p_leader, sizeof(c->p_leader), "%s/leader", p);
-    snprintf(c->p_config, sizeof(c->p_config), "%s/config", p);
-    snprintf(c->p_switchover, sizeof(c->p_switchover), "%s/switchover", p);
-    snprintf(c->p_history, sizeof(c->p_history), "%s/history", p);
+    /* a valid base path is at most ZKE_BASE_MAX bytes: these cannot fail */
+    zke_layout_path(c->p_nodes, sizeof(c->p_nodes), p, ZKE_ZN_NODES, NULL);
+    zke_layout_path(c->p_election, sizeof(c->p_election), p, ZKE_ZN_ELECTION, NULL);
+    zke_layout_path(c->p_elected, sizeof(c->p_elected), p, ZKE_ZN_ELECTED, NULL);
+    zke_layout_path(c->p_leader, sizeof(c->p_leader), p, ZKE_ZN_LEADER, NULL);
+    zke_layout_path(c->p_config, sizeof(c->p_config), p, ZKE_ZN_CONFIG, NULL);
+    zke_layout_path(c->p_switchover, sizeof(c->p_switchover), p, ZKE_ZN_SWITCHOVER, NULL);
+    zke_layout_path(c->p_history, sizeof(c->p_history), p, ZKE_ZN_HISTORY, NULL);
     return 0;
 }
 
 int
 cli_read_secret(const char *file, const char *what, char **out)
 {
-    char buf[CLI_SECRET_MAX + 1], *colon, *p;
-    struct stat st;
-    ssize_t n;
-    int fd;
+    char err[600];
 
-    *out = NULL;
-    fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-    if (fd < 0) {
-        if (errno == ELOOP)
-            cli_err("auth file %s (%s): refused: a symbolic link (name the file itself)",
-                    file, what);
-        else
-            cli_err("auth file %s (%s): %s", file, what, strerror(errno));
-        return -1;
-    }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        cli_err("auth file %s (%s): not a regular file", file, what);
-        close(fd);
-        return -1;
-    }
-    if (st.st_mode & (S_IRWXG | S_IRWXO)) {
-        cli_err("auth file %s (%s): refused: mode %04o lets others read it "
-                "(run: chmod 600 %s)", file, what, (unsigned)(st.st_mode & 07777), file);
-        close(fd);
-        return -1;
-    }
-    n = read(fd, buf, sizeof(buf));
-    close(fd);
-    if (n < 0) {
-        cli_err("auth file %s (%s): %s", file, what, strerror(errno));
-        return -1;
-    }
-    if (n > CLI_SECRET_MAX) {
-        cli_err("auth file %s (%s): longer than %d bytes; expected one line "
-                "\"user:password\"", file, what, CLI_SECRET_MAX);
-        explicit_bzero(buf, sizeof(buf));
-        return -1;
-    }
-    buf[n] = '\0';
-    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-        buf[--n] = '\0';
-    colon = strchr(buf, ':');
-    for (p = buf; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            break;
-    if (*p != '\0' || colon == NULL || colon == buf || colon[1] == '\0') {
-        cli_err("auth file %s (%s): expected one line \"user:password\" (a non-empty user, "
-                "a colon, a non-empty password, no control characters)", file, what);
-        explicit_bzero(buf, sizeof(buf));
-        return -1;
-    }
-    *out = strdup(buf);
-    explicit_bzero(buf, sizeof(buf));
-    if (*out == NULL) {
-        cli_err("out of memory");
-        return -1;
-    }
-    return 0;
+    if (zke_secret_read(file, out, err, sizeof(err)) == 0)
+        return 0;
+    cli_err("%s: auth file %s", what, err);
+    return -1;
 }
 
 void
 cli_secret_free(char *s)
 {
-    if (s == NULL)
-        return;
-    explicit_bzero(s, strlen(s));
-    free(s);
+    zke_secret_free(s);
 }
 
 void
 cli_escape(const char *in, char *out, size_t outlen)
 {
-    static const char hex[] = "0123456789abcdef";
-    size_t o = 0;
-    const unsigned char *s;
-
-    if (outlen == 0)
-        return;
-    for (s = (const unsigned char *)in; *s && o + 5 < outlen; s++) {
-        if (*s >= 0x20 && *s < 0x7f && *s != '\\') {
-            out[o++] = (char)*s;
-        } else {
-            out[o++] = '\\';
-            out[o++] = 'x';
-            out[o++] = hex[*s >> 4];
-            out[o++] = hex[*s & 15];
-        }
-    }
-    if (*s && o + 4 <= outlen) {
-        /* truncated: say so */
-        out[o++] = '.';
-        out[o++] = '.';
-        out[o++] = '.';
-    }
-    out[o] = '\0';
+    zke_escape(in, strlen(in), out, outlen);
 }
 
 void

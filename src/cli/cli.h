@@ -24,6 +24,7 @@
 #include <zookeeper/zookeeper.h>
 
 #include "codec.h"
+#include "zkecommon.h"
 
 /* Exit codes (documented in zkelect(1) and `zkelect --help`). */
 enum cli_exit {
@@ -36,10 +37,13 @@ enum cli_exit {
     CLI_EREFUSED = 6     /* refused: the node cannot lead, no eligible node, ... */
 };
 
-#define CLI_PATH_MAX      512     /* any znode path we build */
-#define CLI_BASE_MAX      400     /* longest base path (-p) */
+#define CLI_PATH_MAX      ZKE_PATH_MAX /* any znode path we build */
+#define CLI_BASE_MAX      ZKE_BASE_MAX /* longest base path (-p): its longest
+                                          derived path fits in CLI_PATH_MAX */
 #define CLI_SESSION_MS    10000   /* requested session timeout (the server clamps it) */
 #define CLI_TIMEOUT_MS    10000   /* default connect deadline (-t) */
+#define CLI_PROBE_AFTER_MS 250    /* no session yet: probe the servers (zk.c) */
+#define CLI_PROBE_MS      750     /* how long the probe waits for answers */
 #define CLI_WAIT_S        30      /* default --wait */
 #define CLI_CAS_TRIES     5       /* compare-and-set attempts on ZBADVERSION */
 #define CLI_ERR_MAX       32      /* problems (malformed znodes) kept per view */
@@ -137,13 +141,14 @@ int cli_parse_int(const char *s, long long min, long long max, long long *out);
 int cli_parse_wait(const char *arg, int *seconds);
 /* Set c->path and the derived paths; 0, or -1 when the path is not valid. */
 int cli_set_path(struct cli *c, const char *path);
-/* Read a secret file "user:password": mode 0600 or stricter, one line.
- * *out is malloc'd (wipe and free it); on error a message is printed and -1
- * is returned. what names the option for messages ("-a", "--member-auth"). */
+/* Read a secret file "user:password" with zke_secret_read(): ours, mode
+ * 0600 or stricter, no symbolic link, one line. *out is malloc'd (wipe and
+ * free it: cli_secret_free); on error a message is printed and -1 is
+ * returned. what names the option for messages ("-a", "--member-auth"). */
 int cli_read_secret(const char *file, const char *what, char **out);
 /* Wipe and free a secret. NULL-safe. */
 void cli_secret_free(char *s);
-/* Escape untrusted text for a terminal (\xNN for non-printable ASCII). */
+/* Escape untrusted text for a terminal: zke_escape() of a C string. */
 void cli_escape(const char *in, char *out, size_t outlen);
 /* Local wall-clock time of ms since 1970 as "YYYY-MM-DD HH:MM:SS"; "-" for 0. */
 void cli_time_str(int64_t ms, char *out, size_t outlen);

@@ -210,7 +210,7 @@ status_text(struct cli *c, const struct cli_view *v)
         const struct cli_member *m = view_member(v, v->leader.id);
         cli_time_str(v->leader.since_ms, when, sizeof(when));
         printf("%s %s epoch %llu site %s since %s\n", v->leader.id,
-               zke_status_name(v->leader.status), (unsigned long long)v->leader.epoch,
+               zkelect_status_name(v->leader.status), (unsigned long long)v->leader.epoch,
                m && m->have_rec && *m->rec.site ? m->rec.site : "-", when);
     } else {
         printf("none\n");

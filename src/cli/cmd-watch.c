@@ -103,7 +103,7 @@ emit_leader(struct cli *c, const struct cli_view *v)
             cJSON_AddItemToObject(o, "leader", l);
         }
         watch_emit(c, "leader", o, "leader %s %s epoch %llu site %s", v->leader.id,
-                   zke_status_name(v->leader.status), (unsigned long long)v->leader.epoch,
+                   zkelect_status_name(v->leader.status), (unsigned long long)v->leader.epoch,
                    m && m->have_rec && *m->rec.site ? m->rec.site : "-");
     } else {
         if (o)

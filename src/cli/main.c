@@ -191,7 +191,8 @@ cli_help(void)
 "  -a, --auth-file FILE  digest credential \"user:password\" in FILE, mode 0600 or\n"
 "                        stricter (default $ZKELECT_AUTH_FILE); never on argv\n"
 "      --json            machine-readable output\n"
-"  -t, --timeout MS      connect deadline in milliseconds (default 10000)\n"
+"  -t, --timeout MS      connect deadline in milliseconds (default 10000); a\n"
+"                        port every server refuses fails within about 1 s\n"
 "  -h, --help            this text; zkelect COMMAND --help for a command's\n"
 "  -V, --version         print the version\n"
 "\nCommands:\n");

@@ -42,7 +42,7 @@ out_leader_code(const struct cli_view *v)
 {
     if (!v->have_leader)
         return CLI_ENOLEADER;
-    return v->leader.status == ZKE_STATUS_READY ? CLI_OK : CLI_EPROGRESS;
+    return v->leader.status == ZKELECT_STATUS_READY ? CLI_OK : CLI_EPROGRESS;
 }
 
 struct cJSON *
@@ -55,7 +55,7 @@ out_leader_obj(const struct cli_view *v)
         return NULL;
     if (v->have_leader) {
         cJSON_AddStringToObject(o, "id", v->leader.id);
-        cJSON_AddStringToObject(o, "status", zke_status_name(v->leader.status));
+        cJSON_AddStringToObject(o, "status", zkelect_status_name(v->leader.status));
         cJSON_AddNumberToObject(o, "epoch", (double)v->leader.epoch);
         if (*leader_site(v))
             cJSON_AddStringToObject(o, "site", leader_site(v));
@@ -161,7 +161,7 @@ out_leader(struct cli *c, const struct cli_view *v)
     if (v->have_leader) {
         cli_time_str(v->leader.since_ms, when, sizeof(when));
         printf("%s %s epoch %llu site %s since %s\n", v->leader.id,
-               zke_status_name(v->leader.status), (unsigned long long)v->leader.epoch,
+               zkelect_status_name(v->leader.status), (unsigned long long)v->leader.epoch,
                *leader_site(v) ? leader_site(v) : "-", when);
     } else if (v->have_elected && *v->elected.leader) {
         printf("no leader (%s elected at epoch %llu is taking over)\n", v->elected.leader,
@@ -245,7 +245,7 @@ out_wait_decision(struct cli *c, uint64_t deadline_ms, const char *what_waiting,
                     return rc;
                 }
                 if (v.have_leader && strcmp(v.leader.id, v.elected.leader) == 0 &&
-                    v.leader.epoch == v.elected.epoch && v.leader.status == ZKE_STATUS_READY) {
+                    v.leader.epoch == v.elected.epoch && v.leader.status == ZKELECT_STATUS_READY) {
                     if (c->json && res)
                         rc = wait_end(c, res, "ok", &v, CLI_OK);
                     else

@@ -29,39 +29,6 @@ view_problem(struct cli_view *v, const char *fmt, ...)
     va_end(ap);
 }
 
-/* "<id>_<guid>_<seq>": 0 and id/seq, or -1. The same rule as the library. */
-static int
-parse_election_child(const char *name, char *id, size_t idlen, char *guid, int64_t *seq)
-{
-    const char *u2 = strrchr(name, '_'), *u1, *p;
-    size_t n;
-    long long s = 0;
-
-    if (u2 == NULL || strlen(u2 + 1) != 10)
-        return -1;
-    for (p = u2 + 1; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return -1;
-        s = s * 10 + (*p - '0');
-    }
-    if (u2 - name < ZKE_GUID_LEN + 2)
-        return -1;
-    u1 = u2 - ZKE_GUID_LEN - 1;
-    if (*u1 != '_')
-        return -1;
-    n = (size_t)(u1 - name);
-    if (n == 0 || n >= idlen)
-        return -1;
-    memcpy(id, name, n);
-    id[n] = '\0';
-    if (!zke_id_valid(id))
-        return -1;
-    memcpy(guid, u1 + 1, ZKE_GUID_LEN);
-    guid[ZKE_GUID_LEN] = '\0';
-    *seq = s;
-    return 0;
-}
-
 static int
 member_cmp(const void *a, const void *b)
 {
@@ -167,7 +134,7 @@ load_members(struct cli *c, struct cli_view *v, bool watch, char *fp, size_t fpl
     }
     v->elector_seq = -1;
     for (i = 0; i < elec.count; i++) {
-        if (parse_election_child(elec.data[i], id, sizeof(id), guid, &seq) != 0) {
+        if (zke_child_parse(elec.data[i], id, sizeof(id), guid, &seq) != 0) {
             cli_escape(elec.data[i], esc, sizeof(esc));
             view_problem(v, "znode %s/%s: not an <id>_<guid>_<sequence> name", c->p_election, esc);
             continue;

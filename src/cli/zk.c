@@ -3,7 +3,8 @@
  * the one watcher, waiting for events, reads with watches, error messages.
  *
  * This is the only file of the CLI that deals with the session itself;
- * ZooKeeper's own log is switched off here (our messages only).
+ * ZooKeeper's own log is switched off here (our messages only). A port where
+ * nothing listens fails in about a second (zke_hosts_probe), not after -t.
  *
  * Threads: the watcher runs on the client's completion thread and only
  * records the session state and bumps an eventfd; everything else runs on the
@@ -121,6 +122,7 @@ static int
 session_open(struct cli *c, uint64_t deadline_ms, bool first)
 {
     int state, w, auth_pending, extra_pending;
+    uint64_t probe_at;
 
     atomic_store(&c->state, ZOO_NOTCONNECTED_STATE);
     atomic_store(&c->expired, false);
@@ -148,6 +150,10 @@ session_open(struct cli *c, uint64_t deadline_ms, bool first)
     extra_pending = cli_send_auth(c, c->extra_auth, "the operator's credentials");
     if (auth_pending < 0 || extra_pending < 0)
         return CLI_EFAIL;
+    /* The client retries a refused connection until the deadline: when no
+       session came within CLI_PROBE_AFTER_MS, ask every server once whether
+       anything listens at all, and give up at once if none does. */
+    probe_at = first ? cli_mono_ms() + CLI_PROBE_AFTER_MS : 0;
     for (;;) {
         state = atomic_load(&c->state);
         if (state == ZOO_CONNECTED_STATE) {
@@ -161,9 +167,29 @@ session_open(struct cli *c, uint64_t deadline_ms, bool first)
                     c->auth_file ? c->auth_file : "the auth file");
             return CLI_EFAIL;
         }
-        w = cli_wait_event(c, deadline_ms);
+        w = cli_wait_event(c, probe_at && (deadline_ms == 0 || probe_at < deadline_ms) ?
+                           probe_at : deadline_ms);
         if (w < 0)
             return -1;
+        if (w == 0 && probe_at) {
+            uint64_t now = cli_mono_ms();
+            int ms = CLI_PROBE_MS;
+            char detail[512], esc[256];
+
+            probe_at = 0;
+            if (deadline_ms && deadline_ms <= now)
+                ms = 0;
+            else if (deadline_ms && deadline_ms - now < (uint64_t)ms)
+                ms = (int)(deadline_ms - now);
+            if (ms > 0 && zke_hosts_probe(c->hosts, ms, detail, sizeof(detail)) ==
+                ZKE_PROBE_REFUSED) {
+                cli_escape(c->hosts, esc, sizeof(esc));
+                cli_err("cannot connect to ZooKeeper at %s: connection refused by every "
+                        "server (%s); is it running? check -z or ZKELECT_HOSTS", esc, detail);
+                return CLI_EFAIL;
+            }
+            continue;
+        }
         if (w == 0) {
             char esc[256];
             cli_escape(c->hosts, esc, sizeof(esc));

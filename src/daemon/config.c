@@ -31,6 +31,7 @@
 #include <iniparser/iniparser.h>
 
 #include "zkelect.h"
+#include "zkecommon.h"
 
 /* ------------------------------------------------------------------------ */
 /* Key table and defaults                                                   */
@@ -1276,51 +1277,14 @@ err:
 void
 zkd_config_secret_free(char *secret)
 {
-    if (secret == NULL)
-        return;
-    explicit_bzero(secret, strlen(secret));
-    free(secret);
-}
-
-/* What is wrong with the n bytes of a credential file, or NULL. */
-static const char *
-zkd_config_secret_problem(const char *buf, size_t n)
-{
-    const char *colon;
-    size_t i;
-
-    if (n > 0 && buf[n - 1] == '\n')
-        n--;
-    if (n == 0)
-        return "is empty (expected one line user:password)";
-    for (i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)buf[i];
-
-        if (ch == '\n')
-            return "has more than one line (expected one line user:password)";
-        if (ch == ' ' || ch == '\t' || ch == '\r')
-            return "contains whitespace (expected one line user:password)";
-        if (ch < 0x20 || ch == 0x7f)
-            return "contains a control character";
-    }
-    if ((colon = memchr(buf, ':', n)) == NULL)
-        return "has no ':' between user and password";
-    if (colon == buf)
-        return "has an empty user (expected user:password)";
-    if (colon == buf + n - 1)
-        return "has an empty password (expected user:password)";
-    return NULL;
+    zke_secret_free(secret);
 }
 
 int
 zkd_config_load_secret(const char *path, char **out, char *err, size_t errlen)
 {
-    char buf[ZKD_CONFIG_SECRET_MAX + 1], epath[ZKD_CONFIG_EPATH_MAX];
-    const char *why;
-    struct stat st;
-    size_t n = 0;
-    ssize_t r;
-    int fd, saved, rc;
+    char msg[ZKD_CONFIG_EPATH_MAX + 256];
+    int rc;
 
     *out = NULL;
     if (err != NULL && errlen > 0)
@@ -1329,69 +1293,11 @@ zkd_config_load_secret(const char *path, char **out, char *err, size_t errlen)
         zkd_config_msg(err, errlen, "no credential file given");
         return ZKELECT_EINVAL;
     }
-    zkd_config_escape(epath, sizeof(epath), path, strlen(path));
-    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd == -1) {
-        saved = errno;
-        zkd_config_msg(err, errlen, "%s: cannot open: %s", epath, strerror(saved));
-        return ZKELECT_EIO;
-    }
-    if (fstat(fd, &st) == -1) {
-        saved = errno;
-        close(fd);
-        zkd_config_msg(err, errlen, "%s: cannot stat: %s", epath, strerror(saved));
-        return ZKELECT_EIO;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        zkd_config_msg(err, errlen, "%s: not a regular file", epath);
-        return ZKELECT_ECONFIG;
-    }
-    if (st.st_mode & (S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH)) {
-        close(fd);
-        zkd_config_msg(err, errlen, "%s: permissions %04o are too open: a "
-            "credential file must not be readable or writable by group or "
-            "others (chmod 600)", epath, (unsigned)(st.st_mode & 07777));
-        return ZKELECT_ECONFIG;
-    }
-    while (n < sizeof(buf)) {
-        r = read(fd, buf + n, sizeof(buf) - n);
-        if (r == -1 && errno == EINTR)
-            continue;
-        if (r == -1) {
-            saved = errno;
-            close(fd);
-            explicit_bzero(buf, sizeof(buf));
-            zkd_config_msg(err, errlen, "%s: cannot read: %s", epath,
-                strerror(saved));
-            return ZKELECT_EIO;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    close(fd);
-    rc = 0;
-    if (n > ZKD_CONFIG_SECRET_MAX) {
-        zkd_config_msg(err, errlen, "%s: larger than %d bytes", epath,
-            ZKD_CONFIG_SECRET_MAX);
-        rc = ZKELECT_ECONFIG;
-    } else if ((why = zkd_config_secret_problem(buf, n)) != NULL) {
-        zkd_config_msg(err, errlen, "%s: %s", epath, why);
-        rc = ZKELECT_ECONFIG;
-    } else {
-        if (buf[n - 1] == '\n')
-            n--;
-        if ((*out = malloc(n + 1)) == NULL) {
-            zkd_config_msg(err, errlen, "%s: out of memory", epath);
-            rc = ZKELECT_ENOMEM;
-        } else {
-            memcpy(*out, buf, n);
-            (*out)[n] = '\0';
-        }
-    }
-    explicit_bzero(buf, sizeof(buf));
-    return rc;
+    rc = zke_secret_read(path, out, msg, sizeof(msg));
+    if (rc == 0)
+        return 0;
+    zkd_config_msg(err, errlen, "%s", msg);
+    return rc == -1 ? ZKELECT_EIO : ZKELECT_ECONFIG;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -124,15 +124,17 @@ int zkd_config_load(const char *path, struct zkd_config *c, char *err, size_t er
 void zkd_config_free(struct zkd_config *c);
 
 /*
- * Read a ZooKeeper digest credential "user:password" from path into *out.
- * The file must be a regular file (symbolic links are followed), not readable
- * or writable by group or others, and hold exactly one line (one trailing
- * '\n' allowed) of at most ZKD_CONFIG_SECRET_MAX bytes, with a ':' separating
- * a non-empty user from a non-empty password and no whitespace or control
- * character. Returns 0, ZKELECT_EIO (cannot open/read), ZKELECT_ECONFIG (bad
- * file type, permissions or contents) or ZKELECT_ENOMEM. The credential is
- * never copied into err. *out (NULL on failure) is owned by the caller: release
- * it with zkd_config_secret_free().
+ * Read a ZooKeeper digest credential "user:password" from path into *out,
+ * with the reader the library and the CLI use (zke_secret_read() of
+ * src/common/zkecommon.h): a regular file, not a symbolic link, owned by the
+ * effective user, not readable or writable by group or others, holding
+ * exactly one line (one trailing '\n' allowed) of at most
+ * ZKD_CONFIG_SECRET_MAX bytes, with a ':' separating a non-empty user from a
+ * non-empty password and no whitespace or control character. Returns 0,
+ * ZKELECT_EIO (cannot open/read, out of memory) or ZKELECT_ECONFIG (refused:
+ * file type, owner, permissions or contents). The credential is never copied
+ * into err. *out (NULL on failure) is owned by the caller: release it with
+ * zkd_config_secret_free().
  */
 int zkd_config_load_secret(const char *path, char **out, char *err, size_t errlen);
 

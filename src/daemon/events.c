@@ -9,6 +9,8 @@
  * Runs on the library thread, with the library's lock held: only short work
  * (a write(2) of one line, a queue insertion) happens here.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -45,19 +47,6 @@ events_notifies(enum zkelect_event_type t)
     }
 }
 
-static const char *
-events_status(enum zkelect_status s)
-{
-    switch (s) {
-    case ZKELECT_STATUS_PROGRESS:
-        return "PROGRESS";
-    case ZKELECT_STATUS_READY:
-        return "READY";
-    default:
-        return "NONE";
-    }
-}
-
 void
 zkd_request_exit(struct zkd *d, int code)
 {
@@ -88,7 +77,7 @@ events_line(const struct zkd *d, const struct zkelect_event *ev)
             cJSON_AddNullToObject(o, "subject")) == NULL ||
         cJSON_AddNumberToObject(o, "epoch", (double)ev->epoch) == NULL ||
         (ev->type == ZKELECT_EV_LEADER_CHANGED ?
-            cJSON_AddStringToObject(o, "status", events_status(ev->status)) :
+            cJSON_AddStringToObject(o, "status", zkelect_status_name(ev->status)) :
             cJSON_AddNullToObject(o, "status")) == NULL ||
         cJSON_AddNumberToObject(o, "error", ev->error) == NULL ||
         (ev->error != 0 ? cJSON_AddStringToObject(o, "error_name",
@@ -196,34 +185,58 @@ events_on_event(void *data, const struct zkelect_event *ev)
 }
 
 int
-events_reopen(struct zkd *d)
+events_file_open(const char *path, bool probe, char *why, size_t whylen)
 {
-    char *path = NULL;
-    int fd = -1, old;
+    struct stat st;
+    bool created = false;
+    int fd, saved;
 
-    pthread_mutex_lock(&d->mu);
-    if (d->live->log_events != NULL && (path = strdup(d->live->log_events)) == NULL) {
-        pthread_mutex_unlock(&d->mu);
-        log_warnx("event log: out of memory");
+    /* O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of hanging */
+    fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd == -1 && errno == ENOENT) {
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY,
+            0640);
+        created = fd != -1;
+        if (fd == -1 && errno == EEXIST)    /* created meanwhile: use it */
+            fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    }
+    if (fd == -1) {
+        saved = errno;
+        snprintf(why, whylen, "%s: cannot open for appending: %s", path,
+            strerror(saved));
         return -1;
     }
-    pthread_mutex_unlock(&d->mu);
-    if (path != NULL) {
-        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
-        if (fd == -1) {
-            log_warn("event log %s: cannot open", path);
-            free(path);
-            return -1;
-        }
+    if (fstat(fd, &st) == -1) {
+        saved = errno;
+        snprintf(why, whylen, "%s: cannot stat: %s", path, strerror(saved));
+        close(fd);
+        return -1;
     }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, whylen, "%s: not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    if (probe) {
+        close(fd);
+        if (created)
+            (void)unlink(path);         /* -n leaves no trace */
+        return 0;
+    }
+    return fd;
+}
+
+void
+events_swap(struct zkd *d, int fd)
+{
+    int old;
+
     pthread_mutex_lock(&d->evmu);
     old = d->events_fd;
     d->events_fd = fd;
     pthread_mutex_unlock(&d->evmu);
     if (old >= 0)
         close(old);
-    free(path);
-    return 0;
 }
 
 void

@@ -596,13 +596,6 @@ njob_free(struct njob *n)
     free(n);
 }
 
-static const char *
-status_name(enum zkelect_status s)
-{
-    return s == ZKELECT_STATUS_READY ? "READY" :
-        s == ZKELECT_STATUS_PROGRESS ? "PROGRESS" : "NONE";
-}
-
 void
 hooks_notify(struct zkd *d, const struct zkelect_event *ev)
 {
@@ -623,7 +616,7 @@ hooks_notify(struct zkd *d, const struct zkelect_event *ev)
     envb_add(&e, "ZKELECT_SUBJECT", "%s", ev->node != NULL ? ev->node : "");
     envb_add(&e, "ZKELECT_EPOCH", "%llu", (unsigned long long)ev->epoch);
     envb_add(&e, "ZKELECT_LEADER", "%s", l.id);
-    envb_add(&e, "ZKELECT_STATUS", "%s", status_name(ev->type ==
+    envb_add(&e, "ZKELECT_STATUS", "%s", zkelect_status_name(ev->type ==
         ZKELECT_EV_LEADER_CHANGED ? ev->status : l.status));
     envb_add(&e, "ZKELECT_PREVIOUS", "%s", l.previous);
     envb_add(&e, "ZKELECT_REASON", "%s", ev->detail != NULL ? ev->detail : "");

@@ -65,13 +65,6 @@ static const char *const http_hook_names[ZKD_HOOK__COUNT] = {
     "takeover", "stepdown", "notify",
 };
 
-static const char *
-http_status_name(enum zkelect_status s)
-{
-    return s == ZKELECT_STATUS_READY ? "READY" :
-        s == ZKELECT_STATUS_PROGRESS ? "PROGRESS" : "NONE";
-}
-
 /*
  * This node's role: "leader" (the READY leader), "takeover" (its leader
  * znode is PROGRESS: the takeover hook runs), "leaving" (its leader znode is
@@ -194,7 +187,7 @@ body_leader(struct zkd *d, const struct view *v)
     cJSON_AddStringToObject(o, "node", d->boot.node_id);
     cJSON_AddBoolToObject(o, "leader", v->is_leader);
     json_str(o, "id", v->l.id);
-    cJSON_AddStringToObject(o, "status", http_status_name(v->l.status));
+    cJSON_AddStringToObject(o, "status", zkelect_status_name(v->l.status));
     cJSON_AddNumberToObject(o, "epoch", (double)v->l.epoch);
     json_str(o, "site", v->l.site);
     return json_body(o);
@@ -227,7 +220,7 @@ body_status(struct zkd *d, const struct view *v)
     ld = cJSON_AddObjectToObject(o, "leader");
     if (ld != NULL) {
         json_str(ld, "id", v->l.id);
-        cJSON_AddStringToObject(ld, "status", http_status_name(v->l.status));
+        cJSON_AddStringToObject(ld, "status", zkelect_status_name(v->l.status));
         cJSON_AddNumberToObject(ld, "epoch", (double)v->l.epoch);
         json_str(ld, "site", v->l.site);
         cJSON_AddNumberToObject(ld, "priority", v->l.priority);

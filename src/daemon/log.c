@@ -206,32 +206,3 @@ log_library(void *data, int level, const char *msg)
     (void)data;
     log_emit(level, "%s", msg);
 }
-
-void
-log_escape(char *dst, size_t dstlen, const char *s, size_t n)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t i, o = 0;
-
-    for (i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-
-        if (ch >= 0x20 && ch < 0x7f && ch != '\\') {
-            if (o + 1 + 4 > dstlen)
-                break;
-            dst[o++] = (char)ch;
-        } else {
-            if (o + 4 + 4 > dstlen)
-                break;
-            dst[o++] = '\\';
-            dst[o++] = 'x';
-            dst[o++] = hex[ch >> 4];
-            dst[o++] = hex[ch & 15];
-        }
-    }
-    if (i < n) {
-        memcpy(dst + o, "...", 3);
-        o += 3;
-    }
-    dst[o] = '\0';
-}

@@ -5,7 +5,8 @@
  * Lines go to standard error (with a timestamp) or to syslog(3), facility
  * LOG_DAEMON, at syslog levels. Every function is thread-safe: the library's
  * threads, ZooKeeper's and the daemon's own log through here. Messages are
- * one line; untrusted text must be escaped by the caller (log_escape()).
+ * one line; untrusted text must be escaped by the caller (zke_escape() of
+ * src/common/zkecommon.h).
  */
 #ifndef ZKD_LOG_H
 #define ZKD_LOG_H
@@ -45,12 +46,5 @@ void fatalx(const char *fmt, ...)
 
 /* The library's log callback (zkelect_log_fn): data is unused. */
 void log_library(void *data, int level, const char *msg);
-
-/*
- * Copy n bytes of untrusted text into dst for a log line: printable ASCII
- * is kept except '\\', everything else becomes \xNN; what does not fit is
- * cut with "...". dst is always NUL-terminated (dstlen >= 4).
- */
-void log_escape(char *dst, size_t dstlen, const char *s, size_t n);
 
 #endif /* ZKD_LOG_H */

@@ -24,6 +24,7 @@
 #include "log.h"
 #include "proc.h"
 #include "child.h"
+#include "zkecommon.h"
 
 #define PROC_DRAIN_MAX  65536           /* stderr read after the exit, at most */
 
@@ -306,7 +307,7 @@ proc_log_tail(const struct proc_result *r, int level, const char *prefix)
         nl = memchr(start, '\n', (size_t)(end - start));
         if (nl == NULL)
             nl = end;
-        log_escape(esc, sizeof(esc), start, (size_t)(nl - start));
+        zke_escape(start, (size_t)(nl - start), esc, sizeof(esc));
         log_emit(level, "%s: stderr: %s", prefix, esc);
         start = nl + 1;
     }

@@ -157,7 +157,8 @@ abs_path(const char *p)
 
 /*
  * What the loader cannot check: hooks are executable files, the credential
- * file is usable, the event log's directory exists. 0, or -1 with
+ * file is usable, the event log can be opened for appending (the very
+ * function the start and SIGHUP open it with). 0, or -1 with
  * "FILE: [section] key: message" in err.
  */
 static int
@@ -166,8 +167,7 @@ check_runtime(const char *path, const struct zkd_config *c, bool auth, char *err
 {
     static const char *const keys[] = { "takeover", "stepdown", "notify" };
     const char *hooks[] = { c->hook_takeover, c->hook_stepdown, c->hook_notify };
-    char why[600], *secret = NULL, *dir, *slash;
-    struct stat st;
+    char why[600], *secret = NULL;
     size_t i;
     int rc;
 
@@ -185,24 +185,10 @@ check_runtime(const char *path, const struct zkd_config *c, bool auth, char *err
             return -1;
         }
     }
-    if (c->log_events != NULL) {
-        if ((dir = strdup(c->log_events)) == NULL) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-        slash = strrchr(dir, '/');
-        if (slash == dir)
-            slash[1] = '\0';
-        else
-            *slash = '\0';
-        rc = stat(dir, &st);
-        if (rc == -1 || !S_ISDIR(st.st_mode)) {
-            snprintf(err, errlen, "%s: [log] events: %s: %s", path, dir,
-                rc == -1 ? strerror(errno) : "not a directory");
-            free(dir);
-            return -1;
-        }
-        free(dir);
+    if (c->log_events != NULL &&
+        events_file_open(c->log_events, true, why, sizeof(why)) != 0) {
+        snprintf(err, errlen, "%s: [log] events: %s", path, why);
+        return -1;
     }
     return 0;
 }
@@ -668,9 +654,9 @@ static void
 reload(struct zkd *d)
 {
     struct zkd_config *n, *old;
-    char err[1024], a[32], b[32];
+    char err[1024], why[600], a[32], b[32];
     zkelect_group_t *g;
-    int rc;
+    int rc, events_fd = -1;
 
     log_notice("SIGHUP: reloading %s", d->config_path);
     if ((n = calloc(1, sizeof(*n))) == NULL) {
@@ -679,7 +665,18 @@ reload(struct zkd *d)
     }
     if (zkd_config_load(d->config_path, n, err, sizeof(err)) != 0 ||
         check_runtime(d->config_path, n, false, err, sizeof(err)) != 0) {
-        log_warnx("reload failed: %s; keeping the running configuration", err);
+        log_emit(LOG_ERR, "reload failed: %s; keeping the running configuration", err);
+        zkd_config_free(n);
+        free(n);
+        return;
+    }
+    /* the event log is reopened (also under the same name: log rotation)
+       before anything changes, so that a file that cannot be opened keeps
+       the whole running configuration, the old event log included */
+    if (n->log_events != NULL &&
+        (events_fd = events_file_open(n->log_events, false, why, sizeof(why))) == -1) {
+        log_emit(LOG_ERR, "reload failed: %s: [log] events: %s; keeping the running "
+            "configuration", d->config_path, why);
         zkd_config_free(n);
         free(n);
         return;
@@ -751,7 +748,7 @@ reload(struct zkd *d)
     }
     log_settarget(n->log_target);
     log_setlevel(n->log_level);
-    (void)events_reopen(d);             /* also after a rotation */
+    events_swap(d, events_fd);
     health_wake(d);
     log_notice("configuration reloaded from %s", d->config_path);
 }
@@ -904,8 +901,13 @@ main(int argc, char **argv)
     d.start_ms = proc_now_ms();
     if (o.pidfile != NULL && pidfile_create(o.pidfile) != 0)
         return zkd_stop(&d, 1);
-    if (d.boot.log_events != NULL && events_reopen(&d) != 0)
-        return zkd_stop(&d, 1);
+    if (d.boot.log_events != NULL) {
+        if ((rc = events_file_open(d.boot.log_events, false, err, sizeof(err))) == -1) {
+            log_emit(LOG_ERR, "%s: [log] events: %s", d.config_path, err);
+            return zkd_stop(&d, 1);
+        }
+        events_swap(&d, rc);
+    }
     log_notice("zkelectd %s starting: node %s, group %s, ZooKeeper %s",
         zkelect_version(), d.boot.node_id, d.boot.path, d.boot.zk_hosts);
 

@@ -79,9 +79,17 @@ struct zkd {
 /* The handle's event callback (zkelect_event_fn); data is the struct zkd. */
 void events_on_event(void *data, const struct zkelect_event *ev);
 
-/* (Re)open the event log named by the live configuration ([log] events),
- * closing the previous one. 0, or -1 with a message logged. */
-int events_reopen(struct zkd *d);
+/*
+ * Open the event log file ([log] events) for appending, creating it with mode
+ * 0640 when missing: what the start and SIGHUP do, and, with probe, what
+ * `zkelectd -n` and a reload check first (the file is closed again, and
+ * removed when the probe created it). Only a regular file is accepted.
+ * Returns the descriptor (0 with probe), or -1 with "PATH: reason" in why.
+ */
+int events_file_open(const char *path, bool probe, char *why, size_t whylen);
+/* Make fd (from events_file_open, or -1 for none) the event log, closing the
+ * previous one. */
+void events_swap(struct zkd *d, int fd);
 void events_close(struct zkd *d);
 
 /* Ask the main thread to exit with code (from any thread). */

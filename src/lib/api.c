@@ -12,26 +12,6 @@
 
 #include "group.h"
 
-static int
-path_valid(const char *p)
-{
-    const char *c;
-    size_t n = strlen(p);
-
-    if (n < 2 || n > ZKE_PATH_MAX - 80 || p[0] != '/' || p[n - 1] == '/')
-        return 0;
-    for (c = p; *c; c++) {
-        if (c[0] == '/' && c[1] == '/')
-            return 0;
-        if (c[0] == '/' && c[1] == '.' && (c[2] == '/' || c[2] == '\0' ||
-                                           (c[2] == '.' && (c[3] == '/' || c[3] == '\0'))))
-            return 0;
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            return 0;
-    }
-    return 1;
-}
-
 static void
 call_group_add(struct zkelect *h, void *arg)
 {
@@ -67,7 +47,7 @@ zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *o, zkelect_
     if (h == NULL || o == NULL || o->size < sizeof(*o))
         return ZKELECT_EINVAL;
     path = o->path ? o->path : "/cluster";
-    if (!path_valid(path) || o->watchdog_ms < 0 || o->exclude_ms < 0 ||
+    if (!zke_layout_base_valid(path, ZKE_BASE_MAX) || o->watchdog_ms < 0 || o->exclude_ms < 0 ||
         (o->npolicy_options && o->policy_options == NULL) ||
         (o->flags & ~ZKELECT_GROUP_NOWAIT) != 0)
         return ZKELECT_EINVAL;
@@ -81,13 +61,14 @@ zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *o, zkelect_
     g->refs = 1;
     g->role_since_ms = g->reg_since_ms = g->activity_ms = zke_now_ms();
     snprintf(g->path, sizeof(g->path), "%s", path);
-    snprintf(g->p_nodes, sizeof(g->p_nodes), "%s/nodes", path);
-    snprintf(g->p_election, sizeof(g->p_election), "%s/election", path);
-    snprintf(g->p_elected, sizeof(g->p_elected), "%s/elected", path);
-    snprintf(g->p_leader, sizeof(g->p_leader), "%s/leader", path);
-    snprintf(g->p_config, sizeof(g->p_config), "%s/config", path);
-    snprintf(g->p_switchover, sizeof(g->p_switchover), "%s/switchover", path);
-    snprintf(g->p_history, sizeof(g->p_history), "%s/history", path);
+    /* a valid base path is at most ZKE_BASE_MAX bytes: these cannot fail */
+    zke_layout_path(g->p_nodes, sizeof(g->p_nodes), path, ZKE_ZN_NODES, NULL);
+    zke_layout_path(g->p_election, sizeof(g->p_election), path, ZKE_ZN_ELECTION, NULL);
+    zke_layout_path(g->p_elected, sizeof(g->p_elected), path, ZKE_ZN_ELECTED, NULL);
+    zke_layout_path(g->p_leader, sizeof(g->p_leader), path, ZKE_ZN_LEADER, NULL);
+    zke_layout_path(g->p_config, sizeof(g->p_config), path, ZKE_ZN_CONFIG, NULL);
+    zke_layout_path(g->p_switchover, sizeof(g->p_switchover), path, ZKE_ZN_SWITCHOVER, NULL);
+    zke_layout_path(g->p_history, sizeof(g->p_history), path, ZKE_ZN_HISTORY, NULL);
     g->policy_name = strdup(o->policy ? o->policy : "site");
     g->policy_path = o->policy_path ? strdup(o->policy_path) : NULL;
     g->watchdog_ms = o->watchdog_ms ? o->watchdog_ms : 10000;
@@ -409,9 +390,13 @@ zkelect_unsubscribe(zkelect_group_t *g, int id)
         return ZKELECT_EINVAL;
     pthread_mutex_lock(&g->h->mu);
     for (pp = &g->subs; (s = *pp) != NULL; pp = &s->next) {
-        if (s->id == id) {
-            *pp = s->next;
-            free(s);
+        if (s->id == id && !s->dead) {
+            if (g->sub_calls > 0) {
+                s->dead = true;     /* from a callback: event.c frees it after */
+            } else {
+                *pp = s->next;
+                free(s);
+            }
             rc = 0;
             break;
         }

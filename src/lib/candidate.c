@@ -42,7 +42,7 @@ leader_create(struct zkelect_group *g)
 
     memset(&l, 0, sizeof(l));
     snprintf(l.id, sizeof(l.id), "%s", g->self.id);
-    l.status = ZKE_STATUS_PROGRESS;
+    l.status = ZKELECT_STATUS_PROGRESS;
     l.epoch = g->elected.epoch;
     l.since_ms = zke_wall_ms();
     r = req_new(g->h, g, REQ_LEADER_CREATE);
@@ -74,7 +74,7 @@ leader_set_ready(struct zkelect_group *g)
 
     memset(&l, 0, sizeof(l));
     snprintf(l.id, sizeof(l.id), "%s", g->self.id);
-    l.status = ZKE_STATUS_READY;
+    l.status = ZKELECT_STATUS_READY;
     l.epoch = g->role_epoch;
     l.since_ms = zke_wall_ms();
     r = req_new(g->h, g, REQ_LEADER_READY);
@@ -191,7 +191,7 @@ cand_on_leader_create_reply(struct zkelect_group *g, struct zev *ev)
         g->leader_owner = g->h->session_id;
         memset(&g->leader, 0, sizeof(g->leader));
         snprintf(g->leader.id, sizeof(g->leader.id), "%s", g->self.id);
-        g->leader.status = ZKE_STATUS_PROGRESS;
+        g->leader.status = ZKELECT_STATUS_PROGRESS;
         g->leader.epoch = g->role_epoch;
         g->have_leader = true;
         view_publish_leader(g);
@@ -230,7 +230,7 @@ cand_on_leader_ready_reply(struct zkelect_group *g, struct zev *ev)
         g->repairing = false;
         g->leader_version++;
         if (g->have_leader && strcmp(g->leader.id, g->self.id) == 0)
-            g->leader.status = ZKE_STATUS_READY;
+            g->leader.status = ZKELECT_STATUS_READY;
         if (repair) {
             /* a repaired leader znode: still the same leadership */
             group_role_set(g, ROLE_READY, 0, g->role_epoch, 0, "leader znode repaired");
@@ -329,7 +329,7 @@ cand_step(struct zkelect_group *g)
             strcmp(g->leader.id, g->self.id) == 0) {
             g->role_epoch = g->elected.epoch;
             g->role_elected_version = g->elected_version;
-            if (g->leader.status == ZKE_STATUS_READY)
+            if (g->leader.status == ZKELECT_STATUS_READY)
                 group_role_set(g, ROLE_READY, ZKELECT_EV_RESUMED, g->role_epoch, 0,
                                "leadership verified after reconnect: leader znode and elected are ours");
             else

@@ -28,6 +28,7 @@
 #include <cJSON.h>
 
 #include "zkelect.h"
+#include "zkecommon.h"
 #include "codec.h"
 
 #define CODEC_SHOW_MAX   40  /* bytes of an untrusted string shown in a message */
@@ -326,18 +327,6 @@ int
 zke_name_valid(const char *name)
 {
     return codec_valid(CODEC_NAME, ZKE_NAME_MAX, name);
-}
-
-const char *
-zke_status_name(enum zke_status s)
-{
-    switch (s) {
-    case ZKE_STATUS_PROGRESS:
-        return "PROGRESS";
-    case ZKE_STATUS_READY:
-        return "READY";
-    }
-    return "?";
 }
 
 /*
@@ -1388,11 +1377,11 @@ zke_leader_encode(const struct zke_leader *l, char **out, size_t *outlen)
     if (e.rc != 0)
         return codec_enc_end(&e, root, out, outlen);
     codec_put_str(&e, root, "id", 0, CODEC_ID, ZKE_ID_MAX, l->id, sizeof(l->id));
-    if (l->status != ZKE_STATUS_PROGRESS && l->status != ZKE_STATUS_READY)
+    if (l->status != ZKELECT_STATUS_PROGRESS && l->status != ZKELECT_STATUS_READY)
         codec_enc_error(&e, ZKELECT_EINVAL);
     else
         codec_enc_alloc(&e, cJSON_AddStringToObject(root, "status",
-            zke_status_name(l->status)));
+            zke_status_text((int)l->status)));
     codec_put_u64(&e, root, "epoch", &codec_int_epoch, l->epoch);
     codec_put_int(&e, root, "since_ms", &codec_int_count, l->since_ms);
     return codec_enc_end(&e, root, out, outlen);
@@ -1422,9 +1411,9 @@ zke_leader_decode(const char *buf, int len, struct zke_leader *l, char *err,
         CODEC_TRY(codec_fail(&d, ZKELECT_ETYPE, field,
             "expected a string, got %s", codec_type_name(it)));
     if (strcmp(it->valuestring, "PROGRESS") == 0) {
-        l->status = ZKE_STATUS_PROGRESS;
+        l->status = ZKELECT_STATUS_PROGRESS;
     } else if (strcmp(it->valuestring, "READY") == 0) {
-        l->status = ZKE_STATUS_READY;
+        l->status = ZKELECT_STATUS_READY;
     } else {
         codec_escape(esc, sizeof(esc), it->valuestring, strlen(it->valuestring));
         CODEC_TRY(codec_fail(&d, ZKELECT_EBADVALUE, field,

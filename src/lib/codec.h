@@ -79,6 +79,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zkelect.h"
+
 #define ZKE_FORMAT_VERSION 1                  /* the "v" of every payload */
 #define ZKE_PAYLOAD_MAX   65536               /* larger data -> ZKELECT_ETOOBIG before parsing */
 #define ZKE_ID_MAX        64                  /* node id length */
@@ -105,12 +107,8 @@
 #define ZKE_WATCHDOG_MAX  3600000             /* zke_config.watchdog_ms: 1 hour */
 #define ZKE_EXCLUDE_MAX   86400000            /* zke_config.exclude_ms: 1 day */
 
-/* Status of the leader znode; same values as enum zkelect_leader_status in
- * include/zkelect/policy.h. */
-enum zke_status {
-    ZKE_STATUS_PROGRESS = 1,                  /* "PROGRESS": taking over */
-    ZKE_STATUS_READY = 2                      /* "READY": serving */
-};
+/* Status of the leader znode: enum zkelect_status of zkelect.h ("PROGRESS",
+ * "READY"; NONE is never encoded). */
 
 /* nodes/<id>: a member's registration. */
 struct zke_member {
@@ -159,7 +157,7 @@ struct zke_elected {
 /* leader: the elected node's own znode. */
 struct zke_leader {
     char id[ZKE_ID_MAX + 1];                  /* required node id */
-    enum zke_status status;                   /* required: "PROGRESS" | "READY" */
+    enum zkelect_status status;               /* required: "PROGRESS" | "READY" */
     uint64_t epoch;                           /* required, 1..ZKE_EPOCH_MAX */
     int64_t since_ms;                         /* optional wall-clock ms, 0..ZKE_EPOCH_MAX */
 };
@@ -246,9 +244,6 @@ int zke_site_valid(const char *site);
 
 /* 1 if name is a valid policy name, tag, option key or exclusion reason. */
 int zke_name_valid(const char *name);
-
-/* "PROGRESS" / "READY" / "?" for anything else. Static storage. */
-const char *zke_status_name(enum zke_status s);
 
 /* Append a copy of *e to h, dropping the oldest entry when h is full. */
 void zke_history_push(struct zke_history *h, const struct zke_history_entry *e);

@@ -160,7 +160,7 @@ elector_start(struct zkelect_group *g)
     /* a transition in flight when the old elector died gets a watchdog period */
     if (g->have_elected && *g->elected.leader &&
         !(g->have_leader && strcmp(g->leader.id, g->elected.leader) == 0 &&
-          g->leader.epoch == g->elected.epoch && g->leader.status == ZKE_STATUS_READY)) {
+          g->leader.epoch == g->elected.epoch && g->leader.status == ZKELECT_STATUS_READY)) {
         g->watchdog_ms_deadline = zke_now_ms() + (uint64_t)effective_watchdog_ms(g);
         group_timer_changed(g);
         g->watchdog_epoch = g->elected.epoch;
@@ -201,7 +201,7 @@ elector_members(struct zkelect_group *g, struct zev *ev)
     for (m = g->members; m; m = m->next)
         m->seen = false;
     for (i = 0; i < ev->nstrings; i++) {
-        if (reg_parse_child(ev->strings[i], id, sizeof(id), NULL, &seq) != 0) {
+        if (zke_child_parse(ev->strings[i], id, sizeof(id), NULL, &seq) != 0) {
             char esc[128];
             zke_escape(ev->strings[i], strlen(ev->strings[i]), esc, sizeof(esc));
             zke_log(g->h, ZKELECT_LOG_WARNING, "%s: ignoring foreign election child \"%s\"",
@@ -923,13 +923,13 @@ elector_view_changed(struct zkelect_group *g)
                          strcmp(g->leader.id, g->elected.leader) == 0 &&
                          g->leader.epoch == g->elected.epoch;
 
-    if (g->watchdog_ms_deadline && elected_znode && g->leader.status == ZKE_STATUS_READY)
+    if (g->watchdog_ms_deadline && elected_znode && g->leader.status == ZKELECT_STATUS_READY)
         g->watchdog_ms_deadline = 0;
     /* a decision naming a leader that is not READY always has a watchdog,
        also one whose write outcome was unknown, or read after a reconnect */
     if (!g->watchdog_ms_deadline && g->have_elected && *g->elected.leader &&
         g->watchdog_epoch != g->elected.epoch && g->elected_read && g->leader_read &&
-        !(elected_znode && g->leader.status == ZKE_STATUS_READY)) {
+        !(elected_znode && g->leader.status == ZKELECT_STATUS_READY)) {
         g->watchdog_ms_deadline = zke_now_ms() + (uint64_t)effective_watchdog_ms(g);
         group_timer_changed(g);
         g->watchdog_epoch = g->elected.epoch;
@@ -939,7 +939,7 @@ elector_view_changed(struct zkelect_group *g)
     /* the last status seen of the elected node's leader znode at this
        epoch: a READY leader whose znode goes later resigned or was lost; it
        never failed its takeover */
-    if (elected_znode && g->leader.status == ZKE_STATUS_PROGRESS)
+    if (elected_znode && g->leader.status == ZKELECT_STATUS_PROGRESS)
         g->progress_seen_epoch = g->elected.epoch;
     else if (elected_znode)
         g->progress_seen_epoch = 0;
@@ -1048,7 +1048,7 @@ group_on_timer(struct zkelect_group *g, uint64_t now)
         if (!g->have_elected || g->elected.epoch != g->watchdog_epoch || !*g->elected.leader)
             return;
         if (g->have_leader && g->leader.epoch == g->elected.epoch &&
-            strcmp(g->leader.id, g->elected.leader) == 0 && g->leader.status == ZKE_STATUS_READY)
+            strcmp(g->leader.id, g->elected.leader) == 0 && g->leader.status == ZKELECT_STATUS_READY)
             return;
         if (g->leader_version >= 0 && (!g->have_leader || g->leader.epoch < g->elected.epoch) &&
             !g->watchdog_fenced) {
@@ -1190,7 +1190,7 @@ elector_stuck(struct zkelect_group *g, char *why, size_t len)
     }
     if (g->have_elected && *g->elected.leader && g->watchdog_ms_deadline == 0 &&
         !(g->have_leader && strcmp(g->leader.id, g->elected.leader) == 0 &&
-          g->leader.epoch == g->elected.epoch && g->leader.status == ZKE_STATUS_READY) &&
+          g->leader.epoch == g->elected.epoch && g->leader.status == ZKELECT_STATUS_READY) &&
         g->watchdog_epoch != g->elected.epoch) {
         snprintf(why, len, "elector: %s elected at epoch %llu is not READY and no watchdog "
                  "guards it", g->elected.leader, (unsigned long long)g->elected.epoch);

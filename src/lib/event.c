@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -46,6 +47,19 @@ zkelect_event_name(enum zkelect_event_type type)
     if ((int)type <= 0 || type >= ZKELECT_EV__COUNT || event_names[type] == NULL)
         return "?";
     return event_names[type];
+}
+
+/* The plugin ABI (include/zkelect/policy.h) keeps its own copy of the leader
+   status, so that a policy module needs no other header: the same values. */
+_Static_assert((int)ZKELECT_LEADER_NONE == (int)ZKELECT_STATUS_NONE &&
+               (int)ZKELECT_LEADER_PROGRESS == (int)ZKELECT_STATUS_PROGRESS &&
+               (int)ZKELECT_LEADER_READY == (int)ZKELECT_STATUS_READY,
+               "enum zkelect_leader_status must equal enum zkelect_status");
+
+ZKELECT_API const char *
+zkelect_status_name(int status)
+{
+    return zke_status_text(status);
 }
 
 /* Level of each event in the log. */
@@ -90,32 +104,31 @@ zke_log(struct zkelect *h, int level, const char *fmt, ...)
     h->log(h->log_data, level, msg);
 }
 
-/* Copy untrusted bytes for a log line: printable ASCII as is, the rest \xNN. */
-void
-zke_escape(const char *in, size_t inlen, char *out, size_t outlen)
+/*
+ * Call g's subscribers that want ev. A callback may unsubscribe itself or any
+ * other subscription (zkelect_unsubscribe on this thread): that only marks
+ * the subscription dead while sub_calls > 0, and the outermost call frees it
+ * here once no loop can still be standing on it.
+ */
+static void
+subs_call(struct zkelect_group *g, const struct zkelect_event *ev)
 {
-    size_t i, o = 0;
-    static const char hex[] = "0123456789abcdef";
+    struct sub *s, **pp;
 
-    if (outlen == 0)
+    g->sub_calls++;
+    for (s = g->subs; s; s = s->next)
+        if (!s->dead && (s->mask & ZKELECT_MASK(ev->type)))
+            s->fn(s->data, ev);
+    if (--g->sub_calls > 0)
         return;
-    for (i = 0; i < inlen && o + 5 < outlen; i++) {
-        unsigned char c = (unsigned char)in[i];
-        if (c >= 0x20 && c < 0x7f && c != '\\') {
-            out[o++] = (char)c;
+    for (pp = &g->subs; (s = *pp) != NULL;) {
+        if (s->dead) {
+            *pp = s->next;
+            free(s);
         } else {
-            out[o++] = '\\';
-            out[o++] = 'x';
-            out[o++] = hex[c >> 4];
-            out[o++] = hex[c & 15];
+            pp = &s->next;
         }
     }
-    if (i < inlen && o + 3 < outlen) {
-        out[o++] = '.';
-        out[o++] = '.';
-        out[o++] = '.';
-    }
-    out[o] = '\0';
 }
 
 void
@@ -125,7 +138,6 @@ zke_event(struct zkelect *h, struct zkelect_group *g, enum zkelect_event_type ty
     struct zkelect_event ev;
     char detail[768];
     va_list ap;
-    struct sub *s;
 
     va_start(ap, fmt);
     vsnprintf(detail, sizeof(detail), fmt, ap);
@@ -151,9 +163,7 @@ zke_event(struct zkelect *h, struct zkelect_group *g, enum zkelect_event_type ty
     if (g) {
         if (g->on_event)
             g->on_event(g->event_data, &ev);
-        for (s = g->subs; s; s = s->next)
-            if (s->mask & ZKELECT_MASK(type))
-                s->fn(s->data, &ev);
+        subs_call(g, &ev);
     } else {
         struct zkelect_group *x;
         /* session events reach every group's subscribers too */
@@ -163,9 +173,7 @@ zke_event(struct zkelect *h, struct zkelect_group *g, enum zkelect_event_type ty
             ev.group = x->path;
             if (x->on_event)
                 x->on_event(x->event_data, &ev);
-            for (s = x->subs; s; s = s->next)
-                if (s->mask & ZKELECT_MASK(type))
-                    s->fn(s->data, &ev);
+            subs_call(x, &ev);
         }
         ev.group = NULL;
     }

@@ -249,7 +249,7 @@ view_publish_leader(struct zkelect_group *g)
     g->pub_epoch = epoch;
     zke_event(g->h, g, ZKELECT_EV_LEADER_CHANGED, id, epoch, 0, "leader %s%s%s",
               *id ? id : "none", *id ? " " : "",
-              status == ZKELECT_STATUS_READY ? "READY" : status == ZKELECT_STATUS_PROGRESS ? "PROGRESS" : "");
+              *id ? zkelect_status_name(status) : "");
 }
 
 static void

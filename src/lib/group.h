@@ -68,7 +68,6 @@ void group_reg_set(struct zkelect_group *g, enum reg_state to, const char *why);
 /* ---- register.c ------------------------------------------------------------ */
 
 void reg_new_guid(char out[ZKE_GUID_LEN + 1]);
-int reg_parse_child(const char *name, char *id, size_t idlen, char *guid, int64_t *seq);
 void reg_self_payload(struct zkelect_group *g, char **out, size_t *len);
 void reg_nominate_finish(struct zkelect_group *g, int err);
 void reg_register(struct zkelect_group *g);

@@ -21,8 +21,7 @@
 #include "zkelect/policy.h"
 #include "codec.h"
 #include "policy.h"
-
-#define ZKE_PATH_MAX 512
+#include "zkecommon.h"              /* ZKE_PATH_MAX, paths, zke_escape... */
 
 struct zkelect_group;
 struct zkelect;
@@ -126,6 +125,8 @@ enum sess_state {
 
 struct sub {
     struct sub *next;                 /* list link */
+    bool dead;                        /* unsubscribed while the group's subscribers
+                                         were being called: freed after the call */
     int id;                           /* subscription id */
     uint32_t mask;                    /* event mask */
     zkelect_event_fn fn;              /* callback */
@@ -251,6 +252,8 @@ struct zkelect_group {
     void *cb_data;
     struct sub *subs;                 /* subscriptions (h->mu) */
     int next_sub;                     /* next subscription id */
+    int sub_calls;                    /* zke_event() is calling subs (nesting depth):
+                                         zkelect_unsubscribe() only marks them dead */
 
     /* shared view (all groups): library thread writes, API reads under h->mu */
     bool have_elected;                /* elected read and valid */
@@ -356,7 +359,6 @@ void zke_log(struct zkelect *h, int level, const char *fmt, ...)
 void zke_event(struct zkelect *h, struct zkelect_group *g, enum zkelect_event_type type,
                const char *node, uint64_t epoch, int error, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
-void zke_escape(const char *in, size_t inlen, char *out, size_t outlen);
 
 /* loop.c */
 void gindex_add(struct zkelect *h, struct zkelect_group *g);

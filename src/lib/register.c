@@ -41,40 +41,6 @@ reg_new_guid(char out[ZKE_GUID_LEN + 1])
     out[ZKE_GUID_LEN] = '\0';
 }
 
-/* Parse an election child "<id>_<guid>_<seq>". Returns 0 and fills id/guid/seq. */
-int
-reg_parse_child(const char *name, char *id, size_t idlen, char *guid, int64_t *seq)
-{
-    const char *u2 = strrchr(name, '_'), *u1;
-    char *end;
-    size_t n;
-    long long s;
-
-    if (u2 == NULL || strlen(u2 + 1) != 10)
-        return -1;
-    s = strtoll(u2 + 1, &end, 10);
-    if (*end != '\0' || s < 0)
-        return -1;
-    if (u2 - name < ZKE_GUID_LEN + 2)
-        return -1;
-    u1 = u2 - ZKE_GUID_LEN - 1;
-    if (*u1 != '_')
-        return -1;
-    n = (size_t)(u1 - name);
-    if (n == 0 || n >= idlen)
-        return -1;
-    memcpy(id, name, n);
-    id[n] = '\0';
-    if (!zke_id_valid(id))
-        return -1;
-    if (guid) {
-        memcpy(guid, u1 + 1, ZKE_GUID_LEN);
-        guid[ZKE_GUID_LEN] = '\0';
-    }
-    *seq = s;
-    return 0;
-}
-
 static bool
 child_ignored(struct zkelect_group *g, const char *name)
 {
@@ -204,7 +170,7 @@ registered(struct zkelect_group *g, const char *child)
 
     base = base ? base + 1 : child;
     snprintf(g->my_znode, sizeof(g->my_znode), "%s", base);
-    if (reg_parse_child(g->my_znode, id, sizeof(id), NULL, &g->my_seq) != 0)
+    if (zke_child_parse(g->my_znode, id, sizeof(id), NULL, &g->my_seq) != 0)
         g->my_seq = -1;
     group_reg_set(g, REG_DONE, g->my_znode);
     group_role_set(g, ROLE_MEMBER, 0, 0, 0, "registered");
@@ -378,7 +344,7 @@ reg_on_find_mine_reply(struct zkelect_group *g, struct zev *ev)
         return;
     }
     for (i = 0; i < ev->nstrings; i++) {
-        if (reg_parse_child(ev->strings[i], id, sizeof(id), guid, &seq) == 0 &&
+        if (zke_child_parse(ev->strings[i], id, sizeof(id), guid, &seq) == 0 &&
             strcmp(guid, g->guid) == 0 && strcmp(id, g->self.id) == 0) {
             registered(g, ev->strings[i]);
             return;
@@ -631,7 +597,7 @@ reg_on_list_reply(struct zkelect_group *g, struct zev *ev)
     if (ev->rc != ZOK || g->reg != REG_DONE)
         return;
     for (i = 0; i < ev->nstrings; i++) {
-        if (reg_parse_child(ev->strings[i], id, sizeof(id), NULL, &seq) != 0 ||
+        if (zke_child_parse(ev->strings[i], id, sizeof(id), NULL, &seq) != 0 ||
             child_ignored(g, ev->strings[i]))
             continue;
         if (strcmp(ev->strings[i], g->my_znode) == 0) {

@@ -2,7 +2,8 @@
 # test_cli_args.sh - zkelect's argument handling, no ZooKeeper needed:
 # usage errors (exit 2, the usage line and the specific problem) for every
 # command, unknown commands and options, missing hosts, refused auth files,
-# --help per command, an unreachable ZooKeeper (exit 1, clear message).
+# --help per command, an unreachable ZooKeeper (exit 1, clear message; a
+# refused port within about a second).
 #
 # Run by `make check` (ZKELECT_TOP_BUILDDIR set) or by hand:
 #   ZKELECT_TOP_BUILDDIR=/path/to/build sh tests/cli/test_cli_args.sh
@@ -175,10 +176,45 @@ usage 'takes no value' 'init --world-read=yes' "$ZK" $Z init --world-read=yes
 # ---- hosts and credentials -----------------------------------------------------
 usage 'no ZooKeeper hosts' 'missing hosts' "$ZK" status
 usage 'ZKELECT_HOSTS' 'missing hosts names ZKELECT_HOSTS' "$ZK" leader
-expect_err 1 'cannot connect to ZooKeeper at 127.0.0.1:1 within 500 ms' 'unreachable ZooKeeper' \
-    "$ZK" -z 127.0.0.1:1 -t 500 status
+expect_err 1 'cannot connect to ZooKeeper at 127.0.0.1:1: connection refused by every server' \
+    'nothing listens' "$ZK" -z 127.0.0.1:1 -t 500 status
 expect_err 1 'cannot connect to ZooKeeper at 127.0.0.1:1' 'ZKELECT_HOSTS is used' \
     env ZKELECT_HOSTS=127.0.0.1:1 "$ZK" -t 500 leader
+
+# A refused port fails in about a second, not after -t (10 s by default);
+# measured on the monotonic clock (/proc/uptime, 10 ms steps).
+uptime_ms() { read -r up _ < /proc/uptime; up=$(echo "$up" | tr -d .); echo $((up * 10)); }
+t0=$(uptime_ms)
+expect_err 1 'connection refused by every server (127.0.0.1:1: Connection refused' \
+    'refused by both servers, default -t' "$ZK" -z 127.0.0.1:1,127.0.0.1:1/chroot status
+t1=$(uptime_ms)
+if [ $((t1 - t0)) -lt 2500 ]; then pass; else
+    fail "refused port: failed after $((t1 - t0)) ms, not within about 1 s (bound 2500 ms)"; fi
+
+# A server that accepts but never answers is slow, not absent: the normal -t
+# wait, and the usual timeout message. (python3 holds the listener.)
+if command -v python3 >/dev/null; then
+    python3 -c '
+import os, signal, socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+signal.pause()
+' "$tmp/silent.port" > /dev/null 2>&1 &
+    silent_pid=$!
+    i=0
+    while [ ! -s "$tmp/silent.port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+    sport=$(cat "$tmp/silent.port" 2>/dev/null)
+    t0=$(uptime_ms)
+    expect_err 1 "cannot connect to ZooKeeper at 127.0.0.1:1,127.0.0.1:$sport within 1500 ms" \
+        'one refused and one silent server: the whole -t' \
+        "$ZK" -z "127.0.0.1:1,127.0.0.1:$sport" -t 1500 status
+    t1=$(uptime_ms)
+    if [ $((t1 - t0)) -ge 1500 ]; then pass; else
+        fail "silent server: gave up after $((t1 - t0)) ms, before -t 1500"; fi
+    kill "$silent_pid" 2>/dev/null
+    wait "$silent_pid" 2>/dev/null
+fi
 
 printf 'admin:secret\n' >"$tmp/open.auth"
 chmod 644 "$tmp/open.auth"

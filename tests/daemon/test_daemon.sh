@@ -295,6 +295,28 @@ rc=$?
 check "-n: a missing hook is an error naming [hooks] takeover" \
     eval '[ "$rc" = 1 ] && grep -qF "$T/nohook.ini: [hooks] takeover: $T/no-such-hook" "$T/err"'
 
+# [log] events must be a file the daemon can append to: -n checks it with
+# the function the start opens it with, and names the file and the key.
+mkdir -p "$T/events-dir"
+sed "s|^events = .*|events = $T/events-dir|" "$T/cfg.ini" > "$T/evdir.ini"
+"$ZKELECTD" -n -c "$T/evdir.ini" > "$T/out" 2> "$T/err"
+rc=$?
+check "-n: an event log that is a directory: exit 1, no 'configuration OK'" \
+    eval '[ "$rc" = 1 ] && ! grep -q "configuration OK" "$T/out"'
+check "-n: ... names the file, [log] events and the reason" \
+    grep -qF "$T/evdir.ini: [log] events: $T/events-dir: cannot open for appending: Is a directory" "$T/err"
+mkfifo "$T/events-fifo"
+sed "s|^events = .*|events = $T/events-fifo|" "$T/cfg.ini" > "$T/evfifo.ini"
+"$ZKELECTD" -n -c "$T/evfifo.ini" > "$T/out" 2> "$T/err"
+rc=$?
+check "-n: an event log that is a FIFO (not a regular file): exit 1, named" \
+    eval '[ "$rc" = 1 ] && grep -qF "$T/evfifo.ini: [log] events: $T/events-fifo:" "$T/err"'
+sed "s|^events = .*|events = $T/events-new|" "$T/cfg.ini" > "$T/evnew.ini"
+"$ZKELECTD" -n -c "$T/evnew.ini" > "$T/out" 2>&1
+rc=$?
+check "-n: an event log still to be created is fine, and -n leaves no file" \
+    eval '[ "$rc" = 0 ] && grep -qx "configuration OK" "$T/out" && [ ! -e "$T/events-new" ]'
+
 # No ZooKeeper there: the daemonized start fails, and the parent says so.
 pick_port nozk_port
 sed -e 's/^connect_timeout_ms = .*/connect_timeout_ms = 500/' \
@@ -303,6 +325,8 @@ sed -e 's/^connect_timeout_ms = .*/connect_timeout_ms = 500/' \
 rc=$?
 check "no ZooKeeper: the daemonizing parent exits 1" [ "$rc" = 1 ]
 check "no ZooKeeper: the reason is logged" grep -q "cannot open a ZooKeeper session" "$T/nozk.log"
+check "no ZooKeeper: the log says that every server refused the connection" \
+    grep -qF "connection refused by every server (127.0.0.1:$nozk_port: Connection refused)" "$T/nozk.log"
 unset "port[cfg]"
 
 # ---------------------------------------------------------------------------
@@ -474,6 +498,21 @@ check "n3 applies the new tags (library record and /status)" \
     eval 'grep -qF "reload: [node] tags:" "$T/n3.log" && body n3 /status | grep -qF "\"tags\":[\"t1\",\"t2\"]"'
 check "n3 /status shows priority 50" \
     eval 'body n3 /status | grep -qF "\"priority\":50,\"eligible\":true"'
+# an event log that cannot be opened refuses the whole reload: the priority
+# change in the same file is not applied, the old event log stays, and the
+# error names the file, the key and the reason
+write_config n3 60 "" "t1, t2"
+sed -i "s|^events = .*|events = $T/events-dir|" "$T/n3.ini"
+ev_lines=$(wc -l < "$T/n3.events")
+kill -HUP "${pid[n3]}"
+check "n3 refuses a reload whose event log is a directory, with an error naming it" \
+    wait_until 5000 grep -qF "reload failed: $T/n3.ini: [log] events: $T/events-dir: cannot open for appending: Is a directory; keeping the running configuration" "$T/n3.log"
+kept_50() {
+    body n3 /status | grep -qF '"priority":50,"eligible":true' &&
+        ! grep -qF "reload: [node] priority: '50' -> '60'" "$T/n3.log"
+}
+check "n3 kept its running priority 50 (the new 60 was not applied)" kept_50
+write_config n3 50 "" "t1, t2"
 # a key that needs a restart is reported, not applied (and put back after)
 sed -i 's/^site = dc1$/site = dc9/' "$T/n3.ini"
 kill -HUP "${pid[n3]}"
@@ -503,6 +542,8 @@ check "the elector's event log: +watchdog for n1 after -takeover-failed ($tf < $
 check "n1 logs the tail of the hook's stderr" \
     grep -q "stderr: simulated takeover failure on n1" "$T/n1.log"
 check "n1 /leader 503" is_code n1 /leader 503
+check "n3 still writes its old event log after the refused reload" \
+    eval '[ "$(wc -l < "$T/n3.events")" -gt "$ev_lines" ]'
 
 # ---------------------------------------------------------------------------
 # 9. A hanging takeover hook is ended when the watchdog moves leadership

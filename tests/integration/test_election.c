@@ -331,10 +331,12 @@ wait_one_ready(int timeout_ms, const char *expect)
 }
 
 /*
- * Expire a handle's session with the clone trick (ZK-NOTES §8.1): attach a
- * second client to the same session and close it. The victim may win the
- * session back before the close arrives, so check that its session id
- * changed, and try again if not.
+ * Expire a handle's session with the clone trick: attach a second client to
+ * the same session (zookeeper_init with the victim's clientid_t) and close
+ * it; the server then expires the session and the victim sees EXPIRED within
+ * about 60 ms, much sooner than by waiting out the timeout. The victim may
+ * win the session back before the close arrives, so check that its session
+ * id changed, and try again if not.
  */
 static void
 expire_session(zkelect_t *h, const char *hs)
@@ -1063,6 +1065,100 @@ test_stalled_request_nudged(void)
     CU_ASSERT_EQUAL(violations, 0);
 }
 
+/* Subscribers that unsubscribe from their own callback (on the library
+ * thread): themselves, or the subscription the library calls next. The
+ * library must not touch a freed subscription (ASan reports it) and must not
+ * call a subscription after it was unsubscribed. */
+struct unsub_rec {
+    zkelect_group_t *g;
+    int self_id, other_id;            /* subscriptions to drop */
+    int calls, unsub_rc, again_rc;    /* written on the library thread (rec_mu) */
+};
+
+static void
+unsub_cb(void *data, const struct zkelect_event *ev)
+{
+    struct unsub_rec *r = data;
+    int rc1, rc2;
+
+    (void)ev;
+    rc1 = zkelect_unsubscribe(r->g, r->other_id ? r->other_id : r->self_id);
+    rc2 = zkelect_unsubscribe(r->g, r->other_id ? r->other_id : r->self_id);
+    pthread_mutex_lock(&rec_mu);
+    if (r->calls++ == 0) {
+        r->unsub_rc = rc1;
+        r->again_rc = rc2;
+    }
+    pthread_mutex_unlock(&rec_mu);
+}
+
+static void
+count_cb(void *data, const struct zkelect_event *ev)
+{
+    (void)ev;
+    pthread_mutex_lock(&rec_mu);
+    (*(int *)data)++;
+    pthread_mutex_unlock(&rec_mu);
+}
+
+static int
+read_count(const int *p)
+{
+    int v;
+
+    pthread_mutex_lock(&rec_mu);
+    v = *p;
+    pthread_mutex_unlock(&rec_mu);
+    return v;
+}
+
+static void
+test_unsubscribe_in_callback(void)
+{
+    struct unsub_rec self = {0}, killer = {0};
+    struct zkelect_node me;
+    struct node *n = &nodes[0];
+    int survivor = 0, victim = 0, victim_id;
+    uint64_t end;
+
+    reset();
+    n->h = open_handle(hosts);
+    n->g = open_group(n->h, group_path, n, NULL);
+    /* subscriptions are called newest first: killer, victim, self, survivor */
+    CU_ASSERT(zkelect_subscribe(n->g, ZKELECT_MASK_ALL, count_cb, &survivor) > 0);
+    self.g = n->g;
+    self.self_id = zkelect_subscribe(n->g, ZKELECT_MASK_ALL, unsub_cb, &self);
+    CU_ASSERT(self.self_id > 0);
+    victim_id = zkelect_subscribe(n->g, ZKELECT_MASK_ALL, count_cb, &victim);
+    CU_ASSERT(victim_id > 0);
+    killer.g = n->g;
+    killer.other_id = victim_id;
+    killer.self_id = zkelect_subscribe(n->g, ZKELECT_MASK_ALL, unsub_cb, &killer);
+    CU_ASSERT(killer.self_id > 0);
+
+    memset(&me, 0, sizeof(me));
+    me.id = "u1";
+    me.eligible = 1;
+    CU_ASSERT_EQUAL(zkelect_nominate(n->g, &me, WAIT_MS), 0);
+    CU_ASSERT_EQUAL(zkelect_wait_leader(n->g, ZKELECT_STATUS_READY, 1, WAIT_MS), 0);
+    end = now_ms() + WAIT_MS;      /* +registered, +elector, +decision, +takeover... */
+    while (read_count(&survivor) < 3 && now_ms() < end) {
+        struct timespec ts = {0, 2 * 1000000};
+        nanosleep(&ts, NULL);      /* polling interval of a deadline wait */
+    }
+    CU_ASSERT(read_count(&survivor) >= 3);
+    pthread_mutex_lock(&rec_mu);
+    CU_ASSERT_EQUAL(self.calls, 1);          /* called once, then gone */
+    CU_ASSERT_EQUAL(self.unsub_rc, 0);
+    CU_ASSERT_EQUAL(self.again_rc, ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(killer.unsub_rc, 0);
+    CU_ASSERT_EQUAL(killer.again_rc, ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(victim, 0);              /* dropped before its first call */
+    pthread_mutex_unlock(&rec_mu);
+    CU_ASSERT_EQUAL(zkelect_unsubscribe(n->g, self.self_id), ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zkelect_unsubscribe(n->g, killer.self_id), 0);
+}
+
 static int
 suite_init(void)
 {
@@ -1122,6 +1218,7 @@ static CU_TestInfo standalone_tests[] = {
     {"node id held by a live session is refused", test_id_in_use},
     {"many groups on one handle: no-wait open, counters, re-created znodes, close", test_many_groups_one_handle},
     {"a stalled request is nudged, logged and counted", test_stalled_request_nudged},
+    {"subscribers that unsubscribe from their callback", test_unsubscribe_in_callback},
     CU_TEST_INFO_NULL,
 };
 

@@ -822,12 +822,12 @@ test_leader_values(void)
     CU_ASSERT_EQUAL_FATAL(decode_lit(dec_leader,
         LEA("'n1'", "'PROGRESS'", "42", ",'since_ms':99")), 0);
     CU_ASSERT_STRING_EQUAL(g_leader.id, "n1");
-    CU_ASSERT_EQUAL(g_leader.status, ZKE_STATUS_PROGRESS);
+    CU_ASSERT_EQUAL(g_leader.status, ZKELECT_STATUS_PROGRESS);
     CU_ASSERT_EQUAL(g_leader.epoch, 42);
     CU_ASSERT_EQUAL(g_leader.since_ms, 99);
     CU_ASSERT_EQUAL_FATAL(decode_lit(dec_leader,
         LEA("'n1'", "'READY'", "43", "")), 0);
-    CU_ASSERT_EQUAL(g_leader.status, ZKE_STATUS_READY);
+    CU_ASSERT_EQUAL(g_leader.status, ZKELECT_STATUS_READY);
     CU_ASSERT_EQUAL(g_leader.since_ms, 0);
 }
 
@@ -1241,7 +1241,7 @@ fill_leader(struct zke_leader *l)
 {
     memset(l, 0, sizeof(*l));
     strcpy(l->id, "n1");
-    l->status = ZKE_STATUS_READY;
+    l->status = ZKELECT_STATUS_READY;
     l->epoch = 7;
     l->since_ms = 1700000000000LL;
 }
@@ -1407,7 +1407,7 @@ test_rt_leader(void)
 {
     fill_leader(&l1);
     ROUND_TRIP(leader, &l1, &l2);
-    l1.status = ZKE_STATUS_PROGRESS;
+    l1.status = ZKELECT_STATUS_PROGRESS;
     l1.epoch = 1;
     ROUND_TRIP(leader, &l1, &l2);
 }
@@ -1587,8 +1587,8 @@ test_refuse_elected(void)
 static void
 test_refuse_leader(void)
 {
-    fill_leader(&l1); l1.status = (enum zke_status)0; REFUSE(leader, &l1);
-    fill_leader(&l1); l1.status = (enum zke_status)3; REFUSE(leader, &l1);
+    fill_leader(&l1); l1.status = (enum zkelect_status)0; REFUSE(leader, &l1);
+    fill_leader(&l1); l1.status = (enum zkelect_status)3; REFUSE(leader, &l1);
     fill_leader(&l1); l1.epoch = 0;                  REFUSE(leader, &l1);
     fill_leader(&l1); l1.id[0] = '\0';               REFUSE(leader, &l1);
     fill_leader(&l1); l1.since_ms = -2;              REFUSE(leader, &l1);
@@ -1853,12 +1853,12 @@ test_name_valid(void)
 static void
 test_status_name(void)
 {
-    CU_ASSERT_STRING_EQUAL(zke_status_name(ZKE_STATUS_PROGRESS), "PROGRESS");
-    CU_ASSERT_STRING_EQUAL(zke_status_name(ZKE_STATUS_READY), "READY");
-    CU_ASSERT_STRING_EQUAL(zke_status_name((enum zke_status)0), "?");
-    CU_ASSERT_STRING_EQUAL(zke_status_name((enum zke_status)7), "?");
-    CU_ASSERT_EQUAL(ZKE_STATUS_PROGRESS, 1);
-    CU_ASSERT_EQUAL(ZKE_STATUS_READY, 2);
+    CU_ASSERT_STRING_EQUAL(zkelect_status_name(ZKELECT_STATUS_PROGRESS), "PROGRESS");
+    CU_ASSERT_STRING_EQUAL(zkelect_status_name(ZKELECT_STATUS_READY), "READY");
+    CU_ASSERT_STRING_EQUAL(zkelect_status_name(0), "NONE");
+    CU_ASSERT_STRING_EQUAL(zkelect_status_name(7), "?");
+    CU_ASSERT_EQUAL(ZKELECT_STATUS_PROGRESS, 1);
+    CU_ASSERT_EQUAL(ZKELECT_STATUS_READY, 2);
 }
 
 static void

@@ -1,0 +1,85 @@
+/*
+ * harness.h - nodes (a zkelect handle with its groups) on the fake
+ * ZooKeeper, an event recorder, and fz_settle(): deliver everything until
+ * no request is pending and every library thread has gone quiet.
+ *
+ * Quiescence: after each round of deliveries every open handle is flushed:
+ * a no-op call posted to its library thread through the loop's own
+ * zke_call_wait() (the same queue as ZooKeeper's replies, so when it has
+ * run, everything queued before it has been processed). No sleeps.
+ */
+#ifndef ZKELECT_FAKEZK_HARNESS_H
+#define ZKELECT_FAKEZK_HARNESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "zkelect.h"
+#include "fakezk.h"
+
+#define FZ_GROUPS 8
+
+struct fz_node;
+
+/* One group of a node, and what it saw. */
+struct fz_grp {
+    struct fz_node *n;
+    zkelect_group_t *g;
+    char path[128];
+    unsigned counts[ZKELECT_EV__COUNT];   /* events seen, by type */
+    char log[16384];                      /* "+registered +elector ..." */
+    bool nominate_done;                   /* the nominate completion ran */
+    int nominate_err;                     /* its error */
+    int nominate_calls;                   /* how many times it ran */
+    int takeover_mode;                    /* 0: takeovers succeed at once; else its
+                                             return value (ZKELECT_EBUSY: deferred) */
+    uint64_t takeover_epoch;              /* last takeover callback's epoch */
+    int stepdown_mode;                    /* 0 or ZKELECT_EBUSY */
+    uint64_t stepdown_epoch;
+};
+
+struct fz_node {
+    char id[65];
+    zkelect_t *h;
+    int ngroups;
+    struct fz_grp grp[FZ_GROUPS];
+    bool open;
+};
+
+/* Reset the fake (between tests). */
+void fz_begin(void);
+/* Close every node still open (settling while they leave), check nothing is
+ * left outstanding. */
+void fz_end(void);
+
+/* Open a handle for node id (session connected at once), and ngroups groups
+ * "<base>", "<base>-1", ... (observers, not yet nominated). */
+int fz_node_open(struct fz_node *n, const char *id, const char *base, int ngroups);
+/* Nominate group i asynchronously (priority, eligible). */
+int fz_nominate(struct fz_node *n, int i, int priority);
+/* Close the handle (zkelect_close, while the test thread settles). */
+void fz_node_close(struct fz_node *n);
+
+/* The node's current ZooKeeper session id. */
+int64_t fz_sid(struct fz_node *n);
+
+/* Deliver until quiet. Returns 0, or -1 if still busy after timeout_ms. */
+int fz_settle(int timeout_ms);
+/* Flush every open handle's library thread (no delivery). */
+void fz_flush(void);
+/* Settle, then wait (settling) until cond(arg) or timeout_ms. Returns 0 / -1. */
+int fz_settle_until(bool (*cond)(void *), void *arg, int timeout_ms);
+
+/* Count of an event type a group saw. */
+unsigned fz_count(struct fz_node *n, int i, enum zkelect_event_type t);
+/* Non-zero when group i of n is the READY leader in its own view. */
+bool fz_is_ready(struct fz_node *n, int i);
+/* The leader id every open node's group i agrees on in the tree ("" none). */
+const char *fz_tree_leader(const char *base, char *buf, size_t len);
+
+/* Run fn(arg) on a helper thread while the test thread settles until it
+ * returns (for blocking API calls). Returns fn's result. */
+int fz_run_settling(int (*fn)(void *), void *arg, int timeout_ms);
+
+/* Set FAKEZK_VERBOSE=1 to print the library's log lines. */
+#endif

@@ -1,0 +1,547 @@
+/*
+ * test_fakezk.c - libzkelect's roles against the scripted fake ZooKeeper
+ * (tests/fakezk/fakezk.h): registration, the elector's decision, the
+ * takeover PROGRESS -> READY, release; connection losses at every request
+ * (applied and not), reconnect on the same session, expiry; and the bugs of
+ * issue 13, each in a test named bug_<letter>_... that fails on the library
+ * as it was when the issue was filed.
+ *
+ * Public API only (plus the fake's control API and fz_settle). Run one test:
+ *   tests/fakezk/test_fakezk bugs:bug_b
+ * FAKEZK_VERBOSE=1 prints the library's log and events.
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cutest.h"
+#include "harness.h"
+
+#define SETTLE_MS 20000
+
+static struct fz_node N[6];
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+static bool
+registered(struct fz_node *n, int i)
+{
+    struct zkelect_stats st;
+    return zkelect_get_stats(n->grp[i].g, &st) == 0 && st.registered;
+}
+
+static bool
+is_elector(struct fz_node *n, int i)
+{
+    struct zkelect_stats st;
+    return zkelect_get_stats(n->grp[i].g, &st) == 0 && st.is_elector;
+}
+
+/* Children of base/election that belong to id. */
+static int
+election_children(const char *base, const char *id)
+{
+    char prefix[256];
+    snprintf(prefix, sizeof(prefix), "%s/election/%s_", base, id);
+    return fakezk_count(prefix);
+}
+
+static bool
+member_znode(const char *base, const char *id)
+{
+    char p[256];
+    snprintf(p, sizeof(p), "%s/nodes/%s", base, id);
+    return fakezk_exists(p);
+}
+
+/* Exactly one READY leader among the nodes given, and the tree agrees. */
+static const char *
+ready_leader(struct fz_node *ns, int count, int i)
+{
+    const char *who = NULL;
+    int k, nready = 0;
+
+    for (k = 0; k < count; k++) {
+        if (ns[k].open && fz_is_ready(&ns[k], i)) {
+            who = ns[k].id;
+            nready++;
+        }
+    }
+    return nready == 1 ? who : NULL;
+}
+
+static void
+print_state(const char *what, struct fz_node *ns, int count)
+{
+    int k, i;
+
+    fprintf(stderr, "\n--- %s\n%s", what, fakezk_dump());
+    for (k = 0; k < count; k++)
+        for (i = 0; ns[k].open && i < ns[k].ngroups; i++)
+            fprintf(stderr, "%s %s: %s\n", ns[k].id, ns[k].grp[i].path, ns[k].grp[i].log);
+}
+
+/* ---- roles -------------------------------------------------------------------- */
+
+/* One node: registration, elector, decision, takeover PROGRESS -> READY. */
+static void
+test_single_node_ready(void)
+{
+    char buf[128];
+
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(!registered(&N[0], 0));
+    CU_ASSERT(fz_nominate(&N[0], 0, 10) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(N[0].grp[0].nominate_done && N[0].grp[0].nominate_err == 0);
+    CU_ASSERT(registered(&N[0], 0));
+    CU_ASSERT(is_elector(&N[0], 0));
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_REGISTERED) == 1);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_ELECTOR) == 1);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_DECISION) == 1);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER) == 1);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_READY) == 1);
+    CU_ASSERT(fz_is_ready(&N[0], 0));
+    CU_ASSERT(member_znode("/g", "n1"));
+    CU_ASSERT(election_children("/g", "n1") == 1);
+    CU_ASSERT(fakezk_owner("/g/nodes/n1") == fz_sid(&N[0]));
+    CU_ASSERT(fakezk_owner("/g/leader") == fz_sid(&N[0]));
+    CU_ASSERT_STRING_EQUAL(fz_tree_leader("/g", buf, sizeof(buf)), "n1:READY:1");
+    fz_end();
+}
+
+/* The takeover completes later (EBUSY, then zkelect_takeover_done): the
+ * leader znode stays PROGRESS until then. */
+static void
+test_deferred_takeover(void)
+{
+    char buf[128];
+
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    N[0].grp[0].takeover_mode = ZKELECT_EBUSY;
+    fz_nominate(&N[0], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER) == 1);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_READY) == 0);
+    CU_ASSERT_STRING_EQUAL(fz_tree_leader("/g", buf, sizeof(buf)), "n1:PROGRESS:1");
+    CU_ASSERT(zkelect_takeover_done(N[0].grp[0].g, N[0].grp[0].takeover_epoch, 0) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_READY) == 1);
+    CU_ASSERT_STRING_EQUAL(fz_tree_leader("/g", buf, sizeof(buf)), "n1:READY:1");
+    fz_end();
+}
+
+/* Three nodes: one READY leader; it resigns, another takes over; the
+ * resigned node's znodes are gone. */
+static void
+test_three_nodes_handover(void)
+{
+    const char *l;
+    int k;
+
+    fz_begin();
+    for (k = 0; k < 3; k++) {
+        char id[8];
+        snprintf(id, sizeof(id), "n%d", k + 1);
+        CU_ASSERT_FATAL(fz_node_open(&N[k], id, "/g", 1) == 0);
+        fz_nominate(&N[k], 0, 10);
+        CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    }
+    l = ready_leader(N, 3, 0);
+    CU_ASSERT_FATAL(l != NULL);
+    CU_ASSERT_STRING_EQUAL(l, "n1");
+    CU_ASSERT(zkelect_unnominate(N[0].grp[0].g, 0) == ZKELECT_ETIMEDOUT);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_STEPDOWN) == 1);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_UNREGISTERED) == 1);
+    CU_ASSERT(!member_znode("/g", "n1"));
+    CU_ASSERT(election_children("/g", "n1") == 0);
+    l = ready_leader(N, 3, 0);
+    CU_ASSERT(l != NULL && strcmp(l, "n1") != 0);
+    if (l == NULL)
+        print_state("handover", N, 3);
+    fz_end();
+}
+
+/* A READY leader disconnected and reconnected on the same session:
+ * -suspended, then +resumed; still the READY leader. */
+static void
+test_reconnect_same_session(void)
+{
+    int64_t sid;
+
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n2", "/g", 1) == 0);
+    fz_nominate(&N[0], 0, 10);
+    fz_settle(SETTLE_MS);
+    fz_nominate(&N[1], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
+    sid = fz_sid(&N[0]);
+    CU_ASSERT(fakezk_disconnect(sid, FZ_BACK) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_DISCONNECTED) == 1);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_SUSPENDED) == 1);
+    CU_ASSERT(!fz_is_ready(&N[0], 0));
+    CU_ASSERT(fakezk_reconnect(sid, FZ_BACK) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_RESUMED) == 1);
+    CU_ASSERT(fz_sid(&N[0]) == sid);
+    CU_ASSERT(fz_is_ready(&N[0], 0));
+    CU_ASSERT(!fz_is_ready(&N[1], 0));
+    fz_end();
+}
+
+/* The leader's session expires: -session-expired, -leadership-lost; the
+ * expired node registers again on a new session; one READY leader. */
+static void
+test_expiry(void)
+{
+    int64_t sid;
+
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n2", "/g", 1) == 0);
+    fz_nominate(&N[0], 0, 10);
+    fz_settle(SETTLE_MS);
+    fz_nominate(&N[1], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
+    sid = fz_sid(&N[0]);
+    CU_ASSERT(fakezk_expire(sid) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_EXPIRED) == 1);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_LOST) == 1);
+    CU_ASSERT(fz_sid(&N[0]) != sid && fz_sid(&N[0]) != 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_REGISTERED) == 2);
+    CU_ASSERT(registered(&N[0], 0));
+    /* nodeid: n1 (the lowest id) leads again, on its new session */
+    CU_ASSERT(ready_leader(N, 2, 0) != NULL);
+    CU_ASSERT(fakezk_owner("/g/leader") == fz_sid(&N[0]) || fakezk_owner("/g/leader") == fz_sid(&N[1]));
+    CU_ASSERT(fakezk_owner("/g/nodes/n1") == fz_sid(&N[0]));
+    CU_ASSERT(election_children("/g", "n1") == 1);
+    fz_end();
+}
+
+/* ---- connection loss at every request ----------------------------------------------- */
+
+/*
+ * One node from nominate to READY (registration, the elector's reads and
+ * decision, the takeover PROGRESS, READY): the k-th request fails with a
+ * connection loss, applied on the server or not, CONNECTING queued before or
+ * after the lost replies; the session then comes back. The group must end
+ * READY with exactly its own znodes. k runs until the fault no longer fires.
+ */
+static int
+one_nominate_fault(int k, bool applied, int where, bool verbose)
+{
+    int64_t sid;
+    int bad = 0;
+    char buf[128];
+
+    fz_begin();
+    if (fz_node_open(&N[0], "n1", "/g", 1) != 0)
+        return -1;
+    fz_settle(SETTLE_MS);
+    sid = fz_sid(&N[0]);
+    fakezk_fail_nth(sid, k, applied, where);
+    fz_nominate(&N[0], 0, 10);
+    fz_settle(SETTLE_MS);
+    if (!fakezk_fault_fired()) {
+        fakezk_fail_nth(0, 0, false, 0);
+        fz_end();
+        return 1; /* no k-th request: done */
+    }
+    fakezk_reconnect(sid, FZ_BACK);
+    fz_settle(SETTLE_MS);
+    if (!registered(&N[0], 0) || !fz_is_ready(&N[0], 0) || election_children("/g", "n1") != 1 ||
+        !member_znode("/g", "n1") ||
+        strncmp(fz_tree_leader("/g", buf, sizeof(buf)), "n1:READY:", 9) != 0) {
+        bad = 1;
+        if (verbose) {
+            fprintf(stderr, "\nnominate fault at request %d (%s, session event %s): "
+                    "registered=%d ready=%d\n", k, applied ? "applied" : "not applied",
+                    where == FZ_FRONT ? "first" : "last", registered(&N[0], 0),
+                    fz_is_ready(&N[0], 0));
+            print_state("after the reconnect", N, 1);
+        }
+    }
+    fz_end();
+    return bad ? -1 : 0;
+}
+
+static void
+fault_loop(bool applied, int where)
+{
+    int k, r, failed = 0;
+    char failures[512] = "";
+
+    for (k = 1; k < 60; k++) {
+        r = one_nominate_fault(k, applied, where, getenv("FAKEZK_VERBOSE") != NULL);
+        if (r == 1)
+            break;
+        if (r < 0) {
+            failed++;
+            snprintf(failures + strlen(failures), sizeof(failures) - strlen(failures), " %d", k);
+        }
+    }
+    CU_ASSERT(k > 5);   /* the fault did fire at several requests */
+    if (failed)
+        fprintf(stderr, "\n  nominate fault (%s, CONNECTING %s): not READY after the reconnect"
+                " when request k failed, k =%s (of %d)\n", applied ? "applied" : "not applied",
+                where == FZ_FRONT ? "first" : "last", failures, k - 1);
+    CU_ASSERT(failed == 0);
+}
+
+static void test_connloss_nominate_applied(void) { fault_loop(true, FZ_BACK); }
+static void test_connloss_nominate_not_applied(void) { fault_loop(false, FZ_BACK); }
+static void test_connloss_nominate_applied_event_first(void) { fault_loop(true, FZ_FRONT); }
+static void test_connloss_nominate_not_applied_event_first(void) { fault_loop(false, FZ_FRONT); }
+
+/*
+ * Release: the READY leader n1 resigns while n2 waits; the k-th request of
+ * n1 after the unnominate fails (applied or not); n1 comes back. n1 must be
+ * gone from the tree and n2 must be the READY leader.
+ */
+static void
+release_loop(bool applied)
+{
+    int k, failed = 0;
+    char failures[512] = "";
+
+    for (k = 1; k < 30; k++) {
+        int64_t sid;
+        const char *l;
+        bool fired;
+
+        fz_begin();
+        CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+        CU_ASSERT_FATAL(fz_node_open(&N[1], "n2", "/g", 1) == 0);
+        fz_nominate(&N[0], 0, 10);
+        fz_settle(SETTLE_MS);
+        fz_nominate(&N[1], 0, 10);
+        fz_settle(SETTLE_MS);
+        CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
+        sid = fz_sid(&N[0]);
+        fakezk_fail_nth(sid, k, applied, FZ_BACK);
+        zkelect_unnominate(N[0].grp[0].g, 0);
+        fz_settle(SETTLE_MS);
+        fired = fakezk_fault_fired();
+        fakezk_fail_nth(0, 0, false, 0);
+        if (fired) {
+            fakezk_reconnect(sid, FZ_BACK);
+            fz_settle(SETTLE_MS);
+        }
+        l = ready_leader(N, 2, 0);
+        if (member_znode("/g", "n1") || election_children("/g", "n1") != 0 || l == NULL ||
+            strcmp(l, "n2") != 0 || registered(&N[0], 0)) {
+            failed++;
+            snprintf(failures + strlen(failures), sizeof(failures) - strlen(failures), " %d", k);
+            if (getenv("FAKEZK_VERBOSE"))
+                print_state("release fault", N, 2);
+        }
+        fz_end();
+        if (!fired)
+            break;
+    }
+    CU_ASSERT(k > 1);
+    if (failed)
+        fprintf(stderr, "\n  release fault (%s): n1 not gone or n2 not READY when request k failed,"
+                " k =%s\n", applied ? "applied" : "not applied", failures);
+    CU_ASSERT(failed == 0);
+}
+
+static void test_connloss_release_applied(void) { release_loop(true); }
+static void test_connloss_release_not_applied(void) { release_loop(false); }
+
+/* ---- the bugs of issue 13 ----------------------------------------------------------- */
+
+/*
+ * Bug a: a READY leader that resigns gracefully must never be excluded. Three
+ * nodes; the READY leader resigns, another becomes READY, the resigned node
+ * nominates again; six rounds. No +watchdog, no -no-eligible, and a READY
+ * leader after every round.
+ */
+static void
+test_bug_a_resigning_ready_leader_never_excluded(void)
+{
+    int round, k;
+    unsigned watchdogs = 0, noelig = 0;
+    bool leaderless = false;
+
+    fz_begin();
+    for (k = 0; k < 3; k++) {
+        char id[8];
+        snprintf(id, sizeof(id), "n%d", k + 1);
+        CU_ASSERT_FATAL(fz_node_open(&N[k], id, "/g", 1) == 0);
+        fz_nominate(&N[k], 0, 10);
+        fz_settle(SETTLE_MS);
+    }
+    for (round = 0; round < 6 && !leaderless; round++) {
+        const char *l = ready_leader(N, 3, 0);
+        int who = -1;
+
+        if (l == NULL) {
+            leaderless = true;
+            break;
+        }
+        for (k = 0; k < 3; k++)
+            if (strcmp(N[k].id, l) == 0)
+                who = k;
+        zkelect_unnominate(N[who].grp[0].g, 0);
+        fz_settle(SETTLE_MS);
+        if (ready_leader(N, 3, 0) == NULL)
+            leaderless = true;
+        fz_nominate(&N[who], 0, 10);
+        fz_settle(SETTLE_MS);
+    }
+    for (k = 0; k < 3; k++) {
+        watchdogs += fz_count(&N[k], 0, ZKELECT_EV_WATCHDOG);
+        noelig += fz_count(&N[k], 0, ZKELECT_EV_NO_ELIGIBLE);
+    }
+    if (watchdogs || noelig || leaderless)
+        print_state("bug a: after the resign loop", N, 3);
+    CU_ASSERT(watchdogs == 0);   /* nobody was excluded */
+    CU_ASSERT(noelig == 0);
+    CU_ASSERT(!leaderless);      /* a READY leader after every resignation */
+    fz_end();
+}
+
+/*
+ * Bug b: zkelect_unnominate while the registration multi is in flight. The
+ * multi succeeds on the server; once everything is delivered, none of the
+ * node's znodes may remain (and the group is not registered).
+ */
+static void
+test_bug_b_unnominate_during_registration(void)
+{
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    fz_nominate(&N[0], 0, 10);
+    fz_flush();                                   /* the multi is sent, not answered */
+    CU_ASSERT(member_znode("/g", "n1"));          /* applied on the server */
+    zkelect_unnominate(N[0].grp[0].g, 0);
+    fz_flush();
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(N[0].grp[0].nominate_done);
+    CU_ASSERT(!registered(&N[0], 0));
+    CU_ASSERT(!member_znode("/g", "n1"));         /* bug b: nodes/n1 stays */
+    CU_ASSERT(election_children("/g", "n1") == 0);
+    CU_ASSERT(!fakezk_exists("/g/leader"));
+    if (member_znode("/g", "n1"))
+        print_state("bug b", N, 1);
+    fz_end();
+}
+
+/*
+ * Bug c: a registration whose reply was a connection loss (outcome unknown)
+ * must be resolved after the reconnect: every group registered, with exactly
+ * one election znode and its member record. Four groups on one handle; the
+ * first group's registration multi is lost (applied or not); the other
+ * groups' requests are lost with it or wait for the reconnect. The
+ * reconnect comes before the lost completions or after them.
+ */
+static int
+bug_c_case(bool applied, bool reconnect_first)
+{
+    int64_t sid;
+    int i, bad = 0;
+
+    fz_begin();
+    if (fz_node_open(&N[0], "n1", "/c", 4) != 0)
+        return -1;
+    fz_settle(SETTLE_MS);
+    sid = fz_sid(&N[0]);
+    /* per group: 3 creates of its parents, then the multi: the 4th request */
+    fakezk_fail_nth(sid, 4, applied, reconnect_first ? FZ_FRONT : FZ_BACK);
+    for (i = 0; i < 4; i++)
+        fz_nominate(&N[0], i, 10);
+    fz_flush();
+    if (!fakezk_fault_fired())
+        return -1;
+    if (reconnect_first) {
+        fakezk_reconnect(sid, FZ_FRONT);   /* CONNECTING, CONNECTED, then the lost replies */
+        fz_settle(SETTLE_MS);
+    } else {
+        fz_settle(SETTLE_MS);              /* lost replies, CONNECTING */
+        fakezk_reconnect(sid, FZ_BACK);
+        fz_settle(SETTLE_MS);
+    }
+    for (i = 0; i < 4; i++) {
+        const char *base = N[0].grp[i].path;
+        if (!registered(&N[0], i) || election_children(base, "n1") != 1 ||
+            !member_znode(base, "n1") || !N[0].grp[i].nominate_done ||
+            N[0].grp[i].nominate_err != 0 || !fz_is_ready(&N[0], i)) {
+            bad++;
+            fprintf(stderr, "\n  bug c (%s, reconnect %s the lost completion): group %s: "
+                    "registered=%d election znodes=%d member=%d nominate done=%d err=%d ready=%d\n",
+                    applied ? "applied" : "not applied", reconnect_first ? "before" : "after",
+                    base, registered(&N[0], i), election_children(base, "n1"),
+                    member_znode(base, "n1"), N[0].grp[i].nominate_done,
+                    N[0].grp[i].nominate_err, fz_is_ready(&N[0], i));
+        }
+    }
+    if (bad && getenv("FAKEZK_VERBOSE"))
+        print_state("bug c", N, 1);
+    fz_end();
+    return bad;
+}
+
+static void test_bug_c_lost_registration_applied_reconnect_after(void) { CU_ASSERT(bug_c_case(true, false) == 0); }
+static void test_bug_c_lost_registration_not_applied_reconnect_after(void) { CU_ASSERT(bug_c_case(false, false) == 0); }
+static void test_bug_c_lost_registration_applied_reconnect_before(void) { CU_ASSERT(bug_c_case(true, true) == 0); }
+static void test_bug_c_lost_registration_not_applied_reconnect_before(void) { CU_ASSERT(bug_c_case(false, true) == 0); }
+
+/* ---- suites --------------------------------------------------------------------------- */
+
+static CU_TestInfo role_tests[] = {
+    {"single_node_ready", test_single_node_ready},
+    {"deferred_takeover", test_deferred_takeover},
+    {"three_nodes_handover", test_three_nodes_handover},
+    {"reconnect_same_session", test_reconnect_same_session},
+    {"expiry", test_expiry},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_TestInfo connloss_tests[] = {
+    {"nominate_applied", test_connloss_nominate_applied},
+    {"nominate_not_applied", test_connloss_nominate_not_applied},
+    {"nominate_applied_event_first", test_connloss_nominate_applied_event_first},
+    {"nominate_not_applied_event_first", test_connloss_nominate_not_applied_event_first},
+    {"release_applied", test_connloss_release_applied},
+    {"release_not_applied", test_connloss_release_not_applied},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_TestInfo bug_tests[] = {
+    {"bug_a_resigning_ready_leader_never_excluded", test_bug_a_resigning_ready_leader_never_excluded},
+    {"bug_b_unnominate_during_registration", test_bug_b_unnominate_during_registration},
+    {"bug_c_lost_registration_applied_reconnect_after", test_bug_c_lost_registration_applied_reconnect_after},
+    {"bug_c_lost_registration_not_applied_reconnect_after", test_bug_c_lost_registration_not_applied_reconnect_after},
+    {"bug_c_lost_registration_applied_reconnect_before", test_bug_c_lost_registration_applied_reconnect_before},
+    {"bug_c_lost_registration_not_applied_reconnect_before", test_bug_c_lost_registration_not_applied_reconnect_before},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+    {"roles", NULL, NULL, NULL, NULL, role_tests},
+    {"connloss", NULL, NULL, NULL, NULL, connloss_tests},
+    {"bugs", NULL, NULL, NULL, NULL, bug_tests},
+    CU_SUITE_INFO_NULL,
+};
+
+int
+main(int argc, char **argv)
+{
+    return cutest_main(argc, argv, suites);
+}

@@ -104,8 +104,10 @@ static struct {
     int fault_where;
     int nreq;
     bool park;                  /* requests on a disconnected session wait for the reconnect */
+    char fault_op[16];          /* only requests of this op count ("" any) */
+    char fault_path[512];       /* ... whose path starts with this ("" any) */
 } fz = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, NULL, NULL, NULL, 0, 0, true,
-        0, 0, false, false, 0, 0, false};
+        0, 0, false, false, 0, 0, false, "", ""};
 
 static void *
 xmalloc(size_t n)
@@ -694,6 +696,17 @@ sess_find(int64_t sid)
     return NULL;
 }
 
+static const char *op_name(enum fr_op op);
+
+static bool
+fault_matches(const struct fitem *it)
+{
+    if (fz.fault_op[0] && strcmp(fz.fault_op, op_name(it->op)) != 0)
+        return false;
+    return !fz.fault_path[0] ||
+           (it->path && strncmp(it->path, fz.fault_path, strlen(fz.fault_path)) == 0);
+}
+
 /* A request from the library: count it, apply it (or park it), queue it. */
 static int
 submit(zhandle_t *zh, struct fitem *it)
@@ -711,7 +724,7 @@ submit(zhandle_t *zh, struct fitem *it)
     s->nreq++;
     fz.nreq++;
     if (fz.fault_n > 0 && (fz.fault_sid == 0 || fz.fault_sid == s->id) && s->st == S_CONNECTED &&
-        --fz.fault_n == 0) {
+        fault_matches(it) && --fz.fault_n == 0) {
         fault = true;
         fz.fault_fired = true;
     }
@@ -1071,7 +1084,16 @@ fakezk_session_connected(int64_t sid)
 void
 fakezk_fail_nth(int64_t sid, int n, bool applied, int where)
 {
+    fakezk_fail_match(sid, NULL, NULL, n, applied, where);
+}
+
+void
+fakezk_fail_match(int64_t sid, const char *op, const char *path_prefix, int n, bool applied,
+                  int where)
+{
     pthread_mutex_lock(&fz.mu);
+    snprintf(fz.fault_op, sizeof(fz.fault_op), "%s", op ? op : "");
+    snprintf(fz.fault_path, sizeof(fz.fault_path), "%s", path_prefix ? path_prefix : "");
     fz.fault_sid = sid;
     fz.fault_n = n > 0 ? n : 0;
     fz.fault_applied = applied;

@@ -100,6 +100,12 @@ bool fakezk_session_connected(int64_t sid);
  * One fault at a time; n <= 0 cancels it. */
 void fakezk_fail_nth(int64_t sid, int n, bool applied, int where);
 
+/* The same, counting only the requests of operation op ("create", "delete",
+ * "set", "get", "exists", "children", "children2", "multi"; NULL any) whose
+ * path (a multi's: its first op's) starts with path_prefix (NULL any). */
+void fakezk_fail_match(int64_t sid, const char *op, const char *path_prefix, int n,
+                       bool applied, int where);
+
 /* Requests sent on a disconnected session: false (default) they fail with
  * ZCONNECTIONLOSS at once; true the client holds them and the server applies
  * them after the reconnect (the client noticed the loss before they were

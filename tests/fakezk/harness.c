@@ -185,7 +185,7 @@ fz_nominate(struct fz_node *n, int i, int priority)
     memset(&self, 0, sizeof(self));
     self.id = n->id;
     self.priority = priority;
-    self.eligible = 1;
+    self.eligible = !n->grp[i].ineligible;
     self.host = "fakehost";
     n->grp[i].nominate_done = false;
     return zkelect_nominate_async(n->grp[i].g, &self, nominate_cb, &n->grp[i]);

@@ -35,6 +35,7 @@ struct fz_grp {
                                              return value (ZKELECT_EBUSY: deferred) */
     uint64_t takeover_epoch;              /* last takeover callback's epoch */
     int stepdown_mode;                    /* 0 or ZKELECT_EBUSY */
+    bool ineligible;                      /* fz_nominate: eligible = 0 */
     uint64_t stepdown_epoch;
 };
 

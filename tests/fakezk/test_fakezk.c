@@ -502,6 +502,199 @@ static void test_bug_c_lost_registration_not_applied_reconnect_after(void) { CU_
 static void test_bug_c_lost_registration_applied_reconnect_before(void) { CU_ASSERT(bug_c_case(true, true) == 0); }
 static void test_bug_c_lost_registration_not_applied_reconnect_before(void) { CU_ASSERT(bug_c_case(false, true) == 0); }
 
+
+/*
+ * Bug d: an elector that has read `elected` naming a leader whose leader
+ * znode is absent, with no decision in flight, must still make progress.
+ * Reproduced by losing the elected node's first exists on its own election
+ * znode (the read that tells it the znode's czxid): after the reconnect the
+ * node never learns it, never acts on the decision naming it, and the
+ * elector waits for it (until a watchdog that excludes it, which is no way
+ * out either). Variant 1: the elector elected itself. Variant 2: an
+ * ineligible elector elected another member.
+ */
+static int
+bug_d_case(bool two_nodes, bool applied)
+{
+    struct fz_node *a = two_nodes ? &N[1] : &N[0];
+    int64_t sid;
+    int bad = 0;
+    char buf[128];
+
+    fz_begin();
+    if (fz_node_open(&N[0], two_nodes ? "e" : "a", "/d", 1) != 0)
+        return -1;
+    if (two_nodes) {
+        N[0].grp[0].ineligible = true;
+        fz_nominate(&N[0], 0, 10);
+        fz_settle(SETTLE_MS);
+        if (fz_node_open(&N[1], "a", "/d", 1) != 0)
+            return -1;
+    }
+    fz_settle(SETTLE_MS);
+    sid = fz_sid(a);
+    fakezk_fail_match(sid, "exists", "/d/election/a_", 1, applied, FZ_BACK);
+    fz_nominate(a, 0, 10);
+    fz_settle(SETTLE_MS);
+    if (!fakezk_fault_fired())
+        return -1;
+    fakezk_reconnect(sid, FZ_BACK);
+    fz_settle(SETTLE_MS);
+    if (!fz_is_ready(a, 0) || strncmp(fz_tree_leader("/d", buf, sizeof(buf)), "a:READY:", 8) != 0) {
+        bad = 1;
+        fprintf(stderr, "\n  bug d (%s, exists %s): elected names a, leader znode \"%s\", a READY=%d\n",
+                two_nodes ? "elector e, member a" : "a elects itself",
+                applied ? "applied" : "not applied", fz_tree_leader("/d", buf, sizeof(buf)),
+                fz_is_ready(a, 0));
+        if (getenv("FAKEZK_VERBOSE"))
+            print_state("bug d", N, two_nodes ? 2 : 1);
+    }
+    fz_end();
+    return bad;
+}
+
+static void test_bug_d_elector_elected_itself_no_leader_znode(void) { CU_ASSERT(bug_d_case(false, true) == 0); }
+static void test_bug_d_elected_member_no_leader_znode(void) { CU_ASSERT(bug_d_case(true, false) == 0); }
+
+/*
+ * Run fn in a child process; the test passes when the child exits 0. For the
+ * defects that crash (a NULL dereference, a use after free: under
+ * --enable-sanitizers ASan aborts the child with its report on stderr).
+ */
+static void
+in_child(void (*fn)(void), const char *what)
+{
+    pid_t pid;
+    int status = 0;
+
+    fflush(NULL);
+    pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        fn();
+        _exit(99); /* fn exits */
+    }
+    CU_ASSERT_FATAL(waitpid(pid, &status, 0) == pid);
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "\n  %s: the child died of signal %d\n", what, WTERMSIG(status));
+    else if (WEXITSTATUS(status) != 0)
+        fprintf(stderr, "\n  %s: the child exited %d\n", what, WEXITSTATUS(status));
+    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/*
+ * Bug e: a subscription callback that unsubscribes itself (from inside its
+ * own call) frees the node the event loop then reads (event.c). Two
+ * subscriptions that each remove themselves on their first event; a third
+ * one counts. Every event must still reach the third, and nothing may read
+ * freed memory (ASan, or glibc's tcache garbage in s->next without it).
+ */
+struct self_unsub {
+    zkelect_group_t *g;
+    int id;
+    int calls;
+};
+
+static void
+self_unsub_cb(void *data, const struct zkelect_event *ev)
+{
+    struct self_unsub *u = data;
+    (void)ev;
+    u->calls++;
+    zkelect_unsubscribe(u->g, u->id);
+}
+
+static void
+count_cb(void *data, const struct zkelect_event *ev)
+{
+    (void)ev;
+    (*(int *)data)++;
+}
+
+static void
+bug_e_child(void)
+{
+    static struct self_unsub u1, u2;
+    static int counted;
+    int ok;
+
+    fz_begin();
+    if (fz_node_open(&N[0], "n1", "/e", 1) != 0)
+        _exit(2);
+    u1.g = u2.g = N[0].grp[0].g;
+    zkelect_subscribe(N[0].grp[0].g, ZKELECT_MASK_ALL, count_cb, &counted);
+    u1.id = zkelect_subscribe(N[0].grp[0].g, ZKELECT_MASK_ALL, self_unsub_cb, &u1);
+    u2.id = zkelect_subscribe(N[0].grp[0].g, ZKELECT_MASK_ALL, self_unsub_cb, &u2);
+    fz_nominate(&N[0], 0, 10);
+    fz_settle(SETTLE_MS);
+    ok = u1.calls == 1 && u2.calls == 1 && counted >= 4 && fz_is_ready(&N[0], 0);
+    if (!ok)
+        fprintf(stderr, "bug e: calls %d %d, counted %d\n", u1.calls, u2.calls, counted);
+    fz_end();
+    _exit(ok ? 0 : 1);
+}
+
+static void test_bug_e_unsubscribe_from_own_callback(void) { in_child(bug_e_child, "bug e"); }
+
+/*
+ * Bug f: a nominate with ntags > 0 and tags == NULL must return
+ * ZKELECT_EINVAL (it dereferenced NULL, group.c ~2551).
+ */
+static void
+bug_f_child(void)
+{
+    struct zkelect_node self;
+    int rc;
+
+    fz_begin();
+    if (fz_node_open(&N[0], "n1", "/f", 1) != 0)
+        _exit(2);
+    memset(&self, 0, sizeof(self));
+    self.id = "n1";
+    self.eligible = 1;
+    self.tags = NULL;
+    self.ntags = 2;
+    rc = zkelect_nominate_async(N[0].grp[0].g, &self, NULL, NULL);
+    if (rc != ZKELECT_EINVAL)
+        fprintf(stderr, "bug f: nominate with tags NULL, ntags 2 returned %d\n", rc);
+    fz_settle(SETTLE_MS);
+    fz_end();
+    _exit(rc == ZKELECT_EINVAL ? 0 : 1);
+}
+
+static void test_bug_f_nominate_null_tags(void) { in_child(bug_f_child, "bug f"); }
+
+/*
+ * Bug g: zkelect_nominate() returned ZKELECT_ETIMEDOUT while the
+ * registration carried on and completed later, silently. The contract this
+ * test holds the library to (libuv's "if the call fails, nothing
+ * happened"): a blocking nominate that fails with ETIMEDOUT leaves no
+ * registration behind: once everything is delivered the node is not
+ * registered and none of its znodes exist. (The test delivers nothing during
+ * the call, as a ZooKeeper slower than timeout_ms would.)
+ */
+static void
+test_bug_g_timed_out_nominate_leaves_nothing(void)
+{
+    struct zkelect_node self;
+    int rc;
+
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    memset(&self, 0, sizeof(self));
+    self.id = "n1";
+    self.eligible = 1;
+    rc = zkelect_nominate(N[0].grp[0].g, &self, 50);
+    CU_ASSERT(rc == ZKELECT_ETIMEDOUT);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(!registered(&N[0], 0));              /* bug g: registered after all */
+    CU_ASSERT(!member_znode("/g", "n1"));
+    CU_ASSERT(election_children("/g", "n1") == 0);
+    CU_ASSERT(!fakezk_exists("/g/leader"));
+    fz_end();
+}
+
 /* ---- suites --------------------------------------------------------------------------- */
 
 static CU_TestInfo role_tests[] = {
@@ -530,6 +723,11 @@ static CU_TestInfo bug_tests[] = {
     {"bug_c_lost_registration_not_applied_reconnect_after", test_bug_c_lost_registration_not_applied_reconnect_after},
     {"bug_c_lost_registration_applied_reconnect_before", test_bug_c_lost_registration_applied_reconnect_before},
     {"bug_c_lost_registration_not_applied_reconnect_before", test_bug_c_lost_registration_not_applied_reconnect_before},
+    {"bug_d_elector_elected_itself_no_leader_znode", test_bug_d_elector_elected_itself_no_leader_znode},
+    {"bug_d_elected_member_no_leader_znode", test_bug_d_elected_member_no_leader_znode},
+    {"bug_e_unsubscribe_from_own_callback", test_bug_e_unsubscribe_from_own_callback},
+    {"bug_f_nominate_null_tags", test_bug_f_nominate_null_tags},
+    {"bug_g_timed_out_nominate_leaves_nothing", test_bug_g_timed_out_nominate_leaves_nothing},
     CU_TEST_INFO_NULL,
 };
 

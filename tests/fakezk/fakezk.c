@@ -285,6 +285,16 @@ q_session(struct fsess *s, int state, int where)
     it->kind = FI_SESSION;
     it->type = ZOO_SESSION_EVENT;
     it->state = state;
+    if (where >= 2) {
+        /* after the first where - 2 items */
+        int k = where - 2;
+        for (pp = &s->q; *pp && k > 0; pp = &(*pp)->next)
+            k--;
+        it->next = *pp;
+        *pp = it;
+        q_fix_tail(s);
+        return;
+    }
     if (where != FZ_FRONT) {
         q_push(s, it);
         return;
@@ -1265,6 +1275,23 @@ fakezk_count(const char *prefix)
             c++;
     pthread_mutex_unlock(&fz.mu);
     return c;
+}
+
+bool
+fakezk_find(const char *prefix, char *buf, size_t len)
+{
+    struct fznode *n;
+    const char *best = NULL;
+
+    pthread_mutex_lock(&fz.mu);
+    for (n = fz.nodes; n; n = n->next)
+        if (strncmp(n->path, prefix, strlen(prefix)) == 0 &&
+            (best == NULL || strcmp(n->path, best) < 0))
+            best = n->path;
+    if (best)
+        snprintf(buf, len, "%s", best);
+    pthread_mutex_unlock(&fz.mu);
+    return best != NULL;
 }
 
 static int

@@ -66,6 +66,7 @@ void fakezk_hold(int64_t sid, bool hold);
 
 #define FZ_BACK  0   /* session event after everything already queued */
 #define FZ_FRONT 1   /* before the queued replies (after queued session events) */
+#define FZ_AFTER(k) (2 + (k)) /* after the first k queued items (between replies) */
 
 /* Connection loss: queued replies become ZCONNECTIONLOSS, notifications are
  * kept for after the reconnect, CONNECTING is queued (where: FZ_BACK or
@@ -134,6 +135,10 @@ int fakezk_mkdirs(const char *path);
 int fakezk_get(const char *path, char *buf, size_t len);
 bool fakezk_exists(const char *path);
 int64_t fakezk_owner(const char *path);   /* ephemeralOwner, -1 when absent */
+
+/* The first znode (in path order) whose path starts with prefix, into buf.
+ * Returns true when there is one. */
+bool fakezk_find(const char *prefix, char *buf, size_t len);
 
 /* Number of znodes whose path starts with prefix. */
 int fakezk_count(const char *prefix);

@@ -30,6 +30,7 @@
 static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct fz_node *nodes[FZ_MAX_NODES];   /* open nodes */
 static bool verbose;
+int fz_watchdog_ms = 60000, fz_exclude_ms = 60000;
 
 static uint64_t
 now_ms(void)
@@ -98,7 +99,8 @@ fz_begin(void)
 {
     const char *v = getenv("FAKEZK_VERBOSE");
     verbose = v && *v && strcmp(v, "0") != 0;
-    fakezk_reset();
+    fz_end();   /* whatever a failed test left open */
+    fz_watchdog_ms = fz_exclude_ms = 60000;
     if (verbose)
         fprintf(stderr, "\n");
 }
@@ -152,8 +154,8 @@ fz_node_open(struct fz_node *n, const char *id, const char *base, int ngroups)
         go.policy_path = FZ_POLICY_DIR;
         go.policy_options = popts;
         go.npolicy_options = 1;
-        go.watchdog_ms = 60000;   /* no watchdog firing unless a test wants one */
-        go.exclude_ms = 60000;
+        go.watchdog_ms = fz_watchdog_ms;
+        go.exclude_ms = fz_exclude_ms;
         go.on_event = event_cb;
         go.event_data = gr;
         go.on_takeover = takeover_cb;

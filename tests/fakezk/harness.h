@@ -47,6 +47,11 @@ struct fz_node {
     bool open;
 };
 
+/* Group options of the next fz_node_open (fz_begin resets them): the
+ * watchdog and exclusion periods (default 60000 ms: no timer fires during a
+ * test unless it asks for one). */
+extern int fz_watchdog_ms, fz_exclude_ms;
+
 /* Reset the fake (between tests). */
 void fz_begin(void);
 /* Close every node still open (settling while they leave), check nothing is

@@ -232,6 +232,281 @@ test_expiry(void)
     fz_end();
 }
 
+
+/* Open n nodes n1..nN on /g and nominate them one after the other: n1 is
+ * the elector and (nodeid: the lowest id) the READY leader. */
+static void
+open_group(int count)
+{
+    int k;
+
+    for (k = 0; k < count; k++) {
+        char id[8];
+        snprintf(id, sizeof(id), "n%d", k + 1);
+        CU_ASSERT_FATAL(fz_node_open(&N[k], id, "/g", 1) == 0);
+        fz_nominate(&N[k], 0, 10);
+        CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    }
+}
+
+/* An observer (a group that is not nominated) sees the leader. */
+static void
+test_observer_sees_leader(void)
+{
+    struct zkelect_leader l;
+
+    fz_begin();
+    open_group(1);
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "obs", "/g", 1) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(zkelect_get_leader(N[1].grp[0].g, &l) == 0);
+    CU_ASSERT_STRING_EQUAL(l.id, "n1");
+    CU_ASSERT(l.status == ZKELECT_STATUS_READY);
+    CU_ASSERT(!l.is_self);
+    CU_ASSERT(fz_count(&N[1], 0, ZKELECT_EV_LEADER_CHANGED) >= 1);
+    CU_ASSERT(!registered(&N[1], 0));
+    fz_end();
+}
+
+/* Handover while the old leader's step-down is still running: the new
+ * elected node waits (role WAITING) for the leader znode to go, and takes
+ * over only after zkelect_stepdown_done(). */
+static void
+test_handover_waits_for_old_leader(void)
+{
+    char buf[128];
+
+    fz_begin();
+    open_group(2);
+    CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
+    N[0].grp[0].stepdown_mode = ZKELECT_EBUSY;
+    CU_ASSERT(zkelect_set_eligible(N[0].grp[0].g, 0) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_STEPDOWN) == 1);
+    CU_ASSERT(N[0].grp[0].stepdown_epoch == 1);
+    CU_ASSERT(!fz_is_ready(&N[1], 0));
+    CU_ASSERT(fz_count(&N[1], 0, ZKELECT_EV_TAKEOVER) == 0);
+    CU_ASSERT_STRING_EQUAL(fz_tree_leader("/g", buf, sizeof(buf)), "n1:READY:1");
+    CU_ASSERT(zkelect_stepdown_done(N[0].grp[0].g, 1) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[1], 0));
+    CU_ASSERT(!fz_is_ready(&N[0], 0));
+    CU_ASSERT_STRING_EQUAL(fz_tree_leader("/g", buf, sizeof(buf)), "n2:READY:2");
+    CU_ASSERT(registered(&N[0], 0));   /* ineligible, still a member */
+    fz_end();
+}
+
+/* A takeover that fails: -takeover-failed, the PROGRESS znode goes, the
+ * elector excludes the node at once (+watchdog) and elects the other. */
+static void
+test_takeover_failed(void)
+{
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n2", "/g", 1) == 0);
+    N[0].grp[0].takeover_mode = ZKELECT_EIO;
+    fz_nominate(&N[1], 0, 10);     /* n2 first: the elector */
+    fz_settle(SETTLE_MS);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    N[1].grp[0].takeover_mode = 0;
+    /* n1 joins; with preempt off n2 stays: make n2 step aside */
+    fz_nominate(&N[0], 0, 10);
+    fz_settle(SETTLE_MS);
+    CU_ASSERT(zkelect_set_eligible(N[1].grp[0].g, 0) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER) == 1);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER_FAILED) == 1);
+    CU_ASSERT(fz_count(&N[1], 0, ZKELECT_EV_WATCHDOG) == 1);
+    CU_ASSERT(!fz_is_ready(&N[0], 0));
+    CU_ASSERT(!fakezk_exists("/g/leader") || fakezk_owner("/g/leader") != fz_sid(&N[0]));
+    fz_end();
+}
+
+static bool
+n2_ready(void *arg)
+{
+    (void)arg;
+    return fz_is_ready(&N[1], 0);
+}
+
+/* The watchdog: n1's takeover never completes; after watchdog_ms the
+ * elector excludes it and n2 takes over; n1's takeover is aborted. */
+static void
+test_watchdog_fires(void)
+{
+    fz_begin();
+    fz_watchdog_ms = 300;
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n2", "/g", 1) == 0);
+    N[0].grp[0].takeover_mode = ZKELECT_EBUSY;   /* never done */
+    fz_nominate(&N[0], 0, 10);
+    fz_settle(SETTLE_MS);
+    fz_nominate(&N[1], 0, 10);
+    fz_settle(SETTLE_MS);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER) == 1);
+    CU_ASSERT(fz_settle_until(n2_ready, NULL, 10000) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_WATCHDOG) == 1);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER_ABORT) == 1);
+    CU_ASSERT(!fz_is_ready(&N[0], 0));
+    fz_end();
+}
+
+/* Another client deletes the READY leader's znode: -leadership-lost, and the
+ * node, still elected, takes over again. */
+static void
+test_foreign_delete_leader(void)
+{
+    char buf[128];
+
+    fz_begin();
+    open_group(2);
+    CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
+    CU_ASSERT(fakezk_delete("/g/leader") == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_LOST) == 1);
+    CU_ASSERT(ready_leader(N, 2, 0) != NULL);
+    CU_ASSERT(strstr(fz_tree_leader("/g", buf, sizeof(buf)), ":READY:") != NULL);
+    fz_end();
+}
+
+/* Another client writes garbage into the leader znode: -malformed, and the
+ * READY leader repairs it. */
+static void
+test_garbage_leader_repaired(void)
+{
+    char buf[128];
+
+    fz_begin();
+    open_group(2);
+    CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
+    CU_ASSERT(fakezk_set("/g/leader", "garbage", 7) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_MALFORMED) >= 1);
+    CU_ASSERT(fz_is_ready(&N[0], 0));
+    CU_ASSERT_STRING_EQUAL(fz_tree_leader("/g", buf, sizeof(buf)), "n1:READY:1");
+    fz_end();
+}
+
+/* Another client deletes a member's election znode: the member reports the
+ * lost registration and registers again. */
+static void
+test_foreign_delete_election_znode(void)
+{
+    char path[256];
+
+    fz_begin();
+    open_group(2);
+    CU_ASSERT_FATAL(fakezk_find("/g/election/n2_", path, sizeof(path)));
+    CU_ASSERT(fakezk_delete(path) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[1], 0, ZKELECT_EV_ERROR) >= 1);
+    CU_ASSERT(fz_count(&N[1], 0, ZKELECT_EV_REGISTERED) == 2);
+    CU_ASSERT(election_children("/g", "n2") == 1);
+    CU_ASSERT(registered(&N[1], 0));
+    CU_ASSERT(fz_is_ready(&N[0], 0));
+    fz_end();
+}
+
+/* Disconnected during the takeover (PROGRESS): -suspended; after the
+ * reconnect the node, still elected with its PROGRESS znode, takes over
+ * again (+takeover), and goes READY when the application says so. */
+static void
+test_disconnect_during_takeover(void)
+{
+    int64_t sid;
+
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    N[0].grp[0].takeover_mode = ZKELECT_EBUSY;
+    fz_nominate(&N[0], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER) == 1);
+    sid = fz_sid(&N[0]);
+    fakezk_disconnect(sid, FZ_BACK);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_SUSPENDED) == 1);
+    /* a takeover_done for the suspended epoch is not acted on now */
+    fakezk_reconnect(sid, FZ_BACK);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER) == 2);
+    CU_ASSERT(zkelect_takeover_done(N[0].grp[0].g, N[0].grp[0].takeover_epoch, 0) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[0], 0));
+    fz_end();
+}
+
+/* unnominate during the takeover: -takeover-abort, the node leaves, the
+ * other one leads. */
+static void
+test_unnominate_during_takeover(void)
+{
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n2", "/g", 1) == 0);
+    N[0].grp[0].takeover_mode = ZKELECT_EBUSY;
+    fz_nominate(&N[0], 0, 10);
+    fz_settle(SETTLE_MS);
+    fz_nominate(&N[1], 0, 10);
+    fz_settle(SETTLE_MS);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER) == 1);
+    zkelect_unnominate(N[0].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER_ABORT) == 1);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_UNREGISTERED) == 1);
+    CU_ASSERT(!member_znode("/g", "n1"));
+    CU_ASSERT(election_children("/g", "n1") == 0);
+    CU_ASSERT(fz_is_ready(&N[1], 0));
+    fz_end();
+}
+
+/* Expired while disconnected (the client learns it on the reconnect):
+ * -suspended, then -session-expired and -leadership-lost; the node
+ * registers again on a new session and the group has one READY leader. */
+static void
+test_expiry_while_disconnected(void)
+{
+    int64_t sid;
+
+    fz_begin();
+    open_group(2);
+    sid = fz_sid(&N[0]);
+    fakezk_disconnect(sid, FZ_BACK);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_SUSPENDED) == 1);
+    CU_ASSERT(fakezk_expire(sid) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_EXPIRED) == 1);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_LOST) == 1);
+    CU_ASSERT(fz_sid(&N[0]) != sid);
+    CU_ASSERT(registered(&N[0], 0));
+    CU_ASSERT(ready_leader(N, 2, 0) != NULL);
+    CU_ASSERT(fakezk_owner("/g/nodes/n1") == fz_sid(&N[0]));
+    fz_end();
+}
+
+/* A session that expired is dead: its old handle's calls fail with
+ * ZINVALIDSTATE, and its ephemerals are gone (the fake's own contract). */
+static void
+test_fake_expiry_contract(void)
+{
+    int64_t sid;
+
+    fz_begin();
+    open_group(1);
+    sid = fz_sid(&N[0]);
+    CU_ASSERT(fakezk_owner("/g/nodes/n1") == sid);
+    fakezk_connect_on_init(false);     /* the new session connects when delivered */
+    CU_ASSERT(fakezk_expire(sid) == 0);
+    CU_ASSERT(!fakezk_exists("/g/nodes/n1"));
+    CU_ASSERT(!fakezk_exists("/g/leader"));
+    CU_ASSERT(fakezk_expire(sid) != 0);
+    CU_ASSERT(fakezk_reconnect(sid, FZ_BACK) != 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_sid(&N[0]) != sid && fakezk_session_connected(fz_sid(&N[0])));
+    CU_ASSERT(fz_is_ready(&N[0], 0));
+    fz_end();
+}
+
 /* ---- connection loss at every request ----------------------------------------------- */
 
 /*
@@ -703,6 +978,17 @@ static CU_TestInfo role_tests[] = {
     {"three_nodes_handover", test_three_nodes_handover},
     {"reconnect_same_session", test_reconnect_same_session},
     {"expiry", test_expiry},
+    {"observer_sees_leader", test_observer_sees_leader},
+    {"handover_waits_for_old_leader", test_handover_waits_for_old_leader},
+    {"takeover_failed", test_takeover_failed},
+    {"watchdog_fires", test_watchdog_fires},
+    {"foreign_delete_leader", test_foreign_delete_leader},
+    {"garbage_leader_repaired", test_garbage_leader_repaired},
+    {"foreign_delete_election_znode", test_foreign_delete_election_znode},
+    {"disconnect_during_takeover", test_disconnect_during_takeover},
+    {"unnominate_during_takeover", test_unnominate_during_takeover},
+    {"expiry_while_disconnected", test_expiry_while_disconnected},
+    {"fake_expiry_contract", test_fake_expiry_contract},
     CU_TEST_INFO_NULL,
 };
 

@@ -19,6 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <zookeeper/zookeeper.h>
+
 #include "cutest.h"
 #include "harness.h"
 
@@ -545,7 +547,7 @@ one_nominate_fault(int k, bool applied, int where, bool verbose)
         if (verbose) {
             fprintf(stderr, "\nnominate fault at request %d (%s, session event %s): "
                     "registered=%d ready=%d\n", k, applied ? "applied" : "not applied",
-                    where == FZ_FRONT ? "first" : "last", registered(&N[0], 0),
+                    where == FZ_FRONT ? "first" : where == FZ_BACK ? "last" : "between replies", registered(&N[0], 0),
                     fz_is_ready(&N[0], 0));
             print_state("after the reconnect", N, 1);
         }
@@ -573,7 +575,7 @@ fault_loop(bool applied, int where)
     if (failed)
         fprintf(stderr, "\n  nominate fault (%s, CONNECTING %s): not READY after the reconnect"
                 " when request k failed, k =%s (of %d)\n", applied ? "applied" : "not applied",
-                where == FZ_FRONT ? "first" : "last", failures, k - 1);
+                where == FZ_FRONT ? "first" : where == FZ_BACK ? "last" : "between replies", failures, k - 1);
     CU_ASSERT(failed == 0);
 }
 
@@ -581,6 +583,66 @@ static void test_connloss_nominate_applied(void) { fault_loop(true, FZ_BACK); }
 static void test_connloss_nominate_not_applied(void) { fault_loop(false, FZ_BACK); }
 static void test_connloss_nominate_applied_event_first(void) { fault_loop(true, FZ_FRONT); }
 static void test_connloss_nominate_not_applied_event_first(void) { fault_loop(false, FZ_FRONT); }
+static void test_connloss_nominate_applied_event_between(void) { fault_loop(true, FZ_AFTER(1)); }
+
+/*
+ * Elector and candidate apart: e (ineligible) registered first is the
+ * elector, a joins and is elected. The k-th request after a's nominate, on
+ * the elector's session (its reads, its decision) or on a's (registration,
+ * takeover, READY), fails with a connection loss; that session comes back.
+ * a must end READY, e registered, the tree naming a READY.
+ */
+static void
+split_loop(bool on_elector, bool applied)
+{
+    int k, failed = 0;
+    char failures[512] = "", buf[128];
+
+    for (k = 1; k < 40; k++) {
+        int64_t sid;
+        bool fired;
+
+        fz_begin();
+        CU_ASSERT_FATAL(fz_node_open(&N[0], "e", "/s", 1) == 0);
+        N[0].grp[0].ineligible = true;
+        fz_nominate(&N[0], 0, 10);
+        fz_settle(SETTLE_MS);
+        CU_ASSERT_FATAL(fz_node_open(&N[1], "a", "/s", 1) == 0);
+        fz_settle(SETTLE_MS);
+        sid = fz_sid(&N[on_elector ? 0 : 1]);
+        fakezk_fail_nth(sid, k, applied, FZ_BACK);
+        fz_nominate(&N[1], 0, 10);
+        fz_settle(SETTLE_MS);
+        fired = fakezk_fault_fired();
+        fakezk_fail_nth(0, 0, false, 0);
+        if (fired) {
+            fakezk_reconnect(sid, FZ_BACK);
+            fz_settle(SETTLE_MS);
+        }
+        if (!fz_is_ready(&N[1], 0) || !registered(&N[0], 0) || !registered(&N[1], 0) ||
+            strncmp(fz_tree_leader("/s", buf, sizeof(buf)), "a:READY:", 8) != 0 ||
+            election_children("/s", "a") != 1 || election_children("/s", "e") != 1) {
+            failed++;
+            snprintf(failures + strlen(failures), sizeof(failures) - strlen(failures), " %d", k);
+            if (getenv("FAKEZK_VERBOSE"))
+                print_state("split fault", N, 2);
+        }
+        fz_end();
+        if (!fired)
+            break;
+    }
+    CU_ASSERT(k > 3);
+    if (failed)
+        fprintf(stderr, "\n  fault on the %s's session (%s): a not READY after the reconnect when"
+                " request k failed, k =%s (of %d)\n", on_elector ? "elector" : "candidate",
+                applied ? "applied" : "not applied", failures, k - 1);
+    CU_ASSERT(failed == 0);
+}
+
+static void test_connloss_elector_applied(void) { split_loop(true, true); }
+static void test_connloss_elector_not_applied(void) { split_loop(true, false); }
+static void test_connloss_candidate_applied(void) { split_loop(false, true); }
+static void test_connloss_candidate_not_applied(void) { split_loop(false, false); }
 
 /*
  * Release: the READY leader n1 resigns while n2 waits; the k-th request of
@@ -829,6 +891,39 @@ bug_d_case(bool two_nodes, bool applied)
 }
 
 static void test_bug_d_elector_elected_itself_no_leader_znode(void) { CU_ASSERT(bug_d_case(false, true) == 0); }
+
+/*
+ * Bug d, the elector's side: the elector's read of a new member's record
+ * (get nodes/a) is lost; after the reconnect the elector re-lists the
+ * election but never reads that member again: it never decides, although
+ * `elected` names nobody and a can lead.
+ */
+static void
+test_bug_d_elector_member_read_lost(void)
+{
+    int64_t sid;
+    char buf[128];
+
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "e", "/d", 1) == 0);
+    N[0].grp[0].ineligible = true;
+    fz_nominate(&N[0], 0, 10);
+    fz_settle(SETTLE_MS);
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "a", "/d", 1) == 0);
+    fz_settle(SETTLE_MS);
+    sid = fz_sid(&N[0]);
+    fakezk_fail_match(sid, "get", "/d/nodes/a", 1, true, FZ_BACK);
+    fz_nominate(&N[1], 0, 10);
+    fz_settle(SETTLE_MS);
+    CU_ASSERT_FATAL(fakezk_fault_fired());
+    fakezk_reconnect(sid, FZ_BACK);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(is_elector(&N[0], 0));
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_DECISION) >= 1);  /* bug d: no decision */
+    CU_ASSERT(fz_is_ready(&N[1], 0));
+    CU_ASSERT_STRING_EQUAL(fz_tree_leader("/d", buf, sizeof(buf)), "a:READY:1");
+    fz_end();
+}
 static void test_bug_d_elected_member_no_leader_znode(void) { CU_ASSERT(bug_d_case(true, false) == 0); }
 
 /*
@@ -970,7 +1065,164 @@ test_bug_g_timed_out_nominate_leaves_nothing(void)
     fz_end();
 }
 
+
+/* ---- the fake itself, through the ZooKeeper client API ------------------------------- */
+
+struct rec {
+    char log[2048];
+    char path[256];
+    int rc;
+};
+
+static void
+w_rec(zhandle_t *zh, int type, int state, const char *path, void *ctx)
+{
+    struct rec *r = ctx;
+    size_t o = strlen(r->log);
+
+    (void)zh;
+    if (type == ZOO_SESSION_EVENT)
+        snprintf(r->log + o, sizeof(r->log) - o, "S%d ", state);
+    else
+        snprintf(r->log + o, sizeof(r->log) - o, "W%s:%d ", path, type);
+}
+
+static void
+c_str(int rc, const char *value, const void *data)
+{
+    struct rec *r = (struct rec *)data;
+    r->rc = rc;
+    snprintf(r->path, sizeof(r->path), "%s", value ? value : "");
+}
+
+static void
+c_void(int rc, const void *data)
+{
+    ((struct rec *)data)->rc = rc;
+}
+
+static void
+c_stat(int rc, const struct Stat *st, const void *data)
+{
+    struct rec *r = (struct rec *)data;
+    r->rc = rc;
+    snprintf(r->path, sizeof(r->path), "v%d", st ? st->version : -1);
+}
+
+static void
+test_fake_semantics(void)
+{
+    struct rec w1 = {{0}, {0}, 0}, w2 = {{0}, {0}, 0}, r = {{0}, {0}, 0};
+    zhandle_t *z1, *z2;
+    zoo_op_t ops[2];
+    zoo_op_result_t res[2];
+    char buf[64];
+    int64_t s1;
+
+    fz_begin();
+    z1 = zookeeper_init("fake:1", w_rec, 4000, NULL, &w1, 0);
+    z2 = zookeeper_init("fake:1", w_rec, 4000, NULL, &w2, 0);
+    CU_ASSERT_FATAL(z1 != NULL && z2 != NULL);
+    CU_ASSERT_STRING_EQUAL(w1.log, "S3 ");          /* CONNECTED at once */
+    s1 = zoo_client_id(z1)->client_id;
+
+    /* create, sequential names from the parent's cversion */
+    CU_ASSERT(zoo_acreate(z1, "/a", "x", 1, &ZOO_OPEN_ACL_UNSAFE, 0, c_str, &r) == ZOK);
+    CU_ASSERT(fakezk_deliver_all() == 1);
+    CU_ASSERT(r.rc == ZOK);
+    CU_ASSERT_STRING_EQUAL(r.path, "/a");
+    zoo_acreate(z1, "/a/s_", "", 0, &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL_SEQUENTIAL, c_str, &r);
+    fakezk_deliver_all();
+    CU_ASSERT_STRING_EQUAL(r.path, "/a/s_0000000000");
+    zoo_acreate(z1, "/a/s_", "", 0, &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL_SEQUENTIAL, c_str, &r);
+    fakezk_deliver_all();
+    CU_ASSERT_STRING_EQUAL(r.path, "/a/s_0000000001");
+    CU_ASSERT(fakezk_owner("/a/s_0000000001") == s1);
+    zoo_acreate(z1, "/a/s_0000000001/c", "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, c_str, &r);
+    fakezk_deliver_all();
+    CU_ASSERT(r.rc == ZNOCHILDRENFOREPHEMERALS);
+    zoo_acreate(z1, "/nope/x", "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, c_str, &r);
+    fakezk_deliver_all();
+    CU_ASSERT(r.rc == ZNONODE);
+
+    /* multi: all or nothing */
+    zoo_create_op_init(&ops[0], "/a/m", "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, buf, sizeof(buf));
+    zoo_check_op_init(&ops[1], "/a", 5);
+    zoo_amulti(z1, 2, ops, res, c_void, &r);
+    fakezk_deliver_all();
+    CU_ASSERT(r.rc == ZBADVERSION);
+    CU_ASSERT(res[0].err == ZOK && res[1].err == ZBADVERSION);
+    CU_ASSERT(!fakezk_exists("/a/m"));
+    zoo_check_op_init(&ops[1], "/a", 0);
+    zoo_amulti(z1, 2, ops, res, c_void, &r);
+    fakezk_deliver_all();
+    CU_ASSERT(r.rc == ZOK && fakezk_exists("/a/m"));
+    CU_ASSERT_STRING_EQUAL(buf, "/a/m");
+
+    /* watches: exists on a missing node fires CREATED; data watches fire
+       once; a child watch fires on a child's creation */
+    zoo_aexists(z2, "/a/w", 1, c_stat, &r);
+    fakezk_deliver_all();
+    CU_ASSERT(r.rc == ZNONODE);
+    zoo_acreate(z1, "/a/w", "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, c_str, &r);
+    zoo_aset(z1, "/a/w", "y", 1, -1, c_stat, &r);
+    fakezk_deliver_all();
+    CU_ASSERT_STRING_EQUAL(w2.log, "S3 W/a/w:1 ");  /* CREATED only: one-shot */
+    CU_ASSERT_STRING_EQUAL(r.path, "v1");
+    zoo_aset(z1, "/a/w", "z", 1, 0, c_stat, &r);  /* stale version */
+    fakezk_deliver_all();
+    CU_ASSERT(r.rc == ZBADVERSION);
+
+    /* connection loss, applied: the znode exists, the reply says
+       ZCONNECTIONLOSS, CONNECTING follows; a request sent meanwhile fails */
+    fakezk_fail_nth(s1, 1, true, FZ_BACK);
+    zoo_acreate(z1, "/a/lost", "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, c_str, &r);
+    CU_ASSERT(fakezk_fault_fired());
+    CU_ASSERT(fakezk_exists("/a/lost"));
+    CU_ASSERT_STRING_EQUAL(fakezk_peek(s1, buf, sizeof(buf)), "reply create /a/lost rc=-4");
+    zoo_adelete(z1, "/a/lost", -1, c_void, &r);
+    memset(w1.log, 0, sizeof(w1.log));
+    CU_ASSERT(fakezk_deliver_one(s1) == 1);
+    CU_ASSERT(r.rc == ZCONNECTIONLOSS);
+    fakezk_deliver_all();
+    CU_ASSERT_STRING_EQUAL(w1.log, "S1 ");
+    CU_ASSERT(r.rc == ZCONNECTIONLOSS && fakezk_exists("/a/lost"));
+    CU_ASSERT(fakezk_reconnect(s1, FZ_BACK) == 0);
+    fakezk_deliver_all();
+    CU_ASSERT_STRING_EQUAL(w1.log, "S1 S3 ");
+
+    /* a change missed while disconnected fires after the reconnect */
+    zoo_aexists(z1, "/a/later", 1, c_stat, &r);
+    fakezk_deliver_all();
+    fakezk_disconnect(s1, FZ_BACK);
+    fakezk_create("/a/later", "", 0, 0);
+    fakezk_deliver_all();
+    CU_ASSERT_STRING_EQUAL(w1.log, "S1 S3 S1 ");
+    fakezk_reconnect(s1, FZ_BACK);
+    fakezk_deliver_all();
+    CU_ASSERT_STRING_EQUAL(w1.log, "S1 S3 S1 S3 W/a/later:1 ");
+
+    /* expiry: ephemerals go (others' watches fire), the handle is dead */
+    zoo_aexists(z2, "/a/s_0000000000", 1, c_stat, &r);
+    fakezk_deliver_all();
+    memset(w2.log, 0, sizeof(w2.log));
+    CU_ASSERT(fakezk_expire(s1) == 0);
+    CU_ASSERT(!fakezk_exists("/a/s_0000000000") && !fakezk_exists("/a/s_0000000001"));
+    fakezk_deliver_all();
+    CU_ASSERT_STRING_EQUAL(w2.log, "W/a/s_0000000000:2 ");
+    CU_ASSERT(strstr(w1.log, "S-112 ") != NULL);
+    CU_ASSERT(zoo_aexists(z1, "/a", 0, c_stat, &r) == ZINVALIDSTATE);
+    zookeeper_close(z1);
+    zookeeper_close(z2);
+    fz_end();
+}
+
 /* ---- suites --------------------------------------------------------------------------- */
+
+static CU_TestInfo fake_tests[] = {
+    {"semantics", test_fake_semantics},
+    CU_TEST_INFO_NULL,
+};
 
 static CU_TestInfo role_tests[] = {
     {"single_node_ready", test_single_node_ready},
@@ -997,6 +1249,11 @@ static CU_TestInfo connloss_tests[] = {
     {"nominate_not_applied", test_connloss_nominate_not_applied},
     {"nominate_applied_event_first", test_connloss_nominate_applied_event_first},
     {"nominate_not_applied_event_first", test_connloss_nominate_not_applied_event_first},
+    {"nominate_applied_event_between", test_connloss_nominate_applied_event_between},
+    {"elector_applied", test_connloss_elector_applied},
+    {"elector_not_applied", test_connloss_elector_not_applied},
+    {"candidate_applied", test_connloss_candidate_applied},
+    {"candidate_not_applied", test_connloss_candidate_not_applied},
     {"release_applied", test_connloss_release_applied},
     {"release_not_applied", test_connloss_release_not_applied},
     CU_TEST_INFO_NULL,
@@ -1011,6 +1268,7 @@ static CU_TestInfo bug_tests[] = {
     {"bug_c_lost_registration_not_applied_reconnect_before", test_bug_c_lost_registration_not_applied_reconnect_before},
     {"bug_d_elector_elected_itself_no_leader_znode", test_bug_d_elector_elected_itself_no_leader_znode},
     {"bug_d_elected_member_no_leader_znode", test_bug_d_elected_member_no_leader_znode},
+    {"bug_d_elector_member_read_lost", test_bug_d_elector_member_read_lost},
     {"bug_e_unsubscribe_from_own_callback", test_bug_e_unsubscribe_from_own_callback},
     {"bug_f_nominate_null_tags", test_bug_f_nominate_null_tags},
     {"bug_g_timed_out_nominate_leaves_nothing", test_bug_g_timed_out_nominate_leaves_nothing},
@@ -1018,6 +1276,7 @@ static CU_TestInfo bug_tests[] = {
 };
 
 static CU_SuiteInfo suites[] = {
+    {"fake", NULL, NULL, NULL, NULL, fake_tests},
     {"roles", NULL, NULL, NULL, NULL, role_tests},
     {"connloss", NULL, NULL, NULL, NULL, connloss_tests},
     {"bugs", NULL, NULL, NULL, NULL, bug_tests},

@@ -106,8 +106,9 @@ static struct {
     bool park;                  /* requests on a disconnected session wait for the reconnect */
     char fault_op[16];          /* only requests of this op count ("" any) */
     char fault_path[512];       /* ... whose path starts with this ("" any) */
+    bool trace;                 /* FAKEZK_TRACE: print every delivery and request */
 } fz = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, NULL, NULL, NULL, 0, 0, true,
-        0, 0, false, false, 0, 0, false, "", ""};
+        0, 0, false, false, 0, 0, false, "", "", false};
 
 static void *
 xmalloc(size_t n)
@@ -752,6 +753,10 @@ submit(zhandle_t *zh, struct fitem *it)
         pthread_mutex_unlock(&fz.mu);
         return ZOK;
     }
+    if (fz.trace)
+        fprintf(stderr, "  fakezk: 0x%llx -> %s %s%s\n", (unsigned long long)s->id,
+                op_name(it->op), it->path ? it->path : "",
+                fault ? (fz.fault_applied ? " (lost, applied)" : " (lost, not applied)") : "");
     if (!fault || fz.fault_applied)
         apply(s, it);
     q_push(s, it);
@@ -857,6 +862,17 @@ deliver_one_locked(int64_t sid, bool any_unheld)
     pthread_mutex_unlock(&fz.mu);
     if (it == NULL)
         return 0;
+    if (fz.trace) {
+        char buf[300];
+        if (it->kind == FI_SESSION)
+            snprintf(buf, sizeof(buf), "session %d", it->state);
+        else if (it->kind == FI_WATCH)
+            snprintf(buf, sizeof(buf), "watch %d %s", it->type, it->path);
+        else
+            snprintf(buf, sizeof(buf), "reply %s %s rc=%d", op_name(it->op),
+                     it->path ? it->path : "", it->rc);
+        fprintf(stderr, "  fakezk: 0x%llx <- %s\n", (unsigned long long)s->id, buf);
+    }
     deliver_item(s, it);
     item_free(it);
     return 1;
@@ -868,7 +884,7 @@ fakezk_deliver_one(int64_t sid)
     int n;
 
     pthread_mutex_lock(&fz.dmu);
-    n = deliver_one_locked(sid, false);
+    n = deliver_one_locked(sid, sid == 0);
     pthread_mutex_unlock(&fz.dmu);
     return n;
 }
@@ -1366,6 +1382,7 @@ fakezk_reset(void)
     fz.fault_fired = false;
     fz.nreq = 0;
     fz.park = false;
+    fz.trace = getenv("FAKEZK_TRACE") != NULL;
     ensure_root();
     pthread_mutex_unlock(&fz.mu);
     pthread_mutex_unlock(&fz.dmu);

@@ -42,8 +42,9 @@ void fakezk_reset(void);
 
 /* ---- delivery ---------------------------------------------------------- */
 
-/* Deliver the head of session SID's FIFO (SID 0: of the first session with
- * something queued). Returns 1 if something was delivered, 0 if nothing. */
+/* Deliver the head of session SID's FIFO (SID 0: of the first session, in
+ * creation order, with something queued and not held). Returns 1 if
+ * something was delivered, 0 if nothing. */
 int fakezk_deliver_one(int64_t sid);
 
 /* Deliver until every FIFO is empty (including what the deliveries make the

@@ -30,6 +30,11 @@
 static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct fz_node *nodes[FZ_MAX_NODES];   /* open nodes */
 static bool verbose;
+/* woken by every event and by a helper thread's end: fz_settle_until looks
+   again at once rather than at its next 5 ms turn */
+static pthread_mutex_t wake_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake_cv = PTHREAD_COND_INITIALIZER;
+static unsigned wake_gen;
 int fz_watchdog_ms = 60000, fz_exclude_ms = 60000;
 
 static uint64_t
@@ -49,6 +54,15 @@ log_cb(void *data, int level, const char *msg)
 }
 
 static void
+wake(void)
+{
+    pthread_mutex_lock(&wake_mu);
+    wake_gen++;
+    pthread_cond_broadcast(&wake_cv);
+    pthread_mutex_unlock(&wake_mu);
+}
+
+static void
 event_cb(void *data, const struct zkelect_event *ev)
 {
     struct fz_grp *gr = data;
@@ -64,6 +78,7 @@ event_cb(void *data, const struct zkelect_event *ev)
         fprintf(stderr, "  [%s] EVENT %s %s node=%s epoch=%llu: %s\n", gr->n->id, ev->name,
                 ev->group ? ev->group : "-", ev->node ? ev->node : "-",
                 (unsigned long long)ev->epoch, ev->detail);
+    wake();
 }
 
 static int
@@ -249,8 +264,12 @@ fz_settle(int timeout_ms)
     uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
     int n;
 
+    /* one item at a time, and every library thread quiet before the next:
+       what the handles send, and so the order in which the server applies
+       it, depends only on the order of delivery (the first session with
+       something queued first), never on how the threads are scheduled */
     for (;;) {
-        n = fakezk_deliver_all();
+        n = fakezk_deliver_one(0);
         fz_flush();
         if (n == 0 && fakezk_pending(0) == 0)
             return 0;
@@ -263,27 +282,31 @@ int
 fz_settle_until(bool (*cond)(void *), void *arg, int timeout_ms)
 {
     uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
-    pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-    pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
     struct timespec ts;
+    unsigned gen;
 
     for (;;) {
-        fz_settle(timeout_ms);
+        pthread_mutex_lock(&wake_mu);
+        gen = wake_gen;
+        pthread_mutex_unlock(&wake_mu);
+        fz_settle(timeout_ms > 20000 ? timeout_ms : 20000);
         if (cond(arg))
             return 0;
         if (now_ms() > deadline)
             return -1;
-        /* quiet, but the condition waits for a library timer (a watchdog, an
-           exclusion's end): give it 5 ms of wall time, then look again */
+        /* quiet, and the condition waits for something this thread does not
+           drive (a library timer: watchdog, exclusion end, safety-net scan;
+           a helper thread): wait for an event, at most 5 ms, then look again */
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += 5 * 1000000L;
         if (ts.tv_nsec >= 1000000000L) {
             ts.tv_sec++;
             ts.tv_nsec -= 1000000000L;
         }
-        pthread_mutex_lock(&mu);
-        pthread_cond_timedwait(&cv, &mu, &ts);
-        pthread_mutex_unlock(&mu);
+        pthread_mutex_lock(&wake_mu);
+        if (gen == wake_gen && fakezk_pending(0) == 0)
+            pthread_cond_timedwait(&wake_cv, &wake_mu, &ts);
+        pthread_mutex_unlock(&wake_mu);
     }
 }
 
@@ -306,6 +329,7 @@ bg_main(void *p)
     b->rc = rc;
     b->done = true;
     pthread_mutex_unlock(&b->mu);
+    wake();
     return NULL;
 }
 

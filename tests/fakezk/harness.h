@@ -3,7 +3,11 @@
  * ZooKeeper, an event recorder, and fz_settle(): deliver everything until
  * no request is pending and every library thread has gone quiet.
  *
- * Quiescence: after each round of deliveries every open handle is flushed:
+ * Determinism: fz_settle delivers one item at a time (the first session
+ * with something queued first) and flushes every handle before the next,
+ * so a run depends on the order of delivery only, not on scheduling.
+ *
+ * Quiescence: after each delivery every open handle is flushed:
  * a no-op call posted to its library thread through the loop's own
  * zke_call_wait() (the same queue as ZooKeeper's replies, so when it has
  * run, everything queued before it has been processed). No sleeps.

@@ -21,7 +21,7 @@
 #include "zkelect.h"
 #include "fakezk.h"
 
-#define FZ_GROUPS 8
+#define FZ_GROUPS 200
 
 struct fz_node;
 
@@ -31,7 +31,7 @@ struct fz_grp {
     zkelect_group_t *g;
     char path[128];
     unsigned counts[ZKELECT_EV__COUNT];   /* events seen, by type */
-    char log[16384];                      /* "+registered +elector ..." */
+    char log[4096];                       /* "+registered +elector ..." (cut) */
     bool nominate_done;                   /* the nominate completion ran */
     int nominate_err;                     /* its error */
     int nominate_calls;                   /* how many times it ran */

@@ -925,6 +925,53 @@ bug_c_case(bool applied, bool reconnect_first)
     return bad;
 }
 
+/*
+ * Bug c in a burst: 200 groups on one handle nominated at once (each sends
+ * its parents' creates and its registration multi); the 150th registration
+ * multi is lost (applied), and with it every reply still in flight. After
+ * the reconnect every group must be registered and READY.
+ */
+static bool
+burst_ok(void *arg)
+{
+    int i, n = *(int *)arg;
+
+    for (i = 0; i < n; i++)
+        if (!registered(&N[0], i) || !fz_is_ready(&N[0], i))
+            return false;
+    return true;
+}
+
+static void
+test_bug_c_burst_of_groups(void)
+{
+    int64_t sid;
+    int i, n = FZ_GROUPS, unregistered = 0, notready = 0;
+
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/burst", n) == 0);
+    fz_settle(SETTLE_MS);
+    sid = fz_sid(&N[0]);
+    fakezk_fail_match(sid, "multi", NULL, 150, true, FZ_BACK);
+    for (i = 0; i < n; i++)
+        fz_nominate(&N[0], i, 10);
+    fz_settle(SETTLE_MS);
+    CU_ASSERT_FATAL(fakezk_fault_fired());
+    fakezk_reconnect(sid, FZ_BACK);
+    liveness_budget_spent = 0;
+    eventually(burst_ok, &n);
+    for (i = 0; i < n; i++) {
+        unregistered += !registered(&N[0], i);
+        notready += !fz_is_ready(&N[0], i);
+    }
+    if (unregistered || notready)
+        fprintf(stderr, "\n  bug c burst: of %d groups, %d not registered, %d without a READY"
+                " leader after the reconnect\n", n, unregistered, notready);
+    CU_ASSERT(unregistered == 0);
+    CU_ASSERT(notready == 0);
+    fz_end();
+}
+
 static void test_bug_c_lost_registration_applied_reconnect_after(void) { CU_ASSERT(bug_c_case(true, false) == 0); }
 static void test_bug_c_lost_registration_not_applied_reconnect_after(void) { CU_ASSERT(bug_c_case(false, false) == 0); }
 static void test_bug_c_lost_registration_applied_reconnect_before(void) { CU_ASSERT(bug_c_case(true, true) == 0); }
@@ -1368,6 +1415,7 @@ static CU_TestInfo bug_tests[] = {
     {"bug_c_lost_registration_not_applied_reconnect_after", test_bug_c_lost_registration_not_applied_reconnect_after},
     {"bug_c_lost_registration_applied_reconnect_before", test_bug_c_lost_registration_applied_reconnect_before},
     {"bug_c_lost_registration_not_applied_reconnect_before", test_bug_c_lost_registration_not_applied_reconnect_before},
+    {"bug_c_burst_of_groups", test_bug_c_burst_of_groups},
     {"bug_d_elector_elected_itself_no_leader_znode", test_bug_d_elector_elected_itself_no_leader_znode},
     {"bug_d_elected_member_no_leader_znode", test_bug_d_elected_member_no_leader_znode},
     {"bug_d_elector_member_read_lost", test_bug_d_elector_member_read_lost},

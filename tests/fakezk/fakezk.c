@@ -37,6 +37,8 @@ struct fwatch {
     struct fsess *s;
     char *path;
     int kind;
+    bool known;                 /* the client has the reply that set it: it
+                                   re-arms it after a reconnect */
 };
 
 enum fi_kind { FI_REPLY = 1, FI_WATCH, FI_SESSION };
@@ -68,6 +70,8 @@ struct fitem {
     int vlen;
     char **strings;
     int nstrings;
+    int wkind;                  /* FI_REPLY: the watch the read set (0 none) */
+    bool known;                 /* FI_WATCH: fired by a watch the client knew */
     int op_rc[8];               /* multi: per op */
     char *op_path[8];           /* multi: created paths */
     struct Stat op_stat[8];
@@ -314,7 +318,7 @@ q_session(struct fsess *s, int state, int where)
 
 /* A notification for session s (one per session per trigger). */
 static void
-notify(struct fsess *s, int type, const char *path)
+notify(struct fsess *s, int type, const char *path, bool known)
 {
     struct fitem *it;
 
@@ -322,6 +326,7 @@ notify(struct fsess *s, int type, const char *path)
         return;
     it = xmalloc(sizeof(*it));
     it->kind = FI_WATCH;
+    it->known = known;
     it->type = type;
     it->path = xstrdup(path);
     if (s->st == S_CONNECTED)
@@ -356,6 +361,7 @@ trig_fire(struct trig *t)
     struct trig *x;
     struct fwatch **pp, *w;
     struct fsess *hit[64];
+    bool known[64];
     int nhit, i;
 
     while ((x = t) != NULL) {
@@ -363,11 +369,14 @@ trig_fire(struct trig *t)
         nhit = 0;
         for (pp = &fz.watches; (w = *pp) != NULL;) {
             if ((w->kind & x->kinds) && strcmp(w->path, x->path) == 0) {
-                bool dup = false;
-                for (i = 0; i < nhit; i++)
-                    dup = dup || hit[i] == w->s;
-                if (!dup && nhit < 64)
-                    hit[nhit++] = w->s;
+                for (i = 0; i < nhit && hit[i] != w->s; i++)
+                    ;
+                if (i < nhit) {
+                    known[i] = known[i] || w->known;
+                } else if (nhit < 64) {
+                    hit[nhit] = w->s;
+                    known[nhit++] = w->known;
+                }
                 *pp = w->next;
                 free(w->path);
                 free(w);
@@ -376,7 +385,7 @@ trig_fire(struct trig *t)
             }
         }
         for (i = 0; i < nhit; i++)
-            notify(hit[i], x->type, x->path);
+            notify(hit[i], x->type, x->path, known[i]);
         free(x->path);
         free(x);
     }
@@ -567,7 +576,7 @@ apply(struct fsess *s, struct fitem *it)
         it->st = n->st;
         it->has_stat = true;
         if (it->watch)
-            watch_add(s, it->path, FW_DATA);
+            watch_add(s, it->path, it->wkind = FW_DATA);
         break;
     case OP_EXISTS:
         n = node_find(it->path);
@@ -577,7 +586,7 @@ apply(struct fsess *s, struct fitem *it)
             it->has_stat = true;
         }
         if (it->watch)
-            watch_add(s, it->path, n ? FW_DATA : FW_EXIST);
+            watch_add(s, it->path, it->wkind = n ? FW_DATA : FW_EXIST);
         break;
     case OP_CHILDREN:
     case OP_CHILDREN2:
@@ -598,7 +607,7 @@ apply(struct fsess *s, struct fitem *it)
             if (is_child(it->path, c->path))
                 it->strings[i++] = xstrdup(strrchr(c->path, '/') + 1);
         if (it->watch)
-            watch_add(s, it->path, FW_CHILD);
+            watch_add(s, it->path, it->wkind = FW_CHILD);
         break;
     case OP_MULTI: {
         struct fznode *snap = tree_clone();
@@ -674,10 +683,28 @@ disconnect_locked(struct fsess *s, int where)
     if (s->st != S_CONNECTED)
         return;
     s->st = S_DISCONNECTED;
+    /* the server forgets the connection's watches; the client re-arms, on
+       the reconnect, those it knows of: the ones whose reply it received */
+    {
+        struct fwatch **wp, *w;
+        for (wp = &fz.watches; (w = *wp) != NULL;) {
+            if (w->s == s && !w->known) {
+                *wp = w->next;
+                free(w->path);
+                free(w);
+            } else {
+                wp = &w->next;
+            }
+        }
+    }
     for (pp = &s->q; (it = *pp) != NULL;) {
         if (it->kind == FI_REPLY) {
             it->rc = ZCONNECTIONLOSS;
             pp = &it->next;
+        } else if (it->kind == FI_WATCH && !it->known) {
+            /* fired by a watch the client never learnt of: lost */
+            *pp = it->next;
+            item_free(it);
         } else if (it->kind == FI_WATCH) {
             *pp = it->next;
             it->next = NULL;
@@ -857,6 +884,13 @@ deliver_one_locked(int64_t sid, bool any_unheld)
         s->q = it->next;
         if (s->q == NULL)
             s->qtail = NULL;
+        if (it->kind == FI_REPLY && it->wkind && it->rc != ZCONNECTIONLOSS) {
+            /* the client now knows the watch this read set */
+            struct fwatch *w;
+            for (w = fz.watches; w; w = w->next)
+                if (w->s == s && w->kind == it->wkind && strcmp(w->path, it->path) == 0)
+                    w->known = true;
+        }
         break;
     }
     pthread_mutex_unlock(&fz.mu);

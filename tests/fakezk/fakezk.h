@@ -27,6 +27,9 @@
  *    fakezk_reconnect(); fakezk_expire() ends a session (its ephemerals go,
  *    EXPIRED is delivered, later calls return ZINVALIDSTATE).
  *
+ * Watches the client never learnt of (the reply that set them was lost) are
+ * not re-armed by a reconnect, nor are their notifications delivered.
+ *
  * Thread safety: every function may be called from any thread.
  */
 #ifndef ZKELECT_FAKEZK_H

@@ -8,7 +8,11 @@
  *
  * Public API only (plus the fake's control API and fz_settle). Run one test:
  *   tests/fakezk/test_fakezk bugs:bug_b
- * FAKEZK_VERBOSE=1 prints the library's log and events.
+ * Environment, for debugging:
+ *   FAKEZK_VERBOSE=1      the library's log and events, and the tree on failures
+ *   FAKEZK_TRACE=1        every request the fake receives and every delivery
+ *   FAKEZK_K=n            the nominate fault loops run only case k = n
+ *   FAKEZK_LIVENESS_MS=n  how long a repaired state is awaited (default 1500)
  */
 #include "config.h"
 
@@ -1350,6 +1354,17 @@ test_fake_semantics(void)
     fakezk_reconnect(s1, FZ_BACK);
     fakezk_deliver_all();
     CU_ASSERT_STRING_EQUAL(w1.log, "S1 S3 S1 S3 W/a/later:1 ");
+
+    /* a watch set by a read whose reply was lost is not re-armed: the client
+       never learnt of it */
+    fakezk_fail_nth(s1, 1, true, FZ_BACK);
+    zoo_aexists(z1, "/a/unknown", 1, c_stat, &r);
+    fakezk_deliver_all();
+    CU_ASSERT(r.rc == ZCONNECTIONLOSS);
+    fakezk_reconnect(s1, FZ_BACK);
+    fakezk_create("/a/unknown", "", 0, 0);
+    fakezk_deliver_all();
+    CU_ASSERT_STRING_EQUAL(w1.log, "S1 S3 S1 S3 W/a/later:1 S1 S3 ");
 
     /* expiry: ephemerals go (others' watches fire), the handle is dead */
     zoo_aexists(z2, "/a/s_0000000000", 1, c_stat, &r);

@@ -522,6 +522,39 @@ test_expiry_while_disconnected(void)
     fz_end();
 }
 
+/* Found with the fake (not in issue 13): resigning when the session
+ * expires. The unregister multi is lost (not applied): its reply sets the
+ * registration back to REG_DONE, so the expiry that follows takes the node
+ * for a member and registers it again on the new session (+registered), where
+ * the elector may elect it, before `leaving` makes it unregister. The expiry
+ * removed the znodes; the node must report that it left and must not
+ * register again. */
+static void
+test_found_expiry_while_leaving_registers_again(void)
+{
+    int64_t sid;
+
+    fz_begin();
+    open_group(2);
+    sid = fz_sid(&N[1]);
+    fakezk_fail_nth(sid, 1, false, FZ_BACK);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    fz_flush();
+    CU_ASSERT(fakezk_fault_fired());
+    CU_ASSERT(member_znode("/g", "n2"));       /* not applied */
+    CU_ASSERT(fakezk_expire(sid) == 0);
+    CU_ASSERT(!member_znode("/g", "n2"));
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[1], 0, ZKELECT_EV_EXPIRED) == 1);
+    CU_ASSERT(fz_count(&N[1], 0, ZKELECT_EV_UNREGISTERED) == 1);
+    CU_ASSERT(fz_count(&N[1], 0, ZKELECT_EV_REGISTERED) == 1);   /* registered again */
+    CU_ASSERT(!registered(&N[1], 0));
+    CU_ASSERT(!member_znode("/g", "n2"));
+    CU_ASSERT(election_children("/g", "n2") == 0);
+    CU_ASSERT(fz_is_ready(&N[0], 0));
+    fz_end();
+}
+
 /* A session that expired is dead: its old handle's calls fail with
  * ZINVALIDSTATE, and its ephemerals are gone (the fake's own contract). */
 static void
@@ -1437,6 +1470,7 @@ static CU_TestInfo bug_tests[] = {
     {"bug_e_unsubscribe_from_own_callback", test_bug_e_unsubscribe_from_own_callback},
     {"bug_f_nominate_null_tags", test_bug_f_nominate_null_tags},
     {"bug_g_timed_out_nominate_leaves_nothing", test_bug_g_timed_out_nominate_leaves_nothing},
+    {"found_expiry_while_leaving_registers_again", test_found_expiry_while_leaving_registers_again},
     CU_TEST_INFO_NULL,
 };
 

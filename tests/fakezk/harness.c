@@ -419,3 +419,81 @@ fz_tree_leader(const char *base, char *buf, size_t len)
              (unsigned long long)l.epoch);
     return buf;
 }
+
+/* ---- assertions' helpers -------------------------------------------------------------- */
+
+bool
+fz_registered(struct fz_node *n, int i)
+{
+    struct zkelect_stats st;
+    return zkelect_get_stats(n->grp[i].g, &st) == 0 && st.registered;
+}
+
+bool
+fz_is_elector(struct fz_node *n, int i)
+{
+    struct zkelect_stats st;
+    return zkelect_get_stats(n->grp[i].g, &st) == 0 && st.is_elector;
+}
+
+int
+fz_election_children(const char *base, const char *id)
+{
+    char prefix[256];
+    snprintf(prefix, sizeof(prefix), "%s/election/%s_", base, id);
+    return fakezk_count(prefix);
+}
+
+bool
+fz_member_znode(const char *base, const char *id)
+{
+    char p[256];
+    snprintf(p, sizeof(p), "%s/nodes/%s", base, id);
+    return fakezk_exists(p);
+}
+
+const char *
+fz_ready_leader(struct fz_node *ns, int count, int i)
+{
+    const char *who = NULL;
+    int k, nready = 0;
+
+    for (k = 0; k < count; k++) {
+        if (ns[k].open && fz_is_ready(&ns[k], i)) {
+            who = ns[k].id;
+            nready++;
+        }
+    }
+    return nready == 1 ? who : NULL;
+}
+
+void
+fz_print_state(const char *what, struct fz_node *ns, int count)
+{
+    int k, i;
+
+    fprintf(stderr, "\n--- %s\n%s", what, fakezk_dump());
+    for (k = 0; k < count; k++)
+        for (i = 0; ns[k].open && i < ns[k].ngroups; i++)
+            fprintf(stderr, "%s %s: %s\n", ns[k].id, ns[k].grp[i].path, ns[k].grp[i].log);
+}
+
+static int liveness_spent;
+
+void
+fz_liveness_reset(void)
+{
+    liveness_spent = 0;
+}
+
+bool
+fz_eventually(bool (*cond)(void *), void *arg)
+{
+    const char *e = getenv("FAKEZK_LIVENESS_MS");
+    int ms = e && *e ? atoi(e) : 1500;
+
+    if (fz_settle_until(cond, arg, liveness_spent ? 0 : ms) == 0)
+        return true;
+    liveness_spent = 1;
+    return false;
+}

@@ -91,5 +91,30 @@ const char *fz_tree_leader(const char *base, char *buf, size_t len);
  * returns (for blocking API calls). Returns fn's result. */
 int fz_run_settling(int (*fn)(void *), void *arg, int timeout_ms);
 
+/* ---- assertions' helpers ---- */
+
+/* Group i of n is registered / is the elector (zkelect_get_stats). */
+bool fz_registered(struct fz_node *n, int i);
+bool fz_is_elector(struct fz_node *n, int i);
+/* Election znodes of id under base; whether base/nodes/<id> exists. */
+int fz_election_children(const char *base, const char *id);
+bool fz_member_znode(const char *base, const char *id);
+/* The id of the one READY leader among ns[0..count) for group i, NULL when
+ * none or more than one. */
+const char *fz_ready_leader(struct fz_node *ns, int count, int i);
+/* The tree and every group's events, on stderr. */
+void fz_print_state(const char *what, struct fz_node *ns, int count);
+
+/*
+ * Liveness: after a fault is over (the session is back) a state is awaited,
+ * not checked once quiet, since the library may repair a group from a timer
+ * (its 1 s safety-net scan): fz_eventually() delivers and re-checks until
+ * FAKEZK_LIVENESS_MS (default 1500 ms). Once a wait has failed, later waits
+ * (until fz_liveness_reset) only settle: the test has failed already, and a
+ * fault loop stays fast on a library with the bug.
+ */
+bool fz_eventually(bool (*cond)(void *), void *arg);
+void fz_liveness_reset(void);
+
 /* Set FAKEZK_VERBOSE=1 to print the library's log lines. */
 #endif

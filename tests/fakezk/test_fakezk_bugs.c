@@ -1,7 +1,7 @@
 /*
  * test_fakezk_bugs.c - the bugs of issue 13, each in a test named
  * bug_<letter>_... that fails on the library as it was when the issue was
- * filed (the failure output is in the commit that added it), and what the
+ * filed (tests/fakezk/README lists the failures), and what the
  * fake found besides (found_...).
  *
  * Run one test: tests/fakezk/test_fakezk_bugs bugs:bug_b

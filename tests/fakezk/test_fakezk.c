@@ -591,6 +591,54 @@ test_expiry_while_disconnected(void)
 }
 
 
+/* Deliver session sid's items one at a time (flushing after each) until
+ * the head of its FIFO starts with prefix. Returns false if it never does. */
+static bool
+deliver_until(int64_t sid, const char *prefix)
+{
+    char buf[300];
+    int steps;
+
+    for (steps = 0; steps < 1000; steps++) {
+        if (strncmp(fakezk_peek(sid, buf, sizeof(buf)), prefix, strlen(prefix)) == 0)
+            return true;
+        if (!fakezk_deliver_one(sid))
+            return false;
+        fz_flush();
+    }
+    return false;
+}
+
+/* `elected` changes between the decision and the creation of the leader
+ * znode (CREATING): the create multi's check fails (ZBADVERSION),
+ * -takeover-abort, the node re-reads `elected`, which still names it, and
+ * takes over at the next attempt. */
+static void
+test_elected_changed_before_create(void)
+{
+    char data[4096];
+    int64_t sid;
+    int len;
+
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    fz_settle(SETTLE_MS);
+    sid = fz_sid(&N[0]);
+    fz_nominate(&N[0], 0, 10);
+    fz_flush();
+    /* up to the decision's reply: `elected` is written, the node has not
+       heard of it yet */
+    CU_ASSERT_FATAL(deliver_until(sid, "reply multi /g/elected rc=0"));
+    len = fakezk_get("/g/elected", data, sizeof(data));
+    CU_ASSERT_FATAL(len > 0);
+    CU_ASSERT(fakezk_set("/g/elected", data, len) == 0);   /* same decision, new version */
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER_ABORT) == 1);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER) == 1);
+    CU_ASSERT(fz_is_ready(&N[0], 0));
+    fz_end();
+}
+
 /* A session that expired is dead: its old handle's calls fail with
  * ZINVALIDSTATE, and its ephemerals are gone (the fake's own contract). */
 static void
@@ -635,6 +683,7 @@ static CU_TestInfo role_tests[] = {
     {"disconnect_during_takeover", test_disconnect_during_takeover},
     {"unnominate_during_takeover", test_unnominate_during_takeover},
     {"expiry_while_disconnected", test_expiry_while_disconnected},
+    {"elected_changed_before_create", test_elected_changed_before_create},
     {"fake_expiry_contract", test_fake_expiry_contract},
     CU_TEST_INFO_NULL,
 };

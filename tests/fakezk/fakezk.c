@@ -71,6 +71,7 @@ struct fitem {
     char **strings;
     int nstrings;
     int wkind;                  /* FI_REPLY: the watch the read set (0 none) */
+    bool unapplied;             /* FI_REPLY: sent, the server has not applied it yet */
     bool known;                 /* FI_WATCH: fired by a watch the client knew */
     int op_rc[8];               /* multi: per op */
     char *op_path[8];           /* multi: created paths */
@@ -87,6 +88,7 @@ struct fsess {
     clientid_t cid;
     enum { S_CONNECTED, S_DISCONNECTED, S_EXPIRED, S_CLOSED } st;
     bool hold;
+    bool defer;                 /* apply requests when delivered, not when sent */
     struct fitem *q, *qtail;    /* FIFO of deliverables */
     struct fitem *missed;       /* notifications while disconnected (list, in order) */
     struct fitem *parked;       /* requests sent while disconnected */
@@ -700,6 +702,7 @@ disconnect_locked(struct fsess *s, int where)
     for (pp = &s->q; (it = *pp) != NULL;) {
         if (it->kind == FI_REPLY) {
             it->rc = ZCONNECTIONLOSS;
+            it->unapplied = false;   /* never reached the server */
             pp = &it->next;
         } else if (it->kind == FI_WATCH && !it->known) {
             /* fired by a watch the client never learnt of: lost */
@@ -784,7 +787,9 @@ submit(zhandle_t *zh, struct fitem *it)
         fprintf(stderr, "  fakezk: 0x%llx -> %s %s%s\n", (unsigned long long)s->id,
                 op_name(it->op), it->path ? it->path : "",
                 fault ? (fz.fault_applied ? " (lost, applied)" : " (lost, not applied)") : "");
-    if (!fault || fz.fault_applied)
+    if (s->defer && !fault)
+        it->unapplied = true;   /* applied when delivered */
+    else if (!fault || fz.fault_applied)
         apply(s, it);
     q_push(s, it);
     if (fault)
@@ -884,6 +889,12 @@ deliver_one_locked(int64_t sid, bool any_unheld)
         s->q = it->next;
         if (s->q == NULL)
             s->qtail = NULL;
+        if (it->kind == FI_REPLY && it->unapplied) {
+            /* deferred: the server applies it now (its notifications for
+               this session come after the replies already queued) */
+            it->unapplied = false;
+            apply(s, it);
+        }
         if (it->kind == FI_REPLY && it->wkind && it->rc != ZCONNECTIONLOSS) {
             /* the client now knows the watch this read set */
             struct fwatch *w;
@@ -981,6 +992,17 @@ fakezk_peek(int64_t sid, char *buf, size_t len)
     }
     pthread_mutex_unlock(&fz.mu);
     return buf;
+}
+
+void
+fakezk_defer_apply(int64_t sid, bool defer)
+{
+    struct fsess *s;
+
+    pthread_mutex_lock(&fz.mu);
+    if ((s = sess_find(sid)) != NULL)
+        s->defer = defer;
+    pthread_mutex_unlock(&fz.mu);
 }
 
 void

@@ -66,6 +66,11 @@ const char *fakezk_peek(int64_t sid, char *buf, size_t len);
  * delivers it with fakezk_deliver_one), or release it (hold = false). */
 void fakezk_hold(int64_t sid, bool hold);
 
+/* Session SID's requests are applied by the server when their reply is
+ * delivered, not when they are sent (defer = true): the test may change the
+ * tree in between, as another client racing with the request would. */
+void fakezk_defer_apply(int64_t sid, bool defer);
+
 /* ---- sessions ----------------------------------------------------------- */
 
 #define FZ_BACK  0   /* session event after everything already queued */

@@ -639,6 +639,37 @@ test_elected_changed_before_create(void)
     fz_end();
 }
 
+/* `elected` is rewritten while the READY write is on its way (READYING):
+ * the multi's check fails, the node re-reads and sets READY again. */
+static void
+test_elected_changed_before_ready(void)
+{
+    char data[4096];
+    int64_t sid;
+    int len;
+
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    N[0].grp[0].takeover_mode = ZKELECT_EBUSY;
+    fz_nominate(&N[0], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER) == 1);
+    sid = fz_sid(&N[0]);
+    fakezk_defer_apply(sid, true);
+    CU_ASSERT(zkelect_takeover_done(N[0].grp[0].g, N[0].grp[0].takeover_epoch, 0) == 0);
+    fz_flush();                                /* the READY multi is sent */
+    len = fakezk_get("/g/elected", data, sizeof(data));
+    CU_ASSERT_FATAL(len > 0);
+    CU_ASSERT(fakezk_set("/g/elected", data, len) == 0);
+    fakezk_defer_apply(sid, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[0], 0));
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_READY) == 1);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_STEPDOWN) == 0);
+    CU_ASSERT(fakezk_requests(sid) > 0);
+    fz_end();
+}
+
 /* A session that expired is dead: its old handle's calls fail with
  * ZINVALIDSTATE, and its ephemerals are gone (the fake's own contract). */
 static void
@@ -684,6 +715,7 @@ static CU_TestInfo role_tests[] = {
     {"unnominate_during_takeover", test_unnominate_during_takeover},
     {"expiry_while_disconnected", test_expiry_while_disconnected},
     {"elected_changed_before_create", test_elected_changed_before_create},
+    {"elected_changed_before_ready", test_elected_changed_before_ready},
     {"fake_expiry_contract", test_fake_expiry_contract},
     CU_TEST_INFO_NULL,
 };

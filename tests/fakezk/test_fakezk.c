@@ -670,6 +670,26 @@ test_elected_changed_before_ready(void)
     fz_end();
 }
 
+/* Two handles nominate the same id: the second finds nodes/<id> held by
+ * another live session: ZKELECT_EIDINUSE, and it is not registered. */
+static void
+test_id_in_use(void)
+{
+    fz_begin();
+    open_group(1);
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n1", "/g", 1) == 0);
+    fz_nominate(&N[1], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(N[1].grp[0].nominate_done);
+    CU_ASSERT(N[1].grp[0].nominate_err == ZKELECT_EIDINUSE);
+    CU_ASSERT(fz_count(&N[1], 0, ZKELECT_EV_ERROR) == 1);
+    CU_ASSERT(!fz_registered(&N[1], 0));
+    CU_ASSERT(fz_election_children("/g", "n1") == 1);
+    CU_ASSERT(fakezk_owner("/g/nodes/n1") == fz_sid(&N[0]));
+    CU_ASSERT(fz_is_ready(&N[0], 0));
+    fz_end();
+}
+
 /* A session that expired is dead: its old handle's calls fail with
  * ZINVALIDSTATE, and its ephemerals are gone (the fake's own contract). */
 static void
@@ -716,6 +736,7 @@ static CU_TestInfo role_tests[] = {
     {"expiry_while_disconnected", test_expiry_while_disconnected},
     {"elected_changed_before_create", test_elected_changed_before_create},
     {"elected_changed_before_ready", test_elected_changed_before_ready},
+    {"id_in_use", test_id_in_use},
     {"fake_expiry_contract", test_fake_expiry_contract},
     CU_TEST_INFO_NULL,
 };

@@ -89,6 +89,7 @@ struct fsess {
     enum { S_CONNECTED, S_DISCONNECTED, S_EXPIRED, S_CLOSED } st;
     bool hold;
     bool defer;                 /* apply requests when delivered, not when sent */
+    bool expiry_unseen;         /* EXPIRED queued, not yet delivered */
     struct fitem *q, *qtail;    /* FIFO of deliverables */
     struct fitem *missed;       /* notifications while disconnected (list, in order) */
     struct fitem *parked;       /* requests sent while disconnected */
@@ -108,13 +109,14 @@ static struct {
     int fault_n;
     bool fault_applied, fault_fired;
     int fault_where;
+    bool fault_expire;          /* the fault expires the session */
     int nreq;
     bool park;                  /* requests on a disconnected session wait for the reconnect */
     char fault_op[16];          /* only requests of this op count ("" any) */
     char fault_path[512];       /* ... whose path starts with this ("" any) */
     bool trace;                 /* FAKEZK_TRACE: print every delivery and request */
 } fz = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, NULL, NULL, NULL, 0, 0, true,
-        0, 0, false, false, 0, 0, false, "", "", false};
+        0, 0, false, false, 0, false, 0, false, "", "", false};
 
 static void *
 xmalloc(size_t n)
@@ -738,6 +740,7 @@ sess_find(int64_t sid)
 }
 
 static const char *op_name(enum fr_op op);
+static void expire_locked(struct fsess *s);
 
 static bool
 fault_matches(const struct fitem *it)
@@ -756,6 +759,18 @@ submit(zhandle_t *zh, struct fitem *it)
     bool fault = false;
 
     pthread_mutex_lock(&fz.mu);
+    if (s && s->st == S_EXPIRED && s->expiry_unseen) {
+        /* sent before the library saw the expiry: the connection was gone
+           already (the client learns of the expiry only when it connects
+           again), so the request fails as on a disconnected session */
+        it->kind = FI_REPLY;
+        it->rc = ZCONNECTIONLOSS;
+        s->nreq++;
+        fz.nreq++;
+        q_push(s, it);
+        pthread_mutex_unlock(&fz.mu);
+        return ZOK;
+    }
     if (s == NULL || s->st == S_EXPIRED || s->st == S_CLOSED) {
         pthread_mutex_unlock(&fz.mu);
         item_free(it);
@@ -792,7 +807,9 @@ submit(zhandle_t *zh, struct fitem *it)
     else if (!fault || fz.fault_applied)
         apply(s, it);
     q_push(s, it);
-    if (fault)
+    if (fault && fz.fault_expire)
+        expire_locked(s);
+    else if (fault)
         disconnect_locked(s, fz.fault_where);
     pthread_mutex_unlock(&fz.mu);
     return ZOK;
@@ -889,6 +906,8 @@ deliver_one_locked(int64_t sid, bool any_unheld)
         s->q = it->next;
         if (s->q == NULL)
             s->qtail = NULL;
+        if (it->kind == FI_SESSION && it->state == ZOO_EXPIRED_SESSION_STATE)
+            s->expiry_unseen = false;   /* from now on calls fail at once */
         if (it->kind == FI_REPLY && it->unapplied) {
             /* deferred: the server applies it now (its notifications for
                this session come after the replies already queued) */
@@ -1093,6 +1112,7 @@ expire_locked(struct fsess *s)
     }
     trig_fire(trig);
     q_session(s, ZOO_EXPIRED_SESSION_STATE, FZ_BACK);
+    s->expiry_unseen = true;
     while ((it = s->parked) != NULL) {
         s->parked = it->next;
         it->rc = ZSESSIONEXPIRED;
@@ -1180,7 +1200,17 @@ fakezk_fail_match(int64_t sid, const char *op, const char *path_prefix, int n, b
     fz.fault_n = n > 0 ? n : 0;
     fz.fault_applied = applied;
     fz.fault_where = where;
+    fz.fault_expire = false;
     fz.fault_fired = false;
+    pthread_mutex_unlock(&fz.mu);
+}
+
+void
+fakezk_expire_nth(int64_t sid, int n, bool applied)
+{
+    fakezk_fail_nth(sid, n, applied, FZ_BACK);
+    pthread_mutex_lock(&fz.mu);
+    fz.fault_expire = true;
     pthread_mutex_unlock(&fz.mu);
 }
 
@@ -1436,6 +1466,7 @@ fakezk_reset(void)
     fz.fault_sid = 0;
     fz.fault_n = 0;
     fz.fault_fired = false;
+    fz.fault_expire = false;
     fz.nreq = 0;
     fz.park = false;
     fz.trace = getenv("FAKEZK_TRACE") != NULL;

@@ -89,7 +89,9 @@ int fakezk_disconnect(int64_t sid, int where);
 int fakezk_reconnect(int64_t sid, int where);
 
 /* Expire: disconnect if connected, delete the session's ephemerals (firing the
- * other sessions' watches), drop its watches, queue EXPIRED. */
+ * other sessions' watches), drop its watches, queue EXPIRED. Until EXPIRED
+ * is delivered, requests fail with ZCONNECTIONLOSS (the client learns of an
+ * expiry only when it reconnects); afterwards calls return ZINVALIDSTATE. */
 int fakezk_expire(int64_t sid);
 
 /* A new session's CONNECTED event: delivered synchronously inside
@@ -115,6 +117,10 @@ void fakezk_fail_nth(int64_t sid, int n, bool applied, int where);
  * path (a multi's: its first op's) starts with path_prefix (NULL any). */
 void fakezk_fail_match(int64_t sid, const char *op, const char *path_prefix, int n,
                        bool applied, int where);
+
+/* The Nth request of session SID (0: any) is lost, applied or not, and the
+ * session expires with it (as fakezk_expire). */
+void fakezk_expire_nth(int64_t sid, int n, bool applied);
 
 /* Requests sent on a disconnected session: false (default) they fail with
  * ZCONNECTIONLOSS at once; true the client holds them and the server applies

@@ -180,6 +180,61 @@ static void test_connloss_candidate_applied(void) { split_loop(false, true); }
 static void test_connloss_candidate_not_applied(void) { split_loop(false, false); }
 
 /*
+ * Expiry at every request: as the nominate loop, but the session expires
+ * with the k-th request (applied or not). The library opens a new session;
+ * the group must end READY on it, with exactly one registration, owned by
+ * the new session.
+ */
+static bool
+single_ready_new_session(void *arg)
+{
+    int64_t old = *(int64_t *)arg;
+
+    return single_ready(NULL) && fz_sid(&N[0]) != old &&
+           fakezk_owner("/g/nodes/n1") == fz_sid(&N[0]);
+}
+
+static void
+expiry_loop(bool applied)
+{
+    int k, failed = 0;
+    char failures[512] = "";
+
+    fz_liveness_reset();
+    for (k = 1; k < 60; k++) {
+        int64_t sid;
+        bool fired;
+
+        fz_begin();
+        CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+        fz_settle(SETTLE_MS);
+        sid = fz_sid(&N[0]);
+        fakezk_expire_nth(sid, k, applied);
+        fz_nominate(&N[0], 0, 10);
+        fz_settle(SETTLE_MS);
+        fired = fakezk_fault_fired();
+        fakezk_fail_nth(0, 0, false, 0);
+        if (fired && !fz_eventually(single_ready_new_session, &sid)) {
+            failed++;
+            snprintf(failures + strlen(failures), sizeof(failures) - strlen(failures), " %d", k);
+            if (getenv("FAKEZK_VERBOSE"))
+                fz_print_state("expiry fault", N, 1);
+        }
+        fz_end();
+        if (!fired)
+            break;
+    }
+    CU_ASSERT(k > 5);
+    if (failed)
+        fprintf(stderr, "\n  expiry at request k (%s): not READY on the new session, k =%s (of %d)\n",
+                applied ? "applied" : "not applied", failures, k - 1);
+    CU_ASSERT(failed == 0);
+}
+
+static void test_expiry_nominate_applied(void) { expiry_loop(true); }
+static void test_expiry_nominate_not_applied(void) { expiry_loop(false); }
+
+/*
  * Release: the READY leader n1 resigns while n2 waits; the k-th request of
  * n1 after the unnominate fails (applied or not); n1 comes back. n1 must be
  * gone from the tree and n2 must be the READY leader.
@@ -251,6 +306,8 @@ static CU_TestInfo connloss_tests[] = {
     {"elector_not_applied", test_connloss_elector_not_applied},
     {"candidate_applied", test_connloss_candidate_applied},
     {"candidate_not_applied", test_connloss_candidate_not_applied},
+    {"expiry_nominate_applied", test_expiry_nominate_applied},
+    {"expiry_nominate_not_applied", test_expiry_nominate_not_applied},
     {"release_applied", test_connloss_release_applied},
     {"release_not_applied", test_connloss_release_not_applied},
     CU_TEST_INFO_NULL,

@@ -1,0 +1,120 @@
+/*
+ * harness.h - nodes (a zkelect handle with its groups) on the fake
+ * ZooKeeper, an event recorder, and fz_settle(): deliver everything until
+ * no request is pending and every library thread has gone quiet.
+ *
+ * Determinism: fz_settle delivers one item at a time (the first session
+ * with something queued first) and flushes every handle before the next,
+ * so a run depends on the order of delivery only, not on scheduling.
+ *
+ * Quiescence: after each delivery every open handle is flushed:
+ * a no-op call posted to its library thread through the loop's own
+ * zke_call_wait() (the same queue as ZooKeeper's replies, so when it has
+ * run, everything queued before it has been processed). No sleeps.
+ */
+#ifndef ZKELECT_FAKEZK_HARNESS_H
+#define ZKELECT_FAKEZK_HARNESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "zkelect.h"
+#include "fakezk.h"
+
+#define FZ_GROUPS 200
+
+struct fz_node;
+
+/* One group of a node, and what it saw. */
+struct fz_grp {
+    struct fz_node *n;
+    zkelect_group_t *g;
+    char path[128];
+    unsigned counts[ZKELECT_EV__COUNT];   /* events seen, by type */
+    char log[4096];                       /* "+registered +elector ..." (cut) */
+    bool nominate_done;                   /* the nominate completion ran */
+    int nominate_err;                     /* its error */
+    int nominate_calls;                   /* how many times it ran */
+    int takeover_mode;                    /* 0: takeovers succeed at once; else its
+                                             return value (ZKELECT_EBUSY: deferred) */
+    uint64_t takeover_epoch;              /* last takeover callback's epoch */
+    int stepdown_mode;                    /* 0 or ZKELECT_EBUSY */
+    bool ineligible;                      /* fz_nominate: eligible = 0 */
+    uint64_t stepdown_epoch;
+};
+
+struct fz_node {
+    char id[65];
+    zkelect_t *h;
+    int ngroups;
+    struct fz_grp grp[FZ_GROUPS];
+    bool open;
+};
+
+/* Group options of the next fz_node_open (fz_begin resets them): the
+ * watchdog and exclusion periods (default 60000 ms: no timer fires during a
+ * test unless it asks for one). */
+extern int fz_watchdog_ms, fz_exclude_ms;
+
+/* Reset the fake (between tests). */
+void fz_begin(void);
+/* Close every node still open (settling while they leave), check nothing is
+ * left outstanding. */
+void fz_end(void);
+
+/* Open a handle for node id (session connected at once), and ngroups groups
+ * "<base>", "<base>-1", ... (observers, not yet nominated). */
+int fz_node_open(struct fz_node *n, const char *id, const char *base, int ngroups);
+/* Nominate group i asynchronously (priority, eligible). */
+int fz_nominate(struct fz_node *n, int i, int priority);
+/* Close the handle (zkelect_close, while the test thread settles). */
+void fz_node_close(struct fz_node *n);
+
+/* The node's current ZooKeeper session id. */
+int64_t fz_sid(struct fz_node *n);
+
+/* Deliver until quiet. Returns 0, or -1 if still busy after timeout_ms. */
+int fz_settle(int timeout_ms);
+/* Flush every open handle's library thread (no delivery). */
+void fz_flush(void);
+/* Settle, then wait (settling) until cond(arg) or timeout_ms. Returns 0 / -1. */
+int fz_settle_until(bool (*cond)(void *), void *arg, int timeout_ms);
+
+/* Count of an event type a group saw. */
+unsigned fz_count(struct fz_node *n, int i, enum zkelect_event_type t);
+/* Non-zero when group i of n is the READY leader in its own view. */
+bool fz_is_ready(struct fz_node *n, int i);
+/* The leader id every open node's group i agrees on in the tree ("" none). */
+const char *fz_tree_leader(const char *base, char *buf, size_t len);
+
+/* Run fn(arg) on a helper thread while the test thread settles until it
+ * returns (for blocking API calls). Returns fn's result. */
+int fz_run_settling(int (*fn)(void *), void *arg, int timeout_ms);
+
+/* ---- assertions' helpers ---- */
+
+/* Group i of n is registered / is the elector (zkelect_get_stats). */
+bool fz_registered(struct fz_node *n, int i);
+bool fz_is_elector(struct fz_node *n, int i);
+/* Election znodes of id under base; whether base/nodes/<id> exists. */
+int fz_election_children(const char *base, const char *id);
+bool fz_member_znode(const char *base, const char *id);
+/* The id of the one READY leader among ns[0..count) for group i, NULL when
+ * none or more than one. */
+const char *fz_ready_leader(struct fz_node *ns, int count, int i);
+/* The tree and every group's events, on stderr. */
+void fz_print_state(const char *what, struct fz_node *ns, int count);
+
+/*
+ * Liveness: after a fault is over (the session is back) a state is awaited,
+ * not checked once quiet, since the library may repair a group from a timer
+ * (its 1 s safety-net scan): fz_eventually() delivers and re-checks until
+ * FAKEZK_LIVENESS_MS (default 1500 ms). Once a wait has failed, later waits
+ * (until fz_liveness_reset) only settle: the test has failed already, and a
+ * fault loop stays fast on a library with the bug.
+ */
+bool fz_eventually(bool (*cond)(void *), void *arg);
+void fz_liveness_reset(void);
+
+/* Set FAKEZK_VERBOSE=1 to print the library's log lines. */
+#endif

@@ -1145,6 +1145,7 @@ elector_watchdog_restart(struct zkelect_group *g)
 void
 elector_reread(struct zkelect_group *g)
 {
+    struct member_cache *m;
     struct req *r;
 
     if (!g->is_elector || !group_connected(g))
@@ -1152,6 +1153,10 @@ elector_reread(struct zkelect_group *g)
     elector_watchdog_restart(g);
     g->election_read = g->config_read = g->switchover_read = g->history_read = false;
     reg_list_election(g, true);
+    /* member records whose read was cut off: the listing reads only new ones */
+    for (m = g->members; m; m = m->next)
+        if (!m->loaded)
+            elector_read_member(g, m->rec.id);
     group_send_get(g, REQ_GET_CONFIG, g->p_config, NULL);
     group_send_get(g, REQ_GET_SWITCHOVER, g->p_switchover, NULL);
     if ((r = req_new(g->h, g, REQ_GET_HISTORY)) != NULL)

@@ -70,6 +70,7 @@ struct req {
     enum req_kind kind;               /* what for */
     uint64_t sent_ms;                 /* CLOCK_MONOTONIC when sent */
     uint64_t token;                   /* kind-specific (epoch, version...) */
+    uint64_t attempt;                 /* registration requests: g->reg_attempt when sent */
     char arg[ZKE_PATH_MAX];           /* kind-specific (member id, child name) */
     /* multi storage: must live until the completion runs */
     zoo_op_t ops[3];                  /* multi ops */
@@ -277,6 +278,8 @@ struct zkelect_group {
     struct zke_member self;           /* this node's record */
     int32_t self_version;             /* nodes/<id> version */
     char guid[ZKE_GUID_LEN + 1];      /* per-session registration guid */
+    uint64_t reg_attempt;             /* registration attempt: a reply of an earlier one
+                                         (sent before a reconnect) is stale */
     bool paths_ok;                    /* base, nodes and election exist (a registration
                                          succeeded): do_register skips creating them */
     char my_znode[ZKE_PATH_MAX];      /* election/<id>_<guid>_<seq> name (child only) */

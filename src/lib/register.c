@@ -146,6 +146,7 @@ reg_register(struct zkelect_group *g)
     r = req_new(g->h, g, REQ_REGISTER);
     if (r == NULL)
         return;
+    r->attempt = ++g->reg_attempt;
     group_reg_set(g, REG_PENDING, "registering");
     reg_self_payload(g, &r->payload[0], &len);
     if (r->payload[0] == NULL) {
@@ -205,7 +206,7 @@ reg_on_register_reply(struct zkelect_group *g, struct zev *ev)
     struct req *r = ev->req;
     char path[ZKE_PATH_MAX];
 
-    if (g->reg != REG_PENDING)
+    if (ev->req->attempt != g->reg_attempt || g->reg != REG_PENDING)
         return;
     if (ev->rc == ZOK) {
         g->paths_ok = true;
@@ -226,8 +227,10 @@ reg_on_register_reply(struct zkelect_group *g, struct zev *ev)
         /* nodes/<id> exists: ours (an earlier attempt) or another session's? */
         snprintf(path, sizeof(path), "%s/%s", g->p_nodes, g->self.id);
         r = req_new(g->h, g, REQ_CHECK_ID);
-        if (r)
+        if (r) {
+            r->attempt = g->reg_attempt;
             req_sent(r, zoo_aexists(g->h->zh, path, 0, stat_completion, r));
+        }
         return;
     }
     group_reg_set(g, REG_NONE, zerror(ev->rc));
@@ -278,6 +281,7 @@ reg_find_mine(struct zkelect_group *g)
         return;
     if ((r = req_new(g->h, g, REQ_FIND_MINE)) == NULL)
         return;
+    r->attempt = ++g->reg_attempt;
     group_reg_set(g, REG_PENDING, "looking for our registration by its guid");
     req_sent(r, zoo_aget_children2(g->h->zh, g->p_election, 0, strings_completion, r));
 }
@@ -285,7 +289,7 @@ reg_find_mine(struct zkelect_group *g)
 void
 reg_on_check_id_reply(struct zkelect_group *g, struct zev *ev)
 {
-    if (g->reg != REG_PENDING)
+    if (ev->req->attempt != g->reg_attempt || g->reg != REG_PENDING)
         return;
     if (ev->rc == ZNONODE) {
         reg_register(g); /* the holder went away meanwhile */
@@ -305,6 +309,7 @@ reg_on_check_id_reply(struct zkelect_group *g, struct zev *ev)
         /* ours: an earlier attempt whose reply was lost. Find its election znode. */
         struct req *r = req_new(g->h, g, REQ_FIND_MINE);
         if (r) {
+            r->attempt = g->reg_attempt;
             r->token = 1; /* nodes/<id> is known to be ours */
             req_sent(r, zoo_aget_children2(g->h->zh, g->p_election, 0, strings_completion, r));
         }
@@ -326,7 +331,7 @@ reg_on_find_mine_reply(struct zkelect_group *g, struct zev *ev)
     int64_t seq;
     int i;
 
-    if (g->reg != REG_UNKNOWN && g->reg != REG_PENDING)
+    if (ev->req->attempt != g->reg_attempt || (g->reg != REG_UNKNOWN && g->reg != REG_PENDING))
         return;
     if (ev->rc == ZNONODE) {
         /* no election znode at all (its parents' creates were lost with our
@@ -362,6 +367,7 @@ reg_on_find_mine_reply(struct zkelect_group *g, struct zev *ev)
         r = req_new(g->h, g, REQ_CREATE_ELECTION);
         if (r == NULL)
             return;
+        r->attempt = g->reg_attempt;
         snprintf(r->arg, sizeof(r->arg), "%s/%s_%s_", g->p_election, g->self.id, g->guid);
         req_sent(r, zoo_acreate(g->h->zh, r->arg, g->self.id, (int)strlen(g->self.id),
                                 group_acl(g), ZOO_EPHEMERAL_SEQUENTIAL, string_completion, r));
@@ -374,7 +380,7 @@ reg_on_find_mine_reply(struct zkelect_group *g, struct zev *ev)
 void
 reg_on_create_election_reply(struct zkelect_group *g, struct zev *ev)
 {
-    if (g->reg != REG_PENDING)
+    if (ev->req->attempt != g->reg_attempt || g->reg != REG_PENDING)
         return;
     if (ev->rc == ZOK && ev->data) {
         registered(g, ev->data);

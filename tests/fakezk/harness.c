@@ -415,7 +415,7 @@ fz_tree_leader(const char *base, char *buf, size_t len)
     dl = fakezk_get(path, data, sizeof(data));
     if (dl < 0 || zke_leader_decode(data, dl, &l, err, sizeof(err)) != 0)
         return buf;
-    snprintf(buf, len, "%s:%s:%llu", l.id, l.status == ZKE_STATUS_READY ? "READY" : "PROGRESS",
+    snprintf(buf, len, "%s:%s:%llu", l.id, l.status == ZKELECT_STATUS_READY ? "READY" : "PROGRESS",
              (unsigned long long)l.epoch);
     return buf;
 }

@@ -403,18 +403,34 @@ test_handover_waits_for_old_leader(void)
  * elector has seen the PROGRESS znode): -takeover-failed, the PROGRESS znode
  * goes, and the elector excludes the node at once (+watchdog), without
  * waiting for the watchdog period. */
+static bool
+node_ready(void *arg)
+{
+    return fz_is_ready(arg, 0);
+}
+
+static bool
+second_takeover(void *arg)
+{
+    return fz_count(arg, 0, ZKELECT_EV_TAKEOVER) >= 2;
+}
+
 static void
 test_takeover_failed(void)
 {
     fz_begin();
     CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
     CU_ASSERT_FATAL(fz_node_open(&N[1], "n2", "/g", 1) == 0);
+    CU_ASSERT_FATAL(fz_node_open(&N[2], "n3", "/g", 1) == 0);
     N[0].grp[0].takeover_mode = ZKELECT_EBUSY;
     fz_nominate(&N[1], 0, 10);     /* n2 first: the elector */
     fz_settle(SETTLE_MS);
     CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
-    /* n1 joins; with preempt off n2 stays: make n2 step aside */
+    /* n1 joins, then n3 (another candidate, so n1 can be excluded); with
+       preempt off n2 stays: make n2 step aside */
     fz_nominate(&N[0], 0, 10);
+    fz_settle(SETTLE_MS);
+    fz_nominate(&N[2], 0, 10);
     fz_settle(SETTLE_MS);
     CU_ASSERT(zkelect_set_eligible(N[1].grp[0].g, 0) == 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
@@ -425,6 +441,42 @@ test_takeover_failed(void)
     CU_ASSERT(fz_count(&N[1], 0, ZKELECT_EV_WATCHDOG) == 1);
     CU_ASSERT(!fz_is_ready(&N[0], 0));
     CU_ASSERT(!fakezk_exists("/g/leader") || fakezk_owner("/g/leader") != fz_sid(&N[0]));
+    CU_ASSERT(fz_eventually(node_ready, &N[2]));   /* n3 leads instead */
+    fz_end();
+}
+
+/* The only node that can lead fails its takeover: excluding it would leave
+ * the group without a leader for exclude_ms and gain nothing. It is not
+ * excluded; when the watchdog fires it is elected again at a new epoch (a
+ * retry at most once a watchdog period), and this time it takes over. */
+static void
+test_takeover_failed_lone_candidate(void)
+{
+    uint64_t e1;
+
+    fz_begin();
+    fz_watchdog_ms = 300;
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n2", "/g", 1) == 0);
+    N[0].grp[0].takeover_mode = ZKELECT_EBUSY;
+    fz_nominate(&N[1], 0, 10);     /* n2 first: the elector */
+    fz_settle(SETTLE_MS);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    fz_nominate(&N[0], 0, 10);
+    fz_settle(SETTLE_MS);
+    CU_ASSERT(zkelect_set_eligible(N[1].grp[0].g, 0) == 0);   /* n1 is the only candidate */
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER) == 1);
+    e1 = N[0].grp[0].takeover_epoch;
+    CU_ASSERT(zkelect_takeover_done(N[0].grp[0].g, e1, ZKELECT_EIO) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER_FAILED) == 1);
+    /* not excluded; the watchdog gives it a new epoch */
+    CU_ASSERT(fz_eventually(second_takeover, &N[0]));
+    CU_ASSERT(N[0].grp[0].takeover_epoch > e1);
+    CU_ASSERT(fz_count(&N[1], 0, ZKELECT_EV_WATCHDOG) >= 1);
+    CU_ASSERT(zkelect_takeover_done(N[0].grp[0].g, N[0].grp[0].takeover_epoch, 0) == 0);
+    CU_ASSERT(fz_eventually(node_ready, &N[0]));
     fz_end();
 }
 
@@ -727,6 +779,7 @@ static CU_TestInfo role_tests[] = {
     {"observer_sees_leader", test_observer_sees_leader},
     {"handover_waits_for_old_leader", test_handover_waits_for_old_leader},
     {"takeover_failed", test_takeover_failed},
+    {"takeover_failed_lone_candidate", test_takeover_failed_lone_candidate},
     {"watchdog_fires", test_watchdog_fires},
     {"foreign_delete_leader", test_foreign_delete_leader},
     {"garbage_leader_repaired", test_garbage_leader_repaired},

@@ -6,9 +6,12 @@
 #   2. libFuzzer on every payload decoder and the INI loader (clang),
 #      FUZZ_SECONDS each (default 300): tests/fuzz/run-fuzz.sh;
 #   3. long fault-injection runs with several seeds (tests/fault, when present);
-#   4. the deeper Spin model check (doc/model, when present).
+#   4. the deeper Spin model check (doc/model, when present);
+#   5. the burst: 10,000 groups on one handle with connection losses
+#      mid-burst (tests/integration/test_burst; the default tier runs 2,000),
+#      plus the fake-ZooKeeper tests under valgrind.
 #
-#   sh tests/full-tier.sh [valgrind|fuzz|fault|model ...]   (default: all)
+#   sh tests/full-tier.sh [valgrind|fuzz|fault|model|burst ...]   (default: all)
 #
 # Run from the top of a clone after `sh tests/quickstart.sh test` (which
 # installs the packages); it builds in ./build-full. The last line is
@@ -16,7 +19,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-parts=${*:-valgrind fuzz fault model}
+parts=${*:-valgrind fuzz fault model burst}
 passed=0
 failed=0
 result() { if [ "$2" = 0 ]; then passed=$((passed + 1)); echo "full-tier: $1 passed"; else failed=$((failed + 1)); echo "full-tier: $1 FAILED"; fi; }
@@ -36,7 +39,9 @@ for p in $parts; do
             export ZKELECT_TOP_SRCDIR="$top" ZKELECT_TOP_BUILDDIR="$(pwd)" \
                 ZKELECT_POLICY_PATH="$(pwd)/policies/.libs"
             for t in tests/unit/test_codec tests/unit/test_config tests/unit/test_policies \
-                     tests/unit/test_loader tests/integration/test_election; do
+                     tests/unit/test_loader tests/unit/test_common tests/fakezk/test_fakezk \
+                     tests/fakezk/test_fakezk_faults tests/fakezk/test_fakezk_bugs \
+                     tests/integration/test_election; do
                 echo "full-tier: valgrind $t"
                 $VG "$t" >"$t.valgrind.log" 2>&1 || { rc=1; tail -n 30 "$t.valgrind.log"; }
                 tail -n 1 "$t.valgrind.log"
@@ -48,6 +53,14 @@ for p in $parts; do
     fuzz)
         sh tests/fuzz/run-fuzz.sh "${FUZZ_SECONDS:-300}"
         result fuzz $?
+        ;;
+    burst)
+        mkdir -p build-full
+        (cd build-full && { [ -f Makefile ] || ../configure >/dev/null; } &&
+            make -j"$(nproc)" >/dev/null && make -j"$(nproc)" check TESTS= >/dev/null &&
+            ZKELECT_POLICY_PATH="$(pwd)/policies/.libs" ZKELECT_BURST_GROUPS=10000 \
+                ./tests/integration/test_burst)
+        result burst $?
         ;;
     fault)
         mkdir -p build-full

@@ -48,6 +48,7 @@ struct view {
     struct zkelect_leader l;            /* the leader as this node sees it */
     bool have_leader;                   /* l.id is set */
     struct zkelect_stats st;            /* the group's counters */
+    struct zkelect_group_state gs;      /* its state machine (size set) */
     bool is_leader;                     /* this node is the READY leader */
     const char *role;                   /* static: see view_role() */
     double since_contact_s;             /* seconds since ZooKeeper was last heard */
@@ -110,6 +111,8 @@ view_get(struct zkd *d, struct view *v)
         v->have_group = true;
         v->have_leader = zkelect_get_leader(g, &v->l) == 0;
         (void)zkelect_get_stats(g, &v->st);
+        v->gs.size = sizeof(v->gs);
+        (void)zkelect_get_state(g, &v->gs);
     }
     v->is_leader = v->have_leader && v->l.is_self && v->l.status == ZKELECT_STATUS_READY;
 
@@ -333,6 +336,15 @@ body_metrics(struct zkd *d, const struct view *v)
     metric(f, "zkelect_stalled_requests_total", "counter",
         "ZooKeeper requests that stalled and were nudged.",
         "%llu", (unsigned long long)v->st.stalled_requests);
+    metric(f, "zkelect_stuck_total", "counter",
+        "Times the group was found stuck (nothing outstanding, no way out: a bug) and re-driven.",
+        "%llu", (unsigned long long)v->gs.stuck);
+    metric(f, "zkelect_illegal_transitions_total", "counter",
+        "State transitions outside the state machine's table (a bug).",
+        "%llu", (unsigned long long)v->gs.illegal_transitions);
+    metric(f, "zkelect_library_gaps_total", "counter",
+        "Times the library thread fell over a second behind (timers then waited for a fresh view).",
+        "%llu", (unsigned long long)v->gs.gaps);
     metric(f, "zkelect_no_eligible", "gauge",
         "1 while the last decision of this node as elector found no eligible node.",
         "%d", v->no_eligible ? 1 : 0);

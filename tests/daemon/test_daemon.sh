@@ -380,12 +380,16 @@ missing=
 for m in zkelect_is_leader zkelect_epoch zkelect_elections_total \
     zkelect_transitions_total zkelect_watchdog_firings_total \
     zkelect_session_connected zkelect_seconds_since_zookeeper_contact \
-    zkelect_stalled_requests_total zkelect_no_eligible; do
+    zkelect_stalled_requests_total zkelect_stuck_total zkelect_illegal_transitions_total \
+    zkelect_library_gaps_total zkelect_no_eligible; do
     grep -q "^# HELP $m " "$T/metrics" && grep -q "^# TYPE $m " "$T/metrics" &&
         grep -qE "^$m [0-9.]+$" "$T/metrics" || missing="$missing $m"
 done
 check "n1 /metrics: every metric with HELP and TYPE${missing:+ (missing:$missing)}" \
     [ -z "$missing" ]
+check "n1 /metrics: no stuck group, no illegal transition" \
+    eval 'grep -qx "zkelect_stuck_total 0" "$T/metrics" &&
+          grep -qx "zkelect_illegal_transitions_total 0" "$T/metrics"'
 check "n1 /metrics: zkelect_is_leader 1, session connected" \
     eval 'grep -qx "zkelect_is_leader 1" "$T/metrics" &&
           grep -qx "zkelect_session_connected 1" "$T/metrics"'

@@ -159,6 +159,7 @@ struct zkelect {
     uint64_t turn_end_ms;             /* when the library thread last finished a turn */
     uint64_t n_stale;                 /* times the view was found stale (a gap) */
     bool behind;                      /* in a gap: timers wait until caught up */
+    uint64_t behind_since_ms;         /* when that gap was found */
     bool auth_pending;                /* the credential still has to reach the client */
     struct zkelect_group *groups;     /* all groups (list) */
     struct zkelect_group **gindex;    /* groups by base path (ZKE_GINDEX buckets) */
@@ -398,6 +399,7 @@ void group_check_stuck(struct zkelect_group *g, uint64_t now);
 /* The library thread fell behind by more than ZKE_GAP_MS (a long callback, a
    stopped process, a backlog): what the timers act on is re-read first. */
 #define ZKE_GAP_MS 1000
+#define ZKE_GAP_MAX_MS 5000            /* timers wait for the thread to catch up at most this */
 void group_view_stale(struct zkelect_group *g);
 void group_release(struct zkelect_group *g);
 void group_free(struct zkelect_group *g);

@@ -763,6 +763,7 @@ loop_gap(struct zkelect *h, uint64_t late_ms)
     struct zkelect_group *g, *next;
 
     h->behind = true;
+    h->behind_since_ms = zke_now_ms();
     h->n_stale++;
     zke_log(h, ZKELECT_LOG_WARNING, "the library thread was %llu ms behind; timers wait for a "
             "fresh view", (unsigned long long)late_ms);
@@ -843,8 +844,10 @@ loop_main(void *arg)
         if (ev)
             process(h, ev);
         /* timers act only on a view that has taken in every notification
-           that arrived before them: not while events wait in the queue */
-        if (caught_up)
+           that arrived before them: not while events wait in the queue, but
+           for ZKE_GAP_MAX_MS at most (a load that never drains must not stop
+           the watchdogs; a later episode reads the view again) */
+        if (caught_up || zke_now_ms() > h->behind_since_ms + ZKE_GAP_MAX_MS)
             h->behind = false;
         if (!h->behind)
             run_timers(h, zke_now_ms());

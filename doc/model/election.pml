@@ -1,6 +1,7 @@
 /*
  * election.pml - a Promela model of the zkelect election protocol *as
- * implemented* in src/lib/group.c and src/lib/loop.c, for Spin.
+ * implemented* in src/lib/group.c, register.c, elector.c,
+ * candidate.c and loop.c, for Spin.
  *
  * Three nodes, one ZooKeeper ensemble (modelled as one server that applies
  * each session's requests in order, atomically), bounded faults. Every
@@ -18,16 +19,19 @@
  *   LIVE        compile the liveness claim (and let the fault process stop)
  *   FENCE_ANYTIME  drop the timing assumption on fencing (see README):
  *               shows the documented limit of a lease-less design
- *   STABLE_START  0, 1 or 2: start from a stable leader (see init)
+ *   STABLE_START  0, 1 or 2: start from a stable leader (see init); 3: from
+ *               a takeover in flight (node 1 PROGRESS at epoch 1)
  *   ONLY_ELIG   only this node is eligible
  *   MUT_*       deliberate bugs (mutants) that the check must catch:
  *               MUT_READY_NOCHECK, MUT_CREATE_NOCHECK, MUT_NO_SUSPEND,
  *               MUT_DELETE_FIRST, MUT_NEWREG (bug 1 of the README, the fix
- *               reverted); MUT_NO_REARM (no watchdog re-arm in view_changed)
- *               is not caught within the budgets tried
+ *               reverted), MUT_TFAIL_AT_ONCE (a vanished PROGRESS znode read
+ *               as a failed takeover at once, without the fresh listing);
+ *               MUT_NO_REARM (no watchdog re-arm in view_changed) is not
+ *               caught within the budgets tried
  *
- * Safety: the monitor process asserts S1, S3 and L1 in every state; S2, S4
- * and S5 are assertions where the step happens. Liveness (-DLIVE): the LTL
+ * Safety: the monitor process asserts S1, S3 and L1 in every state; S2, S4,
+ * S5 and S6 are assertions where the step happens. Liveness (-DLIVE): the LTL
  * formula `live`, checked with pan -a -f.
  */
 
@@ -195,6 +199,7 @@ bool wd[N];                     /* g->watchdog_ms_deadline != 0 */
 byte wd_ep[N];                  /* g->watchdog_epoch */
 bool wd_f[N];                   /* g->watchdog_fenced */
 byte ps_ep[N];                  /* g->progress_seen_epoch */
+byte tc_ep[N];                  /* g->takeover_check_epoch */
 
 /* faults used */
 byte nf, n_disc, n_exp, n_crash, n_lose, n_switch, n_early, n_tfail;
@@ -208,6 +213,8 @@ bool S2_ready_epochs_increase = 1;
 bool S3_expired_never_acts = 1;
 bool S4_leader_writes_follow_decision = 1;
 bool S5_stop_before_delete = 1;
+bool S6_ready_never_takeover_failed = 1;
+byte rdy_ep[N];                 /* ghost: the epoch at which each node last became READY */
 bool bounds_ok = 1;                     /* the model's bounds (queues, epochs) held */
 bool L1_quiescent_stable = 1;
 bool started;                           /* init is done */
@@ -560,7 +567,7 @@ inline send(n, kk, v0, v1, v2, v3) {
 }
 
 /* ---------------------------------------------------------------------
- * The library (group.c): helpers
+ * The library (group.c, register.c, elector.c, candidate.c): helpers
  * ------------------------------------------------------------------- */
 
 inline read_elected(n) {                /* read_elected -> send_get */
@@ -594,7 +601,7 @@ inline registered(n, s) {               /* registered */
 }
 
 inline elector_stop(n) {                /* elector_stop */
-    is_el[n] = 0;
+    is_el[n] = 0; tc_ep[n] = 0;
     mseq[n].s[0] = 0; mseq[n].s[1] = 0; mseq[n].s[2] = 0;
     excl[n].s[0] = 0; excl[n].s[1] = 0; excl[n].s[2] = 0;
     wd[n] = 0; decid[n] = 0; evpend[n] = 0;
@@ -656,7 +663,8 @@ inline became_ready(n) {                /* +ready / +resumed: S2 on beliefs */
     :: live[n] ->
         S2_ready_epochs_increase = (r_ep[n] > last_ep || (r_ep[n] == last_ep && last_nd == n));
         assert(S2_ready_epochs_increase);
-        last_ep = r_ep[n]; last_nd = n
+        last_ep = r_ep[n]; last_nd = n;
+        rdy_ep[n] = r_ep[n]
     :: else
     fi
 }
@@ -672,7 +680,7 @@ inline takeover_result(n, epoch, ok) {  /* takeover_result */
     fi
 }
 
-/* cand_step: the candidate's state machine (group.c cand_step) */
+/* cand_step: the candidate's state machine (candidate.c cand_step) */
 inline cand_step(n) {
     if
     :: reg[n] != RG_DONE || !CONNECTED(n) || !e_rd[n] || !l_rd[n] || !czx[n] -> skip
@@ -810,7 +818,7 @@ inline eval_choose() {
     fi
 }
 
-/* "No change, no write" (group.c elector_eval). Before the fix the test
+/* "No change, no write" (elector.c elector_eval). Before the fix the test
    was the node id alone, "strcmp(in_members[chosen].id, cur) == 0": nothing
    was written when the policy picked the current leader's id even when that
    id was back under a new registration (its session expired and it
@@ -1059,7 +1067,22 @@ end_node:
                         /* elector_members (member records read with the
                            listing) */
                         mseq[i].s[0] = b; mseq[i].s[1] = c; mseq[i].s[2] = d;
-                        el_rd[i] = 1; ee = 1
+                        el_rd[i] = 1; ee = 1;
+                        /* the takeover check (elector_members): still a
+                           member in this fresh listing, its PROGRESS znode
+                           gone: a failed takeover (watchdog_exclude) */
+                        if
+                        :: tc_ep[i] != 0 ->
+                            if
+                            :: he[i] && e_ep[i] == tc_ep[i] && wd[i] && l_ver[i] == 0 && EPRESENT(i) ->
+                                S6_ready_never_takeover_failed = (rdy_ep[e_ld[i]] != e_ep[i]);
+                                assert(S6_ready_never_takeover_failed);
+                                wd[i] = 0; excl[i].s[e_ld[i]] = 1
+                            :: else
+                            fi;
+                            tc_ep[i] = 0
+                        :: else
+                        fi
                     :: else
                     fi
                 :: mine && !lowest ->
@@ -1197,14 +1220,34 @@ end_node:
             :: else
             fi;
 #endif
+#ifdef MUT_TFAIL_AT_ONCE
+            /* the old rule: PROGRESS seen is never cleared, and the vanished
+               znode of a node still in the member cache is a failed takeover
+               at once */
             if :: ez && l_st[i] == ST_PROGRESS -> ps_ep[i] = e_ep[i] :: else fi;
-            /* the elected node's PROGRESS znode vanished while it is still a
-               member: its takeover failed; exclude it now (watchdog_exclude) */
             if
             :: wd[i] && l_rd[i] && l_ver[i] == 0 && he[i] && ps_ep[i] == e_ep[i] && EPRESENT(i) ->
+                S6_ready_never_takeover_failed = (rdy_ep[e_ld[i]] != e_ep[i]);
+                assert(S6_ready_never_takeover_failed);
                 ps_ep[i] = 0; wd[i] = 0; excl[i].s[e_ld[i]] = 1
             :: else
             fi;
+#else
+            /* the last status seen of the elected node's znode at this epoch
+               (elector_view_changed): READY clears it */
+            if
+            :: ez && l_st[i] == ST_PROGRESS -> ps_ep[i] = e_ep[i]
+            :: ez && l_st[i] != ST_PROGRESS -> ps_ep[i] = 0
+            :: else
+            fi;
+            /* the elected node's PROGRESS znode vanished: a fresh listing
+               decides whether it is still a member (Q_LIST below) */
+            if
+            :: wd[i] && l_rd[i] && l_ver[i] == 0 && he[i] && ps_ep[i] == e_ep[i] && EPRESENT(i) ->
+                ps_ep[i] = 0; tc_ep[i] = e_ep[i]; list_election(i, 1)
+            :: else
+            fi;
+#endif
             ez = 0;
             ee = 1
         :: else
@@ -1451,7 +1494,7 @@ init {
 #ifdef STABLE_START
         if
         :: STABLE_START == 0 || STABLE_START == 2 -> ld = 0
-        :: STABLE_START == 1 || STABLE_START == 2 -> ld = 1
+        :: STABLE_START == 1 || STABLE_START == 2 || STABLE_START == 3 -> ld = 1
         fi;
 #endif
         do
@@ -1488,10 +1531,27 @@ init {
         H_ver = 1; H_ep = 1;
         L_ver = 2; L_own = ld + 1; L_id = ld; L_st = ST_READY; L_ep = 1;
         is_el[0] = 1; el_rd[0] = 1; hi_rd[0] = 1; hi_ep[0] = 1; hi_ver[0] = 1;
-        wd_ep[0] = 1; ps_ep[0] = 1;    /* it decided epoch 1, saw it PROGRESS, then READY */
+        wd_ep[0] = 1;                   /* it decided epoch 1, saw it PROGRESS, then READY */
+#ifdef MUT_TFAIL_AT_ONCE
+        ps_ep[0] = 1;                   /* the old rule never cleared it */
+#endif
+        rdy_ep[ld] = 1;
         mseq[0].s[0] = 1; mseq[0].s[1] = 2; mseq[0].s[2] = 3;
         W[WCH].s[0] = 1;
         last_ep = 1; last_nd = ld; srv_ep = 1; srv_nd = ld;
+        if
+        :: STABLE_START == 3 ->
+            /* a takeover in flight: node 1 elected at epoch 1, its leader
+               znode PROGRESS and its takeover running; the elector (node 0)
+               has seen it PROGRESS and guards it with the watchdog */
+            role[1] = R_PROGRESS; t_ok[1] = 0; app[1] = 1; app_ep[1] = 1;
+            l_st[0] = ST_PROGRESS; l_st[1] = ST_PROGRESS; l_st[2] = ST_PROGRESS;
+            l_ver[0] = 1; l_ver[1] = 1; l_ver[2] = 1;
+            L_st = ST_PROGRESS; L_ver = 1;
+            wd[0] = 1; ps_ep[0] = 1;
+            rdy_ep[1] = 0; last_ep = 0; last_nd = NONE; srv_ep = 0; srv_nd = NONE
+        :: else
+        fi;
 #endif
         n = 0; ld = 0; started = 1;
         run node(0); run node(1); run node(2);

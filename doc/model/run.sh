@@ -110,6 +110,11 @@ bounded() {
     # expiry, crash, switchover, failed takeover, early watchdog
     check "safety, stable start (leader = elector), 1 fault" pass -O1 \
         "-DSTABLE_START=0 -DMAXFAULTS=1" "$SAFE" "-m100000"
+    # safety (S6 with the rest): a takeover in flight, the new leader's
+    # session expires
+    check "safety, a takeover in flight, the new leader's expiry" pass -O1 \
+        "-DSTABLE_START=3 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_SWITCH=0" \
+        "$SAFE" "-m100000"
     # liveness: under weak fairness once the faults stop, eventually one
     # READY leader for good: the leader (also the elector) crashes
     check "liveness, stable start, leader crash" pass -O0 \
@@ -136,6 +141,14 @@ mutants_slow() {
 }
 
 mutants_deep() {
+    # from a takeover in flight, the new leader's expiry: the elector reads
+    # its READY update after the expiry deleted the znode (it never saw
+    # READY), then reads the vanished PROGRESS znode of a node still in its
+    # member cache as a failed takeover
+    check "mutant MUT_TFAIL_AT_ONCE (a vanished PROGRESS znode excluded without a fresh listing)" \
+        S6_ready_never_takeover_failed -O0 \
+        "-DMUT_TFAIL_AT_ONCE -DSTABLE_START=3 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_SWITCH=0" \
+        "$SAFE" "-m100000"
     check "mutant MUT_CREATE_NOCHECK (create without the check on elected)" \
         S4_leader_writes_follow_decision -O0 \
         "-DMUT_CREATE_NOCHECK -DSTABLE_START=0 -DMAXFAULTS=2 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_CRASH=0 -DMAX_TFAIL=0" \

@@ -405,7 +405,7 @@ printf 'member:pw\n' >"$T/open.auth"
 chmod 644 "$T/open.auth"
 "$ZKE" -z "$HOSTS" -a "$T/open.auth" -p $G run --id n1 -- true >"$T/f.out" 2>"$T/f.err" </dev/null
 check "6: an auth file others can read is refused: exit 1" test $? = 1
-check "6: ... with the reason" grep -q "mode 0644 lets others read it" "$T/f.err"
+check "6: ... with the reason" grep -q "mode 0644 is too open" "$T/f.err"
 
 # ---------------------------------------------------------------------------
 # 7. bad options: exit 2, naming the option (no ZooKeeper contacted)

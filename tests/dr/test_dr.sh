@@ -549,34 +549,29 @@ kill9 n1 n2 n3
 check "f: n4 and n5 each fail their takeover" \
     wait_until $((SESSION_MS + 2 * WATCHDOG_MS + WAIT_MS)) \
     eval 'has_events -a "$tf" -n n4 -E -takeover-failed && has_events -a "$tf" -n n5 -E -takeover-failed'
-check "f: the watchdog excludes n4, then n5" \
-    wait_until $((2 * WATCHDOG_MS + WAIT_MS)) \
-    eval 'has_events -a "$tf" -s n4 -E +watchdog && has_events -a "$tf" -s n5 -E +watchdog'
-w2=$(events -a "$tf" -E +watchdog | awk 'NR == 2 { print $1 }')
-check "f: -no-eligible after both exclusions" \
-    wait_until "$WAIT_MS" has_events -a "${w2:-0}" -E -no-eligible
+check "f: the watchdog excludes the first of them to fail" \
+    wait_until $((2 * WATCHDOG_MS + WAIT_MS)) has_events -a "$tf" -E +watchdog
+# the other is then the only node that can lead: it is not excluded (that
+# would leave the group without a leader for exclude_ms) but elected again
+# at a new epoch each watchdog period, so it fails its takeover again
+retried() {
+    events -a "$tf" -E -takeover-failed |
+        awk '{ n[$2]++ } END { for (k in n) if (n[k] >= 2) f = 1; exit !f }'
+}
+check "f: the last node that can lead is retried at a new epoch, not excluded" \
+    wait_until $((3 * WATCHDOG_MS + WAIT_MS)) retried
 check "f: zkelect leader exits 3" no_leader
 cli status
 log "f: zkelect status: $(grep -E '^(elected|excluded):' "$T/cli.out" | tr '\n' ';')"
-check "f: zkelect status shows n4 and n5 excluded after their failed takeovers" \
-    eval 'grep -Eq "^excluded: *n4 \((takeover-failed|watchdog)" "$T/cli.out" && grep -Eq "^excluded: *n5 \((takeover-failed|watchdog)" "$T/cli.out"'
-check "f: zkelect status: elected names nobody, no eligible node" \
-    grep -q "^elected: *nobody epoch" "$T/cli.out"
-elector=$(sed -n 's/^elector: *\([^ ]*\).*/\1/p' "$T/cli.out")
-check "f: the elector's (${elector:-?}) /metrics: zkelect_no_eligible 1" \
-    eval 'body "$elector" /metrics | grep -qx "zkelect_no_eligible 1"'
+check "f: zkelect status shows a dc2 node excluded after its failed takeover" \
+    grep -Eq "^excluded: *(n4|n5) \((takeover-failed|watchdog)" "$T/cli.out"
 log "f: the hook is fixed; no operator action"
 rm -f "$T/fail.dc2"
 tfix=$(mono)
-check "f: a dc2 node leads once an exclusion expires" \
+check "f: a dc2 node leads without operator action" \
     wait_until $((EXCLUDE_F_MS + WATCHDOG_MS + WAIT_MS)) leader_on dc2
 read -r tr lf _ < <(events -a "$tfix" -E +ready)
-# its exclusion (from the last +watchdog naming it) must have run out first;
-# 20 ms for the elector stamping the event a moment after the exclusion
-wl=$(events -a "$tf" -s "${lf:-x}" -E +watchdog | awk 'END { print $1 }')
-log "f: ${lf:-nobody} READY $(( ${tr:-$tfix} - tfix )) ms after the fix; its exclusion began at $(( ${wl:-$tf} - tf )) ms after the kill (exclude_ms $EXCLUDE_F_MS)"
-check "f: ${lf:-nobody} became READY only after its exclusion ended (${wl:-?} + $EXCLUDE_F_MS <= ${tr:-?})" \
-    eval '[ -n "$tr" ] && [ -n "$wl" ] && [ $((wl + EXCLUDE_F_MS - 20)) -le "$tr" ]'
+log "f: ${lf:-nobody} READY $(( ${tr:-$tfix} - tfix )) ms after the fix (watchdog $WATCHDOG_MS ms, exclude_ms $EXCLUDE_F_MS)"
 phase_end
 
 log "scenario a: failover times (kill -9 of dc1 to dc2 READY): ${A_TIMES:-none} ms; bound $((SESSION_MS + WATCHDOG_MS + SLACK_MS)) ms"

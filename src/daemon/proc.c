@@ -103,9 +103,11 @@ proc_canceled(const int *fds, int n)
 }
 
 /*
- * environ, minus the names env sets and minus ZKELECT_AUTH (a ZooKeeper
+ * environ, minus the names env sets, minus ZKELECT_AUTH (a ZooKeeper
  * credential the library may read from the environment: it never reaches a
- * child), plus env. The strings are borrowed.
+ * child) and minus NOTIFY_SOCKET (systemd's, for zkelectd alone: the unit
+ * accepts notifications from its main process only), plus env. The strings
+ * are borrowed.
  */
 static char **
 proc_envp(const char *const env[])
@@ -121,7 +123,8 @@ proc_envp(const char *const env[])
     if ((envp = calloc(n + m + 1, sizeof(*envp))) == NULL)
         return NULL;
     for (i = 0; i < n; i++) {
-        if (strncmp(environ[i], "ZKELECT_AUTH=", 13) == 0)
+        if (strncmp(environ[i], "ZKELECT_AUTH=", 13) == 0 ||
+            strncmp(environ[i], "NOTIFY_SOCKET=", 14) == 0)
             continue;
         for (j = 0; j < m; j++) {
             eq = strchr(env[j], '=');

@@ -6,9 +6,13 @@
 #   2. libFuzzer on every payload decoder and the INI loader (clang),
 #      FUZZ_SECONDS each (default 300): tests/fuzz/run-fuzz.sh;
 #   3. long fault-injection runs with several seeds (tests/fault, when present);
-#   4. the deeper Spin model check (doc/model, when present).
+#   4. the deeper Spin model check (doc/model, when present);
+#   5. the Debian packages (root only): built with dpkg-buildpackage,
+#      lintian, installed into a fresh Debian 12 chroot (debootstrap from
+#      this machine's mirror), a leader elected there by two packaged
+#      daemons: tests/deb/test-debs.sh.
 #
-#   sh tests/full-tier.sh [valgrind|fuzz|fault|model ...]   (default: all)
+#   sh tests/full-tier.sh [valgrind|fuzz|fault|model|deb ...]   (default: all)
 #
 # Run from the top of a clone after `sh tests/quickstart.sh test` (which
 # installs the packages); it builds in ./build-full. The last line is
@@ -16,7 +20,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-parts=${*:-valgrind fuzz fault model}
+parts=${*:-valgrind fuzz fault model deb}
 passed=0
 failed=0
 result() { if [ "$2" = 0 ]; then passed=$((passed + 1)); echo "full-tier: $1 passed"; else failed=$((failed + 1)); echo "full-tier: $1 FAILED"; fi; }
@@ -64,7 +68,17 @@ for p in $parts; do
             echo "full-tier: doc/model/run.sh is not there; skipped"
         fi
         ;;
-    *) echo "full-tier: unknown part $p (valgrind, fuzz, fault, model)"; exit 2 ;;
+    deb)
+        if [ ! -d debian ] || [ ! -f tests/deb/test-debs.sh ]; then
+            echo "full-tier: deb needs a clone (a release tarball has no debian/); skipped"
+        elif [ "$(id -u)" = 0 ]; then
+            bash tests/deb/test-debs.sh
+            result deb $?
+        else
+            echo "full-tier: deb needs root (debootstrap, chroot); skipped"
+        fi
+        ;;
+    *) echo "full-tier: unknown part $p (valgrind, fuzz, fault, model, deb)"; exit 2 ;;
     esac
 done
 echo "full-tier: $passed passed, $failed failed"

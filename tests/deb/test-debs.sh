@@ -15,7 +15,13 @@
 #   5. a ZooKeeper started inside the chroot on a free loopback port, two
 #      zkelectd daemons as the zkelect user with /etc/zkelect/n1.ini and
 #      n2.ini: one READY leader is elected; it resigns (SIGTERM) and the
-#      other takes over.
+#      other takes over;
+#   6. the chroot booted with systemd (systemd-nspawn -b, sharing our
+#      network): systemd skipped the enabled, unconfigured zkelectd.service
+#      at boot; with /etc/zkelect/zkelect.ini written, `systemctl start`
+#      returns once the daemon has joined (Type=notify), its STATUS= shows
+#      it leading, its takeover hook ran sudo under the unit's hardening;
+#      reload and stop work.
 #
 #   bash tests/deb/test-debs.sh [--keep]     (sh tests/full-tier.sh deb)
 #
@@ -42,6 +48,7 @@ work=$(mktemp -d /var/tmp/zkelect-deb.XXXXXX) || exit 1
 root=$work/root
 mounted=""
 zk_pid=""
+nspawn_pid=""
 declare -A dpid=()
 
 # ---------------------------------------------------------------------------
@@ -56,9 +63,15 @@ in_chroot_pids() {
     done
 }
 none_in_chroot() { [ -z "$(in_chroot_pids)" ]; }
+gone() { ! kill -0 "$1" 2>/dev/null; }
 cleanup() {
     local pids m
-    trap - EXIT INT TERM HUP
+    trap - EXIT
+    trap '' INT TERM HUP                # a second Ctrl-C does not cut it short
+    if [ -n "$nspawn_pid" ] && kill -0 "$nspawn_pid" 2>/dev/null; then
+        kill -TERM "$nspawn_pid"        # the container shuts down cleanly
+        wait_until 60000 gone "$nspawn_pid" || kill -KILL "$nspawn_pid"
+    fi
     pids=$(in_chroot_pids)
     # shellcheck disable=SC2086
     if [ -n "$pids" ]; then
@@ -83,7 +96,7 @@ trap 'exit 143' TERM HUP
 # 1. Build and lintian
 # ---------------------------------------------------------------------------
 need=""
-for p in dpkg-dev debhelper lintian debootstrap; do
+for p in dpkg-dev debhelper lintian debootstrap systemd-container; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need="$need $p"
 done
 if [ -n "$need" ]; then
@@ -164,10 +177,11 @@ mkdir -p "$root/tmp/debs"
 cp "$work"/build/*.deb "$root/tmp/debs/"
 rm -f "$root"/tmp/debs/*-dbgsym_*.deb
 inchroot() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
-log "apt-get install ./*.deb zookeeper default-jre-headless systemd man-db (log: $work/apt.log)"
+# systemd and man-db: systemd-analyze verify; sudo: a hook's in step 6
+log "apt-get install ./*.deb zookeeper default-jre-headless systemd man-db sudo (log: $work/apt.log)"
 if inchroot sh -c 'cd /tmp/debs && apt-get update -q &&
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-            ./*.deb zookeeper default-jre-headless systemd man-db' >"$work/apt.log" 2>&1; then
+            ./*.deb zookeeper default-jre-headless systemd man-db sudo' >"$work/apt.log" 2>&1; then
     ok "apt-get install ./*.deb zookeeper default-jre-headless"
 else
     tail -n 30 "$work/apt.log"
@@ -308,7 +322,6 @@ case $first in
     *) die "leader is neither n1 nor n2: $first" ;;
 esac
 cli status | sed 's/^/deb: status: /'
-gone() { ! kill -0 "$1" 2>/dev/null; }
 kill -TERM "${dpid[$lead]}"
 check "the leader $lead resigns on SIGTERM and exits" wait_until 30000 gone "${dpid[$lead]}"
 wait "${dpid[$lead]}"
@@ -324,8 +337,101 @@ check "$other resigns on SIGTERM and exits" wait_until 30000 gone "${dpid[$other
 wait "${dpid[$other]}"
 check "  ... with status 0" [ $? = 0 ]
 
+# ---------------------------------------------------------------------------
+# 6. Under systemd: the chroot booted as a container
+# ---------------------------------------------------------------------------
+# The configuration, and a takeover hook that needs sudo (a rule for just
+# that command) and writes into the unit's StateDirectory.
+cat >"$work/zkelect.ini" <<EOF
+# written by tests/deb/test-debs.sh
+[zookeeper]
+hosts = 127.0.0.1:$zkport
+session_timeout_ms = 4000
+[cluster]
+path = /pkgtest
+[node]
+id = n3
+site = dc1
+priority = 100
+[hooks]
+takeover = /usr/local/libexec/zkelect-test/takeover
+[log]
+events = /var/log/zkelect/events.json
+EOF
+mkdir -p "$root/usr/local/libexec/zkelect-test"
+cat >"$root/usr/local/libexec/zkelect-test/takeover" <<'EOF'
+#!/bin/sh
+# as zkelect, under the unit's hardening: sudo must work, StateDirectory too
+sudo -n /usr/bin/touch /var/lib/zkelect-test-sudo || exit 1
+echo "$ZKELECT_EPOCH" >/var/lib/zkelect/takeover.epoch
+EOF
+chmod 755 "$root/usr/local/libexec/zkelect-test/takeover"
+echo 'zkelect ALL=(root) NOPASSWD: /usr/bin/touch /var/lib/zkelect-test-sudo' \
+    >"$root/etc/sudoers.d/zkelect-test"
+chmod 440 "$root/etc/sudoers.d/zkelect-test"
+# Unconfigured at boot: an empty zkelect.ini (ConditionFileNotEmpty=).
+rm -f "$root/etc/zkelect/n1.ini" "$root/etc/zkelect/n2.ini"
+: >"$root/etc/zkelect/zkelect.ini"
+
+systemd-nspawn -D "$root" --machine="zkelect-deb-${work##*.}" --register=no --keep-unit \
+    -b --quiet >"$work/nspawn.log" 2>&1 &
+nspawn_pid=$!
+# the container's PID 1: the systemd under nspawn
+cpid=""
+find_init() {
+    local c g
+    for c in $(pgrep -P "$nspawn_pid"); do
+        for g in $c $(pgrep -P "$c"); do
+            [ "$(cat "/proc/$g/comm" 2>/dev/null)" = systemd ] && { cpid=$g; return 0; }
+        done
+    done
+    return 1
+}
+inct() { nsenter -t "$cpid" -m -u -i -n -p -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
+booted() {
+    local st
+    st=$(inct systemctl is-system-running 2>/dev/null)
+    [ "$st" = running ] || [ "$st" = degraded ]
+}
+prop() { inct systemctl show -p "$1" --value zkelectd.service; }
+status_leading() { prop StatusText | grep -q 'leader of /pkgtest (READY'; }
+reloaded() { inct journalctl -u zkelectd.service --no-pager -q | grep -q 'configuration reloaded'; }
+if wait_until 30000 find_init && wait_until 120000 booted; then
+    ok "the chroot boots with systemd (systemd-nspawn -b)"
+    v="$(prop ConditionResult)/$(prop ActiveState)"
+    check "at boot, systemd skipped the enabled, unconfigured zkelectd.service (ConditionResult/ActiveState: $v)" \
+        [ "$v" = no/inactive ]
+    cp "$work/zkelect.ini" "$root/etc/zkelect/zkelect.ini"
+    check "configured: systemctl start zkelectd returns (Type=notify: once joined)" \
+        inct systemctl start zkelectd.service
+    v="$(prop ActiveState)/$(prop SubState)"
+    check "  ... and it is $v" [ "$v" = active/running ]
+    if wait_until 30000 status_leading; then
+        ok "systemctl status says: $(prop StatusText)"
+    else
+        nok "STATUS= never said it leads: '$(prop StatusText)'"
+    fi
+    check "the takeover hook ran sudo under the unit's hardening" \
+        test -f "$root/var/lib/zkelect-test-sudo"
+    check "  ... and wrote into StateDirectory=/var/lib/zkelect (epoch $(cat "$root/var/lib/zkelect/takeover.epoch" 2>/dev/null))" \
+        test -s "$root/var/lib/zkelect/takeover.epoch"
+    check "  ... and [log] events went into LogsDirectory=/var/log/zkelect" \
+        grep -q '"event":"+ready"' "$root/var/log/zkelect/events.json"
+    inct systemctl reload zkelectd.service
+    check "systemctl reload: the configuration is reloaded" wait_until 15000 reloaded
+    check "systemctl stop: zkelectd resigns" inct systemctl stop zkelectd.service
+    v="$(prop Result)/$(prop ExecMainStatus)"
+    check "  ... and exits 0 (Result/status: $v)" [ "$v" = success/0 ]
+    inct journalctl -u zkelectd.service --no-pager -q -o cat | tail -n 4 | sed 's/^/deb: journal: /'
+else
+    tail -n 20 "$work/nspawn.log"
+    nok "the chroot did not boot with systemd-nspawn"
+fi
+kill -TERM "$nspawn_pid"
+check "the container shuts down" wait_until 60000 gone "$nspawn_pid"
+
 if [ "$failed" = 0 ]; then
-    echo "deb: $passed passed, 0 failed (built $ndebs packages, lintian 0 errors/$lint_w warnings; installed in a Debian 12 minbase chroot; units verified and not started unconfigured; zkelectd -n OK; leader $lead elected, handed over to $other)"
+    echo "deb: $passed passed, 0 failed (built $ndebs packages, lintian 0 errors/$lint_w warnings; installed in a Debian 12 minbase chroot; units verified and not started unconfigured; zkelectd -n OK; leader $lead elected, handed over to $other; under systemd: skipped unconfigured, Type=notify start, STATUS=, a sudo hook, reload, stop)"
 else
     echo "deb: $passed passed, $failed failed"
 fi

@@ -26,9 +26,10 @@
 #   bash tests/deb/test-debs.sh [--keep]     (sh tests/full-tier.sh deb)
 #
 # Everything lives in one directory under /var/tmp (--keep keeps it); on
-# exit, also on failure or Ctrl-C, the processes running in the chroot are
-# stopped and what was mounted is unmounted. Every wait polls a condition
-# with a deadline. The last line is "deb: N passed, N failed (...)".
+# exit, also on failure or Ctrl-C, the container and the processes running
+# in the chroot are stopped and what was mounted is unmounted. Every wait
+# polls a condition with a deadline. The last line, printed after that, is
+# "deb: N passed, N failed (what passed, or where it stopped)".
 set -u
 NAME=deb
 passed=0
@@ -40,7 +41,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 keep=0
 [ "${1:-}" = --keep ] && keep=1
 log() { echo "deb: $*"; }
-die() { nok "$*"; log "stopping here"; exit 1; }
+why=""                                   # why it stopped early, for the last line
+summary=""                               # the last line once every step ran
+die() { nok "$*"; why="stopped at: $*"; exit 1; }
 
 [ "$(id -u)" = 0 ] || { echo "deb: needs root (debootstrap, chroot, mount)"; echo "deb: 0 passed, 1 failed (not root)"; exit 1; }
 
@@ -87,10 +90,15 @@ cleanup() {
     else
         rm -rf "$work"
     fi
+    if [ -n "$summary" ]; then
+        echo "$summary"
+    else
+        echo "deb: $passed passed, $failed failed (${why:-stopped early})"
+    fi
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM HUP
+trap 'failed=$((failed + 1)); why="interrupted"; exit 130' INT
+trap 'failed=$((failed + 1)); why="terminated"; exit 143' TERM HUP
 
 # ---------------------------------------------------------------------------
 # 1. Build and lintian
@@ -430,9 +438,10 @@ fi
 kill -TERM "$nspawn_pid"
 check "the container shuts down" wait_until 60000 gone "$nspawn_pid"
 
+# the last line, printed by cleanup() after everything is stopped
 if [ "$failed" = 0 ]; then
-    echo "deb: $passed passed, 0 failed (built $ndebs packages, lintian 0 errors/$lint_w warnings; installed in a Debian 12 minbase chroot; units verified and not started unconfigured; zkelectd -n OK; leader $lead elected, handed over to $other; under systemd: skipped unconfigured, Type=notify start, STATUS=, a sudo hook, reload, stop)"
+    summary="deb: $passed passed, 0 failed (built $ndebs packages, lintian 0 errors/$lint_w warnings; installed in a Debian 12 minbase chroot; units verified and not started unconfigured; zkelectd -n OK; leader $lead elected, handed over to $other; under systemd: skipped unconfigured, Type=notify start, STATUS=, a sudo hook, reload, stop)"
 else
-    echo "deb: $passed passed, $failed failed"
+    summary="deb: $passed passed, $failed failed"
 fi
 [ "$failed" = 0 ]

@@ -6,8 +6,9 @@
  * (who leads, what it waits for) for "systemctl status".
  *
  * Without libsystemd (configure --without-systemd, or not found: then
- * HAVE_LIBSYSTEMD is not defined) every function here does nothing. Outside a service manager (no NOTIFY_SOCKET)
- * sd_notify() does nothing either.
+ * HAVE_LIBSYSTEMD is not defined) every function here does nothing.
+ * Outside a service manager (no NOTIFY_SOCKET) sd_notify() does nothing
+ * either.
  *
  * Called from the main thread and from the library thread (sdnotify_event).
  * sd_notify() is one sendmsg(2) and keeps no state; the last line about the

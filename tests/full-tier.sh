@@ -9,9 +9,13 @@
 #   4. the deeper Spin model check (doc/model, when present);
 #   5. the burst: 10,000 groups on one handle with connection losses
 #      mid-burst (tests/integration/test_burst; the default tier runs 2,000),
-#      plus the fake-ZooKeeper tests under valgrind.
+#      plus the fake-ZooKeeper tests under valgrind;
+#   6. the Debian packages (root only): built with dpkg-buildpackage,
+#      lintian, installed into a fresh Debian 12 chroot (debootstrap from
+#      this machine's mirror), a leader elected there by two packaged
+#      daemons: tests/deb/test-debs.sh.
 #
-#   sh tests/full-tier.sh [valgrind|fuzz|fault|model|burst ...]   (default: all)
+#   sh tests/full-tier.sh [valgrind|fuzz|fault|model|burst|deb ...]   (default: all)
 #
 # Run from the top of a clone after `sh tests/quickstart.sh test` (which
 # installs the packages); it builds in ./build-full. The last line is
@@ -19,7 +23,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-parts=${*:-valgrind fuzz fault model burst}
+parts=${*:-valgrind fuzz fault model burst deb}
 passed=0
 failed=0
 result() { if [ "$2" = 0 ]; then passed=$((passed + 1)); echo "full-tier: $1 passed"; else failed=$((failed + 1)); echo "full-tier: $1 FAILED"; fi; }
@@ -77,7 +81,17 @@ for p in $parts; do
             echo "full-tier: doc/model/run.sh is not there; skipped"
         fi
         ;;
-    *) echo "full-tier: unknown part $p (valgrind, fuzz, fault, model)"; exit 2 ;;
+    deb)
+        if [ ! -d debian ] || [ ! -f tests/deb/test-debs.sh ]; then
+            echo "full-tier: deb needs a clone (a release tarball has no debian/); skipped"
+        elif [ "$(id -u)" = 0 ]; then
+            bash tests/deb/test-debs.sh
+            result deb $?
+        else
+            echo "full-tier: deb needs root (debootstrap, chroot); skipped"
+        fi
+        ;;
+    *) echo "full-tier: unknown part $p (valgrind, fuzz, fault, model, deb)"; exit 2 ;;
     esac
 done
 echo "full-tier: $passed passed, $failed failed"

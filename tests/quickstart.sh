@@ -19,7 +19,7 @@ cd "$top"
 
 # The Debian packages the project needs, build and run.
 PKGS="build-essential autoconf automake libtool pkg-config
-      libzookeeper-mt-dev libcjson-dev libiniparser-dev libcunit1-dev
+      libzookeeper-mt-dev libcjson-dev libiniparser-dev libcunit1-dev libsystemd-dev
       zookeeper default-jre-headless procps iproute2 curl"
 [ "$mode" = test ] && PKGS="$PKGS valgrind spin"
 

@@ -34,7 +34,8 @@ child_envp(const char *const env[])
     if ((envp = calloc(n + m + 1, sizeof(*envp))) == NULL)
         return NULL;
     for (i = 0; i < n; i++) {
-        if (strncmp(environ[i], "ZKELECT_AUTH=", 13) == 0)
+        if (strncmp(environ[i], "ZKELECT_AUTH=", 13) == 0 ||
+            strncmp(environ[i], "NOTIFY_SOCKET=", 14) == 0)
             continue;
         for (j = 0; j < m; j++) {
             eq = strchr(env[j], '=');

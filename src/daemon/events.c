@@ -1,7 +1,8 @@
 /*
  * events.c - what the daemon does with each library event: append it to the
  * event log ([log] events: one JSON object per line), keep the state the
- * metrics need, and hand leadership events to the hooks.
+ * metrics need, tell the service manager (sdnotify.c), and hand leadership
+ * events to the hooks.
  *
  * The library has already logged the event (with its stable name) through
  * the log callback: nothing here logs it again.
@@ -140,6 +141,7 @@ events_on_event(void *data, const struct zkelect_event *ev)
     if (ev->group != NULL && strcmp(ev->group, d->boot.path) != 0)
         return;                         /* not our group (there is only one) */
     events_write(d, ev);
+    sdnotify_event(d, ev);              /* systemctl status: who leads */
 
     pthread_mutex_lock(&d->mu);
     switch (ev->type) {

@@ -551,11 +551,18 @@ zkd_join(struct zkd *d, const sigset_t *set)
                 n.id, zkelect_strerror(rc));
             return 1;
         }
-        if (tries++ == 0)
+        if (tries++ == 0) {
             log_warnx("node id %s is held by another live ZooKeeper session "
                 "(a zkelectd that just died, or another node configured with "
                 "the same id); retrying until that session expires, for at "
                 "most %llu ms", n.id, (unsigned long long)bound);
+            /* longer than a unit's start timeout may allow */
+            sdnotify_send(NULL, "waiting until node id %s is released by "
+                "another ZooKeeper session (at most %llu ms)", n.id,
+                (unsigned long long)bound);
+            sdnotify_extend_ms(bound + (uint64_t)retry_ms +
+                (uint64_t)d->boot.connect_timeout_ms + 5000);
+        }
         if (proc_now_ms() - start >= bound) {
             log_emit(LOG_ERR, "node id %s is still held by another live session "
                 "after %llu ms: is another node configured with the same id? "
@@ -651,7 +658,7 @@ reload_changed(const char *section, const char *key, const char *from, const cha
 }
 
 static void
-reload(struct zkd *d)
+reload_apply(struct zkd *d)
 {
     struct zkd_config *n, *old;
     char err[1024], why[600], a[32], b[32];
@@ -753,6 +760,15 @@ reload(struct zkd *d)
     log_notice("configuration reloaded from %s", d->config_path);
 }
 
+/* SIGHUP: reload, between RELOADING=1 and READY=1 for the service manager. */
+static void
+reload(struct zkd *d)
+{
+    sdnotify_send("RELOADING=1", "reloading %s", d->config_path);
+    reload_apply(d);
+    sdnotify_ready(d);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Stop                                                                     */
 /* ------------------------------------------------------------------------ */
@@ -771,6 +787,9 @@ zkd_stop(struct zkd *d, int code)
     timeout_ms = d->live->hook_timeout_ms + PROC_GRACE_MS +
         d->boot.session_timeout_ms + 1000;
     pthread_mutex_unlock(&d->mu);
+    sdnotify_send("STOPPING=1", "%s", g != NULL ? "resigning and stopping" : "stopping");
+    /* the resignation, then up to 5 s for the notify hooks */
+    sdnotify_extend_ms((uint64_t)timeout_ms + 5000 + 5000);
     if (g != NULL) {
         log_info("resigning from %s (stepdown hook first if leading)", d->boot.path);
         if ((rc = zkelect_unnominate(g, timeout_ms)) != 0)
@@ -911,6 +930,9 @@ main(int argc, char **argv)
     log_notice("zkelectd %s starting: node %s, group %s, ZooKeeper %s",
         zkelect_version(), d.boot.node_id, d.boot.path, d.boot.zk_hosts);
 
+    sdnotify_send(NULL, "connecting to ZooKeeper %s", d.boot.zk_hosts);
+    /* a session, then the registration: connect_timeout_ms each, at most */
+    sdnotify_extend_ms(2 * (uint64_t)d.boot.connect_timeout_ms + 5000);
     if (hooks_start(&d) != 0 || http_start(&d) != 0 || zkd_open(&d) != 0 ||
         zkd_group_open(&d) != 0)
         return zkd_stop(&d, 1);
@@ -921,6 +943,7 @@ main(int argc, char **argv)
     log_notice("joined %s as %s (site '%s', priority %d, %seligible)", d.boot.path,
         d.boot.node_id, d.boot.site, d.boot.priority, d.boot.eligible ? "" : "not ");
     ready(0);
+    sdnotify_ready(&d);                 /* Type=notify: the unit is started */
     if (reload_pending)
         reload(&d);
     return zkd_stop(&d, zkd_run(&d, &set));

@@ -3,7 +3,8 @@
  * files: zkelectd.c (options, start, signals, reload, stop), events.c (the
  * library's events: event log, state, hook dispatch), hooks.c (takeover,
  * stepdown and notify hooks), health.c (the health check), http.c (status
- * endpoints and metrics), proc.c (running a program), log.c (logging).
+ * endpoints and metrics), proc.c (running a program), log.c (logging),
+ * sdnotify.c (the service manager: sd_notify).
  *
  * Threads: the main thread (signals, reload, start and stop), the library
  * thread (callbacks and events), one leadership-hook worker, NOTIFY_WORKERS
@@ -128,6 +129,20 @@ int health_start(struct zkd *d);
 void health_stop(struct zkd *d);
 /* The configuration changed: re-read it now. */
 void health_wake(struct zkd *d);
+
+/* ---- sdnotify.c ---------------------------------------------------------- */
+
+/* Tell the service manager state ("READY=1", "RELOADING=1", "STOPPING=1" or
+ * NULL) and, when fmt is not NULL, STATUS= with the text. No-ops without
+ * libsystemd or outside a service manager. */
+void sdnotify_send(const char *state, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* READY=1 (joined, or a reload done) with the last status of the group. */
+void sdnotify_ready(const struct zkd *d);
+/* The start or stop may take ms more than the unit's timeout allows. */
+void sdnotify_extend_ms(uint64_t ms);
+/* The STATUS= line that follows the group's events (events.c). */
+void sdnotify_event(struct zkd *d, const struct zkelect_event *ev);
 
 /* ---- http.c -------------------------------------------------------------- */
 

@@ -511,7 +511,7 @@ wait_leader(zhandle_t *zh, const char *p_leader, struct lwatch *w, struct fpd *d
         if (leader_read(zh, p_leader, w, &l) != 0)
             return -1;
         k = l.id[0] ? daemon_index(d, n, l.id) : -1;
-        if (k >= 0 && l.status == ZKE_STATUS_READY && l.epoch >= min_epoch &&
+        if (k >= 0 && l.status == ZKELECT_STATUS_READY && l.epoch >= min_epoch &&
             (want < 0 || k == want)) {
             if (epoch)
                 *epoch = l.epoch;

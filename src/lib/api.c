@@ -635,9 +635,6 @@ call_member(struct zkelect *h, void *arg)
 {
     struct call_member *c = arg;
     struct zkelect_group *g = c->g;
-    struct req *r;
-    size_t len;
-    char path[ZKE_PATH_MAX];
 
     (void)h;
     if (c->what == 0)
@@ -655,16 +652,7 @@ call_member(struct zkelect *h, void *arg)
         g->member_dirty = g->reg != REG_NONE;
         return;
     }
-    r = req_new(g->h, g, REQ_UPDATE_MEMBER);
-    if (r == NULL)
-        return;
-    reg_self_payload(g, &r->payload[0], &len);
-    if (r->payload[0] == NULL) {
-        req_sent(r, ZMARSHALLINGERROR);
-        return;
-    }
-    snprintf(path, sizeof(path), "%s/%s", g->p_nodes, g->self.id);
-    req_sent(r, zoo_aset(g->h->zh, path, r->payload[0], (int)len, -1, stat_completion, r));
+    reg_write_self(g);
 }
 
 int

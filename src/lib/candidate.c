@@ -33,29 +33,42 @@ cand_leader_is_mine(struct zkelect_group *g)
     return g->leader_version >= 0 && g->leader_owner != 0 && g->leader_owner == g->h->session_id;
 }
 
-static void
-leader_create(struct zkelect_group *g)
+/* A request carrying our leader znode's data (STATUS at EPOCH), or NULL
+   (out of memory; an encoding failure is answered as a failed request). */
+static struct req *
+leader_request(struct zkelect_group *g, enum req_kind kind, int status, uint64_t epoch,
+               size_t *len)
 {
     struct zke_leader l;
     struct req *r;
-    size_t len;
 
     memset(&l, 0, sizeof(l));
     snprintf(l.id, sizeof(l.id), "%s", g->self.id);
-    l.status = ZKELECT_STATUS_PROGRESS;
-    l.epoch = g->elected.epoch;
+    l.status = status;
+    l.epoch = epoch;
     l.since_ms = zke_wall_ms();
-    r = req_new(g->h, g, REQ_LEADER_CREATE);
-    if (r == NULL)
-        return;
-    r->token = l.epoch;
-    if (zke_leader_encode(&l, &r->payload[0], &len) != 0) {
+    if ((r = req_new(g->h, g, kind)) == NULL)
+        return NULL;
+    r->token = epoch;
+    if (zke_leader_encode(&l, &r->payload[0], len) != 0) {
         req_sent(r, ZMARSHALLINGERROR);
-        return;
+        return NULL;
     }
-    g->role_epoch = l.epoch;
-    group_role_set(g, ROLE_CREATING, 0, l.epoch, 0, "elected at epoch %llu",
-                   (unsigned long long)l.epoch);
+    return r;
+}
+
+static void
+leader_create(struct zkelect_group *g)
+{
+    uint64_t epoch = g->elected.epoch;
+    struct req *r;
+    size_t len;
+
+    if ((r = leader_request(g, REQ_LEADER_CREATE, ZKELECT_STATUS_PROGRESS, epoch, &len)) == NULL)
+        return;
+    g->role_epoch = epoch;
+    group_role_set(g, ROLE_CREATING, 0, epoch, 0, "elected at epoch %llu",
+                   (unsigned long long)epoch);
     g->role_elected_version = g->elected_version;
     /* create only while `elected` is still the version that names us */
     zoo_check_op_init(&r->ops[0], g->p_elected, g->elected_version);
@@ -68,24 +81,12 @@ leader_create(struct zkelect_group *g)
 static void
 leader_set_ready(struct zkelect_group *g)
 {
-    struct zke_leader l;
     struct req *r;
     size_t len;
 
-    memset(&l, 0, sizeof(l));
-    snprintf(l.id, sizeof(l.id), "%s", g->self.id);
-    l.status = ZKELECT_STATUS_READY;
-    l.epoch = g->role_epoch;
-    l.since_ms = zke_wall_ms();
-    r = req_new(g->h, g, REQ_LEADER_READY);
-    if (r == NULL)
+    if ((r = leader_request(g, REQ_LEADER_READY, ZKELECT_STATUS_READY, g->role_epoch, &len)) == NULL)
         return;
-    r->token = l.epoch;
-    if (zke_leader_encode(&l, &r->payload[0], &len) != 0) {
-        req_sent(r, ZMARSHALLINGERROR);
-        return;
-    }
-    group_role_set(g, ROLE_READYING, 0, l.epoch, 0, g->repairing ? "repairing" : "takeover done");
+    group_role_set(g, ROLE_READYING, 0, g->role_epoch, 0, g->repairing ? "repairing" : "takeover done");
     zoo_check_op_init(&r->ops[0], g->p_elected, g->role_elected_version);
     zoo_set_op_init(&r->ops[1], g->p_leader, r->payload[0], (int)len, g->leader_version, NULL);
     memset(r->results, 0, sizeof(r->results));

@@ -6,9 +6,12 @@
 #   2. libFuzzer on every payload decoder and the INI loader (clang),
 #      FUZZ_SECONDS each (default 300): tests/fuzz/run-fuzz.sh;
 #   3. long fault-injection runs with several seeds (tests/fault, when present);
-#   4. the deeper Spin model check (doc/model, when present).
+#   4. the deeper Spin model check (doc/model, when present);
+#   5. fresh: the README's two quick start commands, as written, on a fresh
+#      Debian 12 (debootstrap minbase plus git; needs root, the package
+#      debootstrap and the Debian mirror: tests/fresh-debian.sh, ~15 min).
 #
-#   sh tests/full-tier.sh [valgrind|fuzz|fault|model ...]   (default: all)
+#   sh tests/full-tier.sh [valgrind|fuzz|fault|model|fresh ...]   (default: all)
 #
 # Run from the top of a clone after `sh tests/quickstart.sh test` (which
 # installs the packages); it builds in ./build-full. The last line is
@@ -16,7 +19,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-parts=${*:-valgrind fuzz fault model}
+parts=${*:-valgrind fuzz fault model fresh}
 passed=0
 failed=0
 result() { if [ "$2" = 0 ]; then passed=$((passed + 1)); echo "full-tier: $1 passed"; else failed=$((failed + 1)); echo "full-tier: $1 FAILED"; fi; }
@@ -64,7 +67,11 @@ for p in $parts; do
             echo "full-tier: doc/model/run.sh is not there; skipped"
         fi
         ;;
-    *) echo "full-tier: unknown part $p (valgrind, fuzz, fault, model)"; exit 2 ;;
+    fresh)
+        sh tests/fresh-debian.sh
+        result fresh $?
+        ;;
+    *) echo "full-tier: unknown part $p (valgrind, fuzz, fault, model, fresh)"; exit 2 ;;
     esac
 done
 echo "full-tier: $passed passed, $failed failed"

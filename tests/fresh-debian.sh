@@ -11,7 +11,9 @@
 # 4. with /proc, /sys, /dev (and /dev/pts, /dev/shm) and a fresh /run mounted,
 #    run the quick start's commands as root, each exactly as the README writes
 #    it (read from the README, not copied here), from the top of the clone;
-# 5. stop whatever is still running in the chroot and unmount everything
+# 5. a command that leaves a process running in the chroot fails (each
+#    promises to stop everything it starts);
+# 6. stop whatever is still running in the chroot and unmount everything
 #    under the work directory: what this script mounted and what the tests
 #    mounted (the fault test's network namespaces under /run/netns), on every
 #    way out (trap).
@@ -77,17 +79,28 @@ mounts_under() {
     awk -v w="$work" '$5 == w || index($5, w "/") == 1 { print length($5), $5 }' /proc/self/mountinfo |
         sort -rn | cut -d' ' -f2-
 }
+# The processes running in the chroot: everything whose root directory is
+# ours was started by this script.
+chroot_procs() {
+    for p in /proc/[0-9]*; do
+        [ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && echo "${p#/proc/}"
+    done
+}
+# show_procs PID...: one line each, with its command line
+show_procs() {
+    for p in "$@"; do
+        echo "  $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-300)"
+    done
+}
 cleanup() {
     rc=$?
     trap - EXIT INT TERM HUP
-    # processes left in the chroot (a server a killed test did not stop):
-    # everything whose root directory is ours was started by this script
-    left=""
-    for p in /proc/[0-9]*; do
-        [ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && left="$left ${p#/proc/}"
-    done
+    # processes left in the chroot (a server a killed test did not stop)
+    left=$(chroot_procs | tr '\n' ' ')
     if [ -n "$left" ]; then
-        say "stopping what still runs in the chroot:$left"
+        say "stopping what still runs in the chroot: $left"
+        # shellcheck disable=SC2086
+        show_procs $left
         # shellcheck disable=SC2086
         kill -TERM $left 2>/dev/null
         i=0
@@ -184,9 +197,25 @@ for cmd in $cmds; do
     in_chroot "cd /root/zkelect && $cmd" >"$work/$what.log" 2>&1
     rc=$?
     t=$(elapsed $(($(now) - t0)))
-    if [ $rc = 0 ]; then
+    # Both commands stop everything they start: anything still there after
+    # 5 s is a bug (the wait is for processes that are on their way out).
+    i=0
+    while left=$(chroot_procs | tr '\n' ' ') && [ -n "$left" ] && [ $i -lt 50 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    if [ -n "$left" ]; then
+        say "'$cmd' left processes running in the chroot:"
+        # shellcheck disable=SC2086
+        show_procs $left
+    fi
+    if [ $rc = 0 ] && [ -z "$left" ]; then
         tail -n 5 "$work/$what.log" | sed "s/^/  $what: /"
         result="$what passed ($t)"
+    elif [ $rc = 0 ]; then
+        tail -n 5 "$work/$what.log" | sed "s/^/  $what: /"
+        result="$what FAILED: it passed but left processes running ($t)"
+        status=1
     else
         tail -n 60 "$work/$what.log" | sed "s/^/  $what: /"
         result="$what FAILED with status $rc ($t)"

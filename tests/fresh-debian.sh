@@ -30,7 +30,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 name=fresh-debian
 say() { echo "$name: $*"; }
 summary=""                              # the closing line: what passed
-die() { say "$*"; summary="${summary:+$summary, }FAILED: $*"; exit 1; }
+# die MESSAGE: fail; before the work directory exists (no trap yet) this is
+# the closing line, afterwards cleanup prints the summary last
+die() {
+    summary="${summary:+$summary, }FAILED: $*"
+    if [ -n "${work:-}" ]; then say "$*"; else say "$summary"; fi
+    exit 1
+}
 
 [ "$(id -u)" = 0 ] || die "must run as root (debootstrap, chroot, mount)"
 command -v debootstrap >/dev/null || die "debootstrap is not installed (apt-get install debootstrap)"
@@ -115,7 +121,10 @@ cleanup() {
         [ -n "$alive" ] && kill -KILL $alive 2>/dev/null
     fi
     if [ "$mounted" = 1 ]; then
+        n=0 nns=0
         for m in $(mounts_under); do
+            n=$((n + 1))
+            case $m in "$root/run/netns"*) nns=$((nns + 1)) ;; esac
             umount "$m" 2>/dev/null || umount -l "$m" || say "cannot unmount $m"
         done
         left=$(mounts_under)
@@ -124,7 +133,7 @@ cleanup() {
             summary="$summary; unmounting FAILED"
             rc=1
         else
-            say "unmounted everything under $work"
+            say "unmounted everything under $work: $n mounts ($nns under /run/netns)"
         fi
     fi
     if [ "$rc" = 0 ] && [ "${FRESH_KEEP:-0}" != 1 ] && [ -z "$(mounts_under)" ]; then

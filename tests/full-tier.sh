@@ -9,12 +9,14 @@
 #   4. the deeper Spin model check (doc/model, when present);
 #   5. fresh: the README's two quick start commands, as written, on a fresh
 #      Debian 12 (debootstrap minbase plus git; needs root, the package
-#      debootstrap and the Debian mirror: tests/fresh-debian.sh, ~15 min).
+#      debootstrap and the Debian mirror: tests/fresh-debian.sh, ~10 min).
 #
 #   sh tests/full-tier.sh [valgrind|fuzz|fault|model|fresh ...]   (default: all)
 #
 # Run from the top of a clone after `sh tests/quickstart.sh test` (which
-# installs the packages); it builds in ./build-full. The last line is
+# installs the packages, except two: clang for fuzz and debootstrap for
+# fresh, `apt-get install clang debootstrap`; without them those parts
+# fail); it builds in ./build-full. The last line is
 # "full-tier: N passed, N failed" (one per part).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)

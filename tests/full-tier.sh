@@ -13,17 +13,22 @@
 #   6. the Debian packages (root only): built with dpkg-buildpackage,
 #      lintian, installed into a fresh Debian 12 chroot (debootstrap from
 #      this machine's mirror), a leader elected there by two packaged
-#      daemons: tests/deb/test-debs.sh.
+#      daemons: tests/deb/test-debs.sh;
+#   7. fresh: the README's two quick start commands, as written, on a fresh
+#      Debian 12 (debootstrap minbase plus git; needs root, the package
+#      debootstrap and the Debian mirror: tests/fresh-debian.sh, ~10 min).
 #
-#   sh tests/full-tier.sh [valgrind|fuzz|fault|model|burst|deb ...]   (default: all)
+#   sh tests/full-tier.sh [valgrind|fuzz|fault|model|burst|deb|fresh ...]   (default: all)
 #
 # Run from the top of a clone after `sh tests/quickstart.sh test` (which
-# installs the packages); it builds in ./build-full. The last line is
+# installs the packages, except two: clang for fuzz and debootstrap for
+# fresh, `apt-get install clang debootstrap`; without them those parts
+# fail); it builds in ./build-full. The last line is
 # "full-tier: N passed, N failed" (one per part).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-parts=${*:-valgrind fuzz fault model burst deb}
+parts=${*:-valgrind fuzz fault model burst deb fresh}
 passed=0
 failed=0
 result() { if [ "$2" = 0 ]; then passed=$((passed + 1)); echo "full-tier: $1 passed"; else failed=$((failed + 1)); echo "full-tier: $1 FAILED"; fi; }
@@ -91,7 +96,11 @@ for p in $parts; do
             echo "full-tier: deb needs root (debootstrap, chroot); skipped"
         fi
         ;;
-    *) echo "full-tier: unknown part $p (valgrind, fuzz, fault, model, deb)"; exit 2 ;;
+    fresh)
+        sh tests/fresh-debian.sh
+        result fresh $?
+        ;;
+    *) echo "full-tier: unknown part $p (valgrind, fuzz, fault, model, burst, deb, fresh)"; exit 2 ;;
     esac
 done
 echo "full-tier: $passed passed, $failed failed"

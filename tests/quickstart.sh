@@ -17,11 +17,22 @@ esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-# The Debian packages the project needs, build and run.
+# The Debian packages the project needs, build and run. A minimal Debian 12
+# (debootstrap --variant=minbase, checked by tests/fresh-debian.sh) has
+# coreutils, sed, grep, mawk, findutils, diffutils, bash, tar and gzip; the
+# rest of what the demo and the tests run comes from here:
+#   zookeeper, default-jre-headless   the local ZooKeeper servers (tests/harness)
+#   curl                              the daemons' HTTP endpoints (tests/daemon, dr, security)
+#   iproute2                          ip(8): the fault test's network namespaces
+#   procps                            ps(1), to look at what the demo started (no test needs it)
+#   python3                           JSON assertions in tests/cli/test_cli_zk.sh and
+#                                     tests/security/test_badinput.sh
+#   spin                              the model check (tests/model)
+#   valgrind                          the full tier (tests/full-tier.sh)
 PKGS="build-essential autoconf automake libtool pkg-config
       libzookeeper-mt-dev libcjson-dev libiniparser-dev libcunit1-dev libsystemd-dev
       zookeeper default-jre-headless procps iproute2 curl"
-[ "$mode" = test ] && PKGS="$PKGS valgrind spin"
+[ "$mode" = test ] && PKGS="$PKGS valgrind spin python3"
 
 missing=""
 for p in $PKGS; do

@@ -2,7 +2,9 @@
 # summary.sh LOG... - add up the "N passed, N failed" lines that every test
 # program prints last, and print the total as the run's closing line. A test
 # whose log has no such line but that automake marked FAIL/ERROR counts as one
-# failure, so a crash can never vanish from the total.
+# failure, so a crash can never vanish from the total. No test skips (a
+# missing tool fails the test, and tests/quickstart.sh installs every tool):
+# one that exits 77 all the same counts as a failure.
 passed=0 failed=0 missing=""
 for log in "$@"; do
     [ -f "$log" ] || { missing="$missing $log"; failed=$((failed + 1)); continue; }
@@ -18,7 +20,8 @@ for log in "$@"; do
             failed=$((failed + 1))
         fi
     elif [ "$res" = SKIP ]; then
-        echo "summary: $log: skipped"
+        echo "summary: $log: skipped, counted as a failure (a test that cannot run fails)"
+        failed=$((failed + 1))
     elif [ "$res" = PASS ]; then
         passed=$((passed + 1))
     else

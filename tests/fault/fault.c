@@ -571,10 +571,14 @@ main(int argc, char **argv)
     netns_clean_stale();
     if (!f->use_netns) {
         snprintf(f->netns_why, sizeof f->netns_why, "--no-netns");
-    } else if (netns_setup(f) == 0) {
+    } else if ((rc = netns_setup(f)) == 0) {
         f->netns_used = 1;
         fault_log(f, "network namespaces zkfault-%ld-n1..n%d, ensemble on %s",
             (long)getpid(), f->nnodes, f->nodes[0].host_addr);
+    } else if (rc == -2) {
+        /* root could partition, only the tool is missing: fail, never skip */
+        fault_check(&f->res, 0, "setup: network partitions need %s", f->netns_why);
+        goto report;
     }
     if (!f->netns) {
         f->kind_disabled[FK_PARTITION] = 1;

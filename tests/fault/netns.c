@@ -150,6 +150,8 @@ netns_names(struct fnode *n, long pid, int subnet)
 /*
  * Create the namespaces and links. 0, or -1 with f->netns_why set (and
  * whatever was made removed): the run then goes on without partitions.
+ * -2 when running as root but ip(8) is missing: a missing tool, not a
+ * missing privilege, so the caller fails rather than skips.
  */
 int
 netns_setup(struct fault *f)
@@ -166,7 +168,7 @@ netns_setup(struct fault *f)
     }
     if (netns_ip_bin() == NULL) {
         snprintf(f->netns_why, sizeof f->netns_why, "ip(8) not found (Debian package iproute2)");
-        return -1;
+        return -2;
     }
     if ((f->subnet = netns_pick_subnet()) < 0) {
         snprintf(f->netns_why, sizeof f->netns_why, "no free subnet in 10.77.0.0/16");

@@ -21,6 +21,8 @@
 #include "codec.h"      /* zke_leader_decode, for fz_tree_leader */
 #include "harness.h"
 
+#include <CUnit/Basic.h>
+
 #ifndef FZ_POLICY_DIR
 #define FZ_POLICY_DIR NULL
 #endif
@@ -123,8 +125,25 @@ fz_begin(void)
 void
 fz_end(void)
 {
-    int i;
+    struct zkelect_group_state st;
+    int i, j;
 
+    /* no test may drive the state machine outside its table of legal moves */
+    for (i = 0; i < FZ_MAX_NODES; i++) {
+        if (nodes[i] == NULL || !nodes[i]->open)
+            continue;
+        for (j = 0; j < nodes[i]->ngroups; j++) {
+            memset(&st, 0, sizeof(st));
+            st.size = sizeof(st);
+            if (nodes[i]->grp[j].g == NULL || zkelect_get_state(nodes[i]->grp[j].g, &st) != 0)
+                continue;
+            if (st.illegal_transitions != 0)
+                fprintf(stderr, "  %s %s: %llu illegal transitions (see its log)\n",
+                        nodes[i]->id, nodes[i]->grp[j].path,
+                        (unsigned long long)st.illegal_transitions);
+            CU_ASSERT_EQUAL(st.illegal_transitions, 0);
+        }
+    }
     for (i = 0; i < FZ_MAX_NODES; i++)
         if (nodes[i])
             fz_node_close(nodes[i]);

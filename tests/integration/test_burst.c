@@ -177,7 +177,7 @@ test_burst(void)
     int64_t sid;
     int i, s, notready = 0, viewbad = 0, rc;
     uint64_t t0, t_last, t_all = 0;
-    unsigned long long reqs = 0;
+    unsigned long long reqs = 0, illegal = 0, gaps = 0;
 
     st = calloc((size_t)ngroups, sizeof(*st));
     g = calloc((size_t)ngroups, sizeof(*g));
@@ -259,6 +259,7 @@ test_burst(void)
     for (i = 0; i < ngroups; i++) {
         struct zkelect_leader l;
         struct zkelect_stats sts;
+        struct zkelect_group_state gs;
 
         if (!atomic_load(&st[i].ready))
             notready++;
@@ -267,9 +268,17 @@ test_burst(void)
             viewbad++;
         if (zkelect_get_stats(g[i], &sts) == 0)
             reqs += sts.requests;
+        memset(&gs, 0, sizeof(gs));
+        gs.size = sizeof(gs);
+        if (zkelect_get_state(g[i], &gs) == 0) {
+            illegal += gs.illegal_transitions;
+            gaps = gs.gaps;
+        }
     }
     fprintf(stderr, "burst: %d groups not READY by their events, %d by their view; "
-            "%.1f requests per group\n", notready, viewbad, (double)reqs / ngroups);
+            "%.1f requests per group; %llu illegal transitions; %llu thread gaps\n", notready,
+            viewbad, (double)reqs / ngroups, illegal, gaps);
+    CU_ASSERT_EQUAL(illegal, 0);
     CU_ASSERT_EQUAL(notready, 0);
     CU_ASSERT_EQUAL(viewbad, 0);
 

@@ -779,7 +779,7 @@ loop_main(void *arg)
     struct zkelect *h = arg;
     struct zev *ev;
     sigset_t all;
-    uint64_t now, deadline, late;
+    uint64_t now, deadline, late, done;
     struct timespec ts;
     bool caught_up;
 
@@ -834,8 +834,6 @@ loop_main(void *arg)
         else if (ev == NULL && h->turn_end_ms && deadline > h->turn_end_ms &&
                  now > deadline + ZKE_GAP_MS)
             late = now - deadline;
-        /* caught up: nothing queued behind, or only what just arrived */
-        caught_up = h->qhead == NULL || now < h->qhead->queued_ms + ZKE_GAP_MS / 10;
         pthread_mutex_unlock(&h->qmu);
 
         pthread_mutex_lock(&h->mu);
@@ -843,6 +841,15 @@ loop_main(void *arg)
             loop_gap(h, late);
         if (ev)
             process(h, ev);
+        /* a turn that itself took over ZKE_GAP_MS (a callback that blocked):
+           what was queued meanwhile is newer than the view */
+        done = zke_now_ms();
+        if (done > now + ZKE_GAP_MS && !h->behind)
+            loop_gap(h, done - now);
+        /* caught up: nothing queued behind, or only what just arrived */
+        pthread_mutex_lock(&h->qmu);
+        caught_up = h->qhead == NULL || done < h->qhead->queued_ms + ZKE_GAP_MS / 10;
+        pthread_mutex_unlock(&h->qmu);
         /* timers act only on a view that has taken in every notification
            that arrived before them: not while events wait in the queue, but
            for ZKE_GAP_MAX_MS at most (a load that never drains must not stop

@@ -12,11 +12,13 @@
  */
 #include "config.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cutest.h"
@@ -534,6 +536,75 @@ test_found_expiry_while_leaving_registers_again(void)
     fz_end();
 }
 
+/*
+ * The stale-view guard (issue 13): the elector's library thread is held for
+ * 2 s by a callback of another group while the elected node becomes READY
+ * and the watchdog's deadline passes. The old loop ran the timers right after
+ * that callback, before the READY notification queued behind it: the
+ * watchdog excluded a node that was READY (another candidate exists), and
+ * nothing else held it back (no request of the elector's in flight). Now a
+ * turn over a second is a gap: timers wait until the queue has caught up and
+ * the view was read again, and the watchdog gets a full period.
+ */
+static atomic_int gap_armed, gap_blocking;
+
+static void
+gap_block(void *data, const struct zkelect_event *ev)
+{
+    struct timespec ts = {2, 0};
+
+    (void)data;
+    (void)ev;
+    if (!atomic_exchange(&gap_armed, 0))
+        return;
+    atomic_store(&gap_blocking, 1);
+    nanosleep(&ts, NULL); /* the fault itself: a callback that blocks for 2 s */
+    atomic_store(&gap_blocking, 0);
+}
+
+static void
+test_gap_watchdog_waits_for_fresh_view(void)
+{
+    struct timespec poll = {0, 5 * 1000000};
+    int spins;
+
+    fz_begin();
+    fz_watchdog_ms = 1000;
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/s", 2) == 0);
+    fakezk_mkdirs("/s-1");
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n2", "/s", 1) == 0);
+    CU_ASSERT_FATAL(fz_node_open(&N[2], "n3", "/s", 1) == 0);
+    N[0].grp[0].ineligible = true;     /* n1: the elector only */
+    N[1].grp[0].takeover_mode = ZKELECT_EBUSY;
+    fz_nominate(&N[0], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    fz_nominate(&N[1], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    fz_nominate(&N[2], 0, 10);         /* another candidate: n2 could be excluded */
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_count(&N[1], 0, ZKELECT_EV_TAKEOVER) == 1);
+    CU_ASSERT_FATAL(zkelect_subscribe(N[0].grp[1].g, ZKELECT_MASK(ZKELECT_EV_MALFORMED),
+                                      gap_block, NULL) > 0);
+    atomic_store(&gap_armed, 1);
+    /* another client writes garbage into the `elected` of n1's other group
+       (an observer): n1 reads it, and its -malformed callback blocks, with
+       no request of n1's in flight */
+    CU_ASSERT(fakezk_create("/s-1/elected", "garbage", 7, 0) == 0);
+    for (spins = 0; !atomic_load(&gap_blocking) && spins < 2000; spins++) {
+        fakezk_deliver_all();
+        nanosleep(&poll, NULL);        /* polling a condition, with a bound */
+    }
+    CU_ASSERT_FATAL(atomic_load(&gap_blocking));
+    /* n2 becomes READY while n1's thread is held past the watchdog deadline */
+    CU_ASSERT(zkelect_takeover_done(N[1].grp[0].g, N[1].grp[0].takeover_epoch, 0) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[1], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_WATCHDOG), 0);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_STEPDOWN), 0);
+    fz_end();
+}
+
 static CU_TestInfo bug_tests[] = {
     {"bug_a_resigning_ready_leader_never_excluded", test_bug_a_resigning_ready_leader_never_excluded},
     {"bug_b_unnominate_during_registration", test_bug_b_unnominate_during_registration},
@@ -549,6 +620,7 @@ static CU_TestInfo bug_tests[] = {
     {"bug_f_nominate_null_tags", test_bug_f_nominate_null_tags},
     {"bug_g_timed_out_nominate_leaves_nothing", test_bug_g_timed_out_nominate_leaves_nothing},
     {"found_expiry_while_leaving_registers_again", test_found_expiry_while_leaving_registers_again},
+    {"gap_watchdog_waits_for_fresh_view", test_gap_watchdog_waits_for_fresh_view},
     CU_TEST_INFO_NULL,
 };
 

@@ -26,7 +26,6 @@ cand_role_leading(enum role r)
            r == ROLE_STEPPING_DOWN || r == ROLE_DELETING;
 }
 
-
 bool
 cand_leader_is_mine(struct zkelect_group *g)
 {

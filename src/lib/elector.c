@@ -1086,7 +1086,6 @@ group_on_timer(struct zkelect_group *g, uint64_t now)
     elector_eval(g); /* exclusions that ended */
 }
 
-
 /* ---- what the rest of the group asks of the elector ---------------------- */
 
 /* This node is the elector and has ID in its member cache. */

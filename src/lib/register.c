@@ -590,7 +590,6 @@ reg_list_election(struct zkelect_group *g, bool watch)
     req_sent(r, zoo_aget_children2(g->h->zh, g->p_election, watch, strings_completion, r));
 }
 
-
 void
 reg_on_list_reply(struct zkelect_group *g, struct zev *ev)
 {
@@ -655,7 +654,6 @@ reg_on_pred_reply(struct zkelect_group *g, struct zev *ev)
         reg_list_election(g, false);
     }
 }
-
 
 /* ---- watches on our own znodes and the predecessor ------------------------ */
 

@@ -488,6 +488,19 @@ reg_lost(struct zkelect_group *g, const char *why)
               "registration lost: %s; registering again", why);
     if (g->is_elector)
         elector_stop(g, why);
+    if (g->role == ROLE_SUSPENDED) {
+        /* a leader not verified yet since its connection came back: the
+           decision names the registration that is gone, so the leadership
+           cannot be resumed; say so (the application was told -suspended),
+           release a leader znode still ours, then register again */
+        group_role_set(g, ROLE_MEMBER, ZKELECT_EV_LOST, g->role_epoch, 0,
+                       "leadership lost while suspended: %s", why);
+        if (cand_leader_is_mine(g)) {
+            g->rereg_pending = true;
+            cand_start_stepdown(g, why);
+            return;
+        }
+    }
     if (g->role == ROLE_READY || g->role == ROLE_PROGRESS) {
         g->rereg_pending = true;
         cand_start_stepdown(g, why);

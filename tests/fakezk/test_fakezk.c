@@ -565,6 +565,45 @@ test_foreign_delete_election_znode(void)
     fz_end();
 }
 
+/* A READY leader is disconnected (-suspended) and, meanwhile, another client
+ * deletes its election znode. After the reconnect the deletion arrives before
+ * the leader could verify its leadership: it must say the leadership is lost
+ * (-leadership-lost), not re-register silently (the application, told
+ * -suspended, would never hear the end of that epoch), release its leader
+ * znode, and the group gets a READY leader at a new epoch. */
+static bool
+one_ready(void *arg)
+{
+    (void)arg;
+    return fz_ready_leader(N, 2, 0) != NULL;
+}
+
+static void
+test_suspended_leader_loses_registration(void)
+{
+    char path[256];
+    int64_t sid;
+
+    fz_begin();
+    open_group(2);
+    CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
+    sid = fz_sid(&N[0]);
+    fakezk_disconnect(sid, FZ_BACK);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_SUSPENDED) == 1);
+    CU_ASSERT_FATAL(fakezk_find("/g/election/n1_", path, sizeof(path)));
+    CU_ASSERT(fakezk_delete(path) == 0);
+    fakezk_reconnect(sid, FZ_BACK);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_LOST) == 1);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_RESUMED) == 0);
+    CU_ASSERT(fz_registered(&N[0], 0));    /* n1 registered again */
+    /* a leader again, at a new epoch (nodeid: n1, the lowest id, again) */
+    CU_ASSERT(fz_eventually(one_ready, NULL));
+    CU_ASSERT(strcmp(fz_tree_leader("/g", path, sizeof(path)), "n1:READY:1") != 0);
+    fz_end();
+}
+
 /* Disconnected during the takeover (PROGRESS): -suspended; after the
  * reconnect the node, still elected with its PROGRESS znode, takes over
  * again (+takeover), and goes READY when the application says so. */
@@ -784,6 +823,7 @@ static CU_TestInfo role_tests[] = {
     {"foreign_delete_leader", test_foreign_delete_leader},
     {"garbage_leader_repaired", test_garbage_leader_repaired},
     {"foreign_delete_election_znode", test_foreign_delete_election_znode},
+    {"suspended_leader_loses_registration", test_suspended_leader_loses_registration},
     {"disconnect_during_takeover", test_disconnect_during_takeover},
     {"unnominate_during_takeover", test_unnominate_during_takeover},
     {"expiry_while_disconnected", test_expiry_while_disconnected},

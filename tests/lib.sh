@@ -62,3 +62,17 @@ finish() {
     [ "$failed" -eq 0 ]
     exit $?
 }
+
+# A guard: the whole test never runs longer than TEST_DEADLINE_S seconds;
+# then it prints so and sends the test SIGTERM (its INT/TERM/HUP trap
+# finishes it). Sets guard_pid: cleanup kills it, and it takes its sleep
+# along (a sleep left behind would outlive the test by up to the deadline).
+deadline_guard() {
+    ( trap 'kill "$sp" 2>/dev/null; exit 0' TERM
+      sleep "$TEST_DEADLINE_S" &
+      sp=$!
+      wait "$sp" || exit 0
+      echo "$NAME: deadline of ${TEST_DEADLINE_S}s passed"
+      kill -TERM $$ ) &
+    guard_pid=$!
+}

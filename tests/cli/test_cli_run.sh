@@ -100,14 +100,8 @@ cleanup() {
 trap 'cleanup' EXIT
 trap 'nok "interrupted"; finish' INT TERM HUP
 
-# A guard: the whole test never runs longer than TEST_DEADLINE_S.
-( trap 'kill "$sp" 2>/dev/null; exit 0' TERM
-  sleep "$TEST_DEADLINE_S" &
-  sp=$!
-  wait "$sp"
-  echo "$NAME: deadline of ${TEST_DEADLINE_S}s passed"
-  kill -TERM $$ ) &
-guard_pid=$!
+# the whole test never runs longer than TEST_DEADLINE_S (tests/lib.sh)
+deadline_guard
 
 # ---------------------------------------------------------------------------
 # Helpers

@@ -317,15 +317,8 @@ cleanup() {
 trap 'cleanup' EXIT
 trap 'nok "interrupted"; finish' INT TERM HUP
 
-# A guard: the whole test never runs longer than TEST_DEADLINE_S.
-# Stopped by cleanup, it takes its sleep along.
-( trap 'kill "$sp" 2>/dev/null; exit 0' TERM
-  sleep "$TEST_DEADLINE_S" &
-  sp=$!
-  wait "$sp" || exit 0
-  echo "$NAME: deadline of ${TEST_DEADLINE_S}s passed"
-  kill -TERM $$ ) &
-guard_pid=$!
+# the whole test never runs longer than TEST_DEADLINE_S (tests/lib.sh)
+deadline_guard
 
 for f in "$ZKELECTD" "$ZKELECT" "$ZKLOCAL" "$DREV"; do
     if [ ! -x "$f" ]; then

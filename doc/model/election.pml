@@ -200,6 +200,7 @@ byte wd_ep[N];                  /* g->watchdog_epoch */
 bool wd_f[N];                   /* g->watchdog_fenced */
 byte ps_ep[N];                  /* g->progress_seen_epoch */
 byte tc_ep[N];                  /* g->takeover_check_epoch */
+bool rrt[N];                    /* g->release_retry: DELETING, release again once re-read */
 
 /* faults used */
 byte nf, n_disc, n_exp, n_crash, n_lose, n_switch, n_early, n_tfail;
@@ -635,7 +636,7 @@ inline leader_set_ready(n) {            /* leader_set_ready */
 
 inline leader_delete(n) {               /* leader_delete */
     if
-    :: !MINE(n) -> role[n] = (reg[n] == RG_DONE -> R_MEMBER : R_NONE)
+    :: !MINE(n) -> role[n] = (reg[n] == RG_DONE -> R_MEMBER : R_NONE); cs = 1  /* released */
     :: else -> role[n] = R_DELETING; send(n, Q_DELETE, l_ver[n], 0, 0, 0)
     fi
 }
@@ -721,8 +722,9 @@ inline cand_step(n) {
                     fi
                 fi
             fi
+        :: role[n] == R_DELETING && rrt[n] -> rrt[n] = 0; leader_delete(n)
         :: role[n] == R_CREATING || role[n] == R_READYING || role[n] == R_STEPPING ||
-           role[n] == R_DELETING -> skip
+           (role[n] == R_DELETING && !rrt[n]) -> skip
         :: else -> fall = 1
         fi;
         if
@@ -861,6 +863,7 @@ inline eval_finish(n) {
    cand_step, takeover_result, group_on_timer): zeroed after every step so
    that states differing only in them are one state. */
 inline normalize(n) {
+    if :: role[n] != R_DELETING -> rrt[n] = 0 :: else fi;
     if
     :: role[n] == R_CREATING || role[n] == R_PROGRESS || role[n] == R_READYING || role[n] == R_READY -> skip
     :: else -> r_ep[n] = 0
@@ -1162,7 +1165,10 @@ end_node:
                 :: rc == OK || rc == NONODE ->
                     role[i] = (reg[i] == RG_DONE -> R_MEMBER : R_NONE);
                     l_ver[i] = 0; l_own[i] = 0; cs = 1
-                :: rc == BADVERSION -> read_leader(i); role[i] = R_STEPPING
+                :: rc == BADVERSION ->
+                    /* cand_release_retry: the step-down is over; release
+                       again with the version a fresh read gives */
+                    rrt[i] = 1; l_rd[i] = 0; read_leader(i)
                 :: else -> role[i] = R_SUSPENDED
                 fi
             fi

@@ -92,6 +92,19 @@ leader_set_ready(struct zkelect_group *g)
     req_sent(r, zoo_amulti(g->h->zh, 2, r->ops, r->results, multi_completion, r));
 }
 
+/* The leader znode is no longer ours: leave, register again, or look at
+   the view (whichever was waiting for the release). */
+static void
+released(struct zkelect_group *g)
+{
+    if (g->leaving)
+        reg_unregister(g);
+    else if (g->rereg_pending)
+        reg_reregister(g);
+    else
+        cand_step(g);
+}
+
 static void
 leader_delete(struct zkelect_group *g)
 {
@@ -100,8 +113,7 @@ leader_delete(struct zkelect_group *g)
     if (!cand_leader_is_mine(g)) {
         group_role_set(g, g->reg == REG_DONE ? ROLE_MEMBER : ROLE_NONE, 0, g->role_epoch, 0,
                        "no leader znode of ours to release");
-        if (g->leaving)
-            reg_unregister(g);
+        released(g);
         return;
     }
     r = req_new(g->h, g, REQ_LEADER_DELETE);
@@ -275,21 +287,27 @@ cand_on_leader_delete_reply(struct zkelect_group *g, struct zev *ev)
                        0, g->role_epoch, 0, "leader znode released");
         g->leader_version = -1;
         g->leader_owner = 0;
-        if (g->leaving)
-            reg_unregister(g);
-        else if (g->rereg_pending)
-            reg_reregister(g);
-        else
-            cand_step(g);
+        released(g);
         return;
     }
     if (ev->rc == ZBADVERSION) {
-        view_read_leader(g); /* changed under us: re-read, then delete again */
-        group_role_set(g, ROLE_STEPPING_DOWN, 0, g->role_epoch, 0, "the leader znode changed");
+        /* changed under us: the step-down is over, the release goes on with
+           the version a fresh read gives (cand_step) */
+        cand_release_retry(g);
         return;
     }
     /* connection trouble: the session's end or the reconnect settles it */
     group_role_set(g, ROLE_SUSPENDED, 0, g->role_epoch, 0, "releasing: %s", zerror(ev->rc));
+}
+
+/* Release the leader znode again once it has been read again: the step-down
+   is over (the role stays DELETING, it never goes back to a leading one). */
+void
+cand_release_retry(struct zkelect_group *g)
+{
+    g->release_retry = true;
+    g->leader_read = false;
+    view_read_leader(g);
 }
 
 /* `elected` names this registration of ours (not a former session's). */
@@ -314,6 +332,16 @@ cand_step(struct zkelect_group *g)
     named = cand_named(g);
     mine = cand_leader_is_mine(g);
 
+    if (g->role == ROLE_DELETING) {
+        /* a release that was refused or got no reply, the leader znode read
+           again: delete it with its version now, or find it gone (also when
+           leaving: leader_delete goes on to the leave) */
+        if (g->release_retry) {
+            g->release_retry = false;
+            leader_delete(g);
+        }
+        return;
+    }
     if (g->leaving) {
         if (g->role == ROLE_READY || g->role == ROLE_PROGRESS || g->role == ROLE_SUSPENDED ||
             (g->role == ROLE_MEMBER && mine))
@@ -374,10 +402,10 @@ cand_step(struct zkelect_group *g)
             leader_set_ready(g);
         }
         return;
+    case ROLE_DELETING:
     case ROLE_CREATING:
     case ROLE_READYING:
     case ROLE_STEPPING_DOWN:
-    case ROLE_DELETING:
         return; /* a reply or callback settles these */
     default:
         break;

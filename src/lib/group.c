@@ -316,7 +316,7 @@ static const unsigned role_next[] = {
     [ROLE_READYING] = R(ROLE_READY) | R(ROLE_PROGRESS) | R(ROLE_SUSPENDED),
     [ROLE_READY] = R(ROLE_READYING) | R(ROLE_STEPPING_DOWN) | R(ROLE_SUSPENDED),
     [ROLE_STEPPING_DOWN] = R(ROLE_DELETING) | R(ROLE_SUSPENDED),
-    [ROLE_DELETING] = R(ROLE_STEPPING_DOWN) | R(ROLE_SUSPENDED),
+    [ROLE_DELETING] = R(ROLE_SUSPENDED),
     [ROLE_SUSPENDED] = R(ROLE_READY) | R(ROLE_PROGRESS) | R(ROLE_STEPPING_DOWN),
 };
 
@@ -354,6 +354,8 @@ group_role_set(struct zkelect_group *g, enum role to, enum zkelect_event_type ev
     }
     if (from != to && to != ROLE_MEMBER && to != ROLE_NONE && !(role_next[from] & (1u << to)))
         illegal(g, "role", group_role_name(from), group_role_name(to));
+    if (to != ROLE_DELETING)
+        g->release_retry = false;
     if (from != to) {
         g->role = to;
         g->role_since_ms = zke_now_ms();
@@ -421,9 +423,13 @@ group_redrive(struct zkelect_group *g)
     switch (g->role) {
     case ROLE_CREATING:
     case ROLE_READYING:
-    case ROLE_DELETING:
-        /* a reply that never came: as for an unknown outcome, verify */
+        /* a leader write that got no reply: as for an unknown outcome, verify */
         group_role_set(g, ROLE_SUSPENDED, 0, g->role_epoch, 0, "re-driven: no reply");
+        break;
+    case ROLE_DELETING:
+        /* a release that got no reply: the step-down is over, so release
+           again after the re-read (never back to a leading role) */
+        g->release_retry = true;
         break;
     default:
         break;

@@ -298,6 +298,7 @@ struct zkelect_group {
     uint64_t failed_epoch;            /* epoch whose takeover failed (never retried) */
     bool takeover_ok;                 /* the takeover of role_epoch completed */
     bool repairing;                   /* the READY write in flight repairs our znode */
+    bool release_retry;               /* DELETING: release again once leader is re-read */
     bool rereg_pending;               /* register again once the step-down is done */
     bool recheck_mine;                /* a check that our znodes exist was cut off by
                                          a disconnect: check again after the reconnect */

@@ -604,6 +604,46 @@ test_suspended_leader_loses_registration(void)
     fz_end();
 }
 
+/* A READY leader steps down and its release is refused (ZBADVERSION: another
+ * client rewrote the leader znode between the delete being sent and
+ * applied). The step-down is over, so the release goes on with the version
+ * a fresh read gives: the node ends a member, its znode gone, and the node
+ * elected meanwhile leads. (It used to go back to stepping-down with nothing
+ * to move it on: the elected node waited for the watchdog's fencing.) */
+static void
+test_release_refused_retried(void)
+{
+    char data[512], path[256];
+    struct zkelect_group_state st;
+    int len;
+    int64_t sid;
+
+    fz_begin();
+    open_group(2);                     /* n1 READY leader and elector, n2 member */
+    CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
+    N[0].grp[0].stepdown_mode = ZKELECT_EBUSY;
+    CU_ASSERT(zkelect_set_eligible(N[0].grp[0].g, 0) == 0);   /* n2 is elected */
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_count(&N[0], 0, ZKELECT_EV_STEPDOWN) == 1);
+    sid = fz_sid(&N[0]);
+    fakezk_defer_apply(sid, true);
+    CU_ASSERT(zkelect_stepdown_done(N[0].grp[0].g, N[0].grp[0].stepdown_epoch) == 0);
+    fz_flush();                        /* n1 sent its delete, not applied yet */
+    len = fakezk_get("/g/leader", data, sizeof(data));
+    CU_ASSERT_FATAL(len > 0);
+    CU_ASSERT(fakezk_set("/g/leader", data, len) == 0);   /* another client: version + 1 */
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    fakezk_defer_apply(sid, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    memset(&st, 0, sizeof(st));
+    st.size = sizeof(st);
+    CU_ASSERT(zkelect_get_state(N[0].grp[0].g, &st) == 0);
+    CU_ASSERT_STRING_EQUAL(st.role, "member");
+    CU_ASSERT(fz_eventually(node_ready, &N[1]));
+    CU_ASSERT(strncmp(fz_tree_leader("/g", path, sizeof(path)), "n2:READY:", 9) == 0);
+    fz_end();
+}
+
 /* Disconnected during the takeover (PROGRESS): -suspended; after the
  * reconnect the node, still elected with its PROGRESS znode, takes over
  * again (+takeover), and goes READY when the application says so. */
@@ -824,6 +864,7 @@ static CU_TestInfo role_tests[] = {
     {"garbage_leader_repaired", test_garbage_leader_repaired},
     {"foreign_delete_election_znode", test_foreign_delete_election_znode},
     {"suspended_leader_loses_registration", test_suspended_leader_loses_registration},
+    {"release_refused_retried", test_release_refused_retried},
     {"disconnect_during_takeover", test_disconnect_during_takeover},
     {"unnominate_during_takeover", test_unnominate_during_takeover},
     {"expiry_while_disconnected", test_expiry_while_disconnected},

@@ -138,6 +138,9 @@ enum zkelect_event_type {
     ZKELECT_EV_STALLED,           /* "-request-stalled": a request was slow; session nudged */
     ZKELECT_EV_STUCK,             /* "-stuck": a group could not move on by itself (a bug);
                                      the detail names its state; it is re-driven */
+    ZKELECT_EV_FENCED,            /* "-fenced": this leader heard nothing from ZooKeeper for
+                                     fence_ms and stepped down; it takes over again
+                                     (+takeover) if it is still elected when heard again */
     ZKELECT_EV__COUNT
 };
 
@@ -150,7 +153,7 @@ enum zkelect_event_type {
     ZKELECT_MASK(ZKELECT_EV_LOST) | ZKELECT_MASK(ZKELECT_EV_MALFORMED) |                           \
     ZKELECT_MASK(ZKELECT_EV_ERROR) | ZKELECT_MASK(ZKELECT_EV_NO_ELIGIBLE) |                        \
     ZKELECT_MASK(ZKELECT_EV_STALLED) | ZKELECT_MASK(ZKELECT_EV_TAKEOVER_FAILED) |                 \
-    ZKELECT_MASK(ZKELECT_EV_STUCK))
+    ZKELECT_MASK(ZKELECT_EV_STUCK) | ZKELECT_MASK(ZKELECT_EV_FENCED))
 
 /* Leader status, as in the leader znode. */
 enum zkelect_status {
@@ -196,6 +199,17 @@ struct zkelect_options {
     void *event_data;              /* passed to on_event */
     int nudge_ms;                  /* a request outstanding this long nudges the session
                                       (ZooKeeper 3.8.0 stall); default 250, <0 disables */
+    /* Fields below were added in 0.3; a caller built against an older header
+       passes a smaller size and gets their defaults. */
+    int stepdown_ms;               /* the longest the application's step-down (callback
+                                      and whatever it stops) takes; default a quarter of
+                                      the session timeout */
+    int fence_ms;                  /* self-fence: a leader that has heard nothing from
+                                      ZooKeeper for this long steps down (-fenced) so that
+                                      its step-down has ended before its session can
+                                      expire; default session timeout / 2 - stepdown_ms;
+                                      fence_ms + stepdown_ms must not exceed half the
+                                      session timeout (ZKELECT_EINVAL); <0 disables */
 };
 
 /* Open a handle and wait until the session is connected (or connect_timeout_ms:

@@ -39,6 +39,7 @@ static const char *const event_names[ZKELECT_EV__COUNT] = {
     [ZKELECT_EV_ERROR] = "-error",
     [ZKELECT_EV_STALLED] = "-request-stalled",
     [ZKELECT_EV_STUCK] = "-stuck",
+    [ZKELECT_EV_FENCED] = "-fenced",
 };
 
 ZKELECT_API const char *
@@ -76,6 +77,7 @@ event_level(enum zkelect_event_type type)
     case ZKELECT_EV_DISCONNECTED:
     case ZKELECT_EV_EXPIRED:
     case ZKELECT_EV_SUSPENDED:
+    case ZKELECT_EV_FENCED:
     case ZKELECT_EV_LOST:
     case ZKELECT_EV_NO_ELIGIBLE:
     case ZKELECT_EV_WATCHDOG:

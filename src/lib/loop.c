@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1007,7 +1008,8 @@ zkelect_open(const struct zkelect_options *o, zkelect_t **out)
     if (out == NULL)
         return ZKELECT_EINVAL;
     *out = NULL;
-    if (o == NULL || o->size < sizeof(*o) || o->hosts == NULL || *o->hosts == '\0')
+    if (o == NULL || o->size < offsetof(struct zkelect_options, stepdown_ms) ||
+        o->hosts == NULL || *o->hosts == '\0')
         return ZKELECT_EINVAL;
     if (o->session_timeout_ms < 0 || o->connect_timeout_ms < 0)
         return ZKELECT_EINVAL;

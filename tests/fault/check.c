@@ -118,7 +118,7 @@ static const char *const check_event_names[] = {
     "-registered", "+elector", "-elector", "+decision", "-no-eligible", "+watchdog",
     "+leader-fenced", "+takeover", "+ready", "-takeover-abort", "-takeover-failed",
     "-stepdown", "-suspended", "+resumed", "-leadership-lost", "+leader-changed",
-    "-malformed", "-error", "-request-stalled",
+    "-malformed", "-error", "-request-stalled", "-stuck", "-fenced",
 };
 
 static double

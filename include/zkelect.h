@@ -202,7 +202,7 @@ struct zkelect_options {
     /* Fields below were added in 0.3; a caller built against an older header
        passes a smaller size and gets their defaults. */
     int stepdown_ms;               /* the longest the application's step-down (callback
-                                      and whatever it stops) takes; default a quarter of
+                                      and whatever it stops) takes; default a tenth of
                                       the session timeout */
     int fence_ms;                  /* self-fence: a leader that has heard nothing from
                                       ZooKeeper for this long steps down (-fenced) so that

@@ -160,15 +160,19 @@ events_on_event(void *data, const struct zkelect_event *ev)
         break;
     case ZKELECT_EV_STEPDOWN:
     case ZKELECT_EV_TAKEOVER_ABORT:
+    case ZKELECT_EV_TAKEOVER_FAILED:
+    case ZKELECT_EV_FENCED:
         /* the step-down callback follows at once: its hook gets the reason */
         why = ev->detail != NULL ? ev->detail : "";
         if (strncmp(why, "stepping down: ", 15) == 0)
             why += 15;
         else if (strncmp(why, "takeover aborted: ", 18) == 0)
             why += 18;
-        snprintf(d->stepdown_why, sizeof(d->stepdown_why), "%s", why);
+        snprintf(d->stepdown_why, sizeof(d->stepdown_why), "%s%s",
+            ev->type == ZKELECT_EV_FENCED ? "fenced: " : "", why);
         d->stepdown_event = ev->type == ZKELECT_EV_STEPDOWN ? "-stepdown" :
-            "-takeover-abort";
+            ev->type == ZKELECT_EV_TAKEOVER_ABORT ? "-takeover-abort" :
+            ev->type == ZKELECT_EV_TAKEOVER_FAILED ? "-takeover-failed" : "-fenced";
         break;
     default:
         break;

@@ -364,7 +364,7 @@ run_takeover(struct zkd_hooks *hk, const struct job *j)
     struct zkd *d = hk->d;
     struct proc_result r;
     struct envb e = { .n = 0 };
-    char what[96], desc[160], reason[256], *path;
+    char what[96], *path;
     int timeout_ms, rc, err;
 
     snprintf(what, sizeof(what), "takeover hook (epoch %llu)",
@@ -417,12 +417,10 @@ run_takeover(struct zkd_hooks *hk, const struct job *j)
     err = r.timed_out ? ZKELECT_ETIMEDOUT : ZKELECT_EIO;
     log_warnx("%s: takeover failed: giving up epoch %llu (the elector's watchdog "
         "elects another node)", what, (unsigned long long)j->epoch);
+    /* the library steps down (the stepdown hook undoes what the takeover
+       hook may have done) and releases the leader znode only after that */
     if ((rc = zkelect_takeover_done(hooks_group(d), j->epoch, err)) != 0)
         log_warnx("%s: zkelect_takeover_done: %s", what, zkelect_strerror(rc));
-    /* undo what the takeover hook may have done */
-    snprintf(reason, sizeof(reason), "takeover failed: %s",
-        proc_describe(&r, desc, sizeof(desc)));
-    run_stepdown(hk, j->epoch, "-takeover-failed", reason, j->previous, false);
 }
 
 static void *

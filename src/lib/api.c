@@ -130,6 +130,7 @@ call_group_remove(struct zkelect *h, void *arg)
     }
     gindex_del(h, g);
     g->closed = true;
+    fence_update(g);
     group_release(g);
     rm->done = true;
 }
@@ -604,6 +605,8 @@ call_unnominate(struct zkelect *h, void *arg)
     if (g->reg == REG_DONE) {
         if (g->role == ROLE_READY || g->role == ROLE_PROGRESS || g->role == ROLE_SUSPENDED) {
             cand_start_stepdown(g, "resigning");
+        } else if (g->role == ROLE_FENCED) {
+            cand_step(g); /* released, then the leave */
         } else if (g->role == ROLE_MEMBER || g->role == ROLE_WAITING || g->role == ROLE_NONE) {
             reg_unregister(g);
         }

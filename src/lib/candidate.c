@@ -5,7 +5,14 @@
  * only through group_role_set): the leader znode's PROGRESS create (checked
  * against the version of `elected` that names us), the takeover callback,
  * READY (checked against both), suspension on a lost connection and its
- * verification, step-down and the release of the leader znode.
+ * verification, the self-fence (fence.c decides when), step-down and the
+ * release of the leader znode.
+ *
+ * g->active is the application's side: true from the takeover callback's
+ * call to the end of its step-down. The leader znode is released only once
+ * it is false (release after step-down, in every path), and a node that
+ * stepped down without being heard (FENCED) takes over again through
+ * PROGRESS, the takeover callback and READY, never by resuming.
  */
 #include "config.h"
 
@@ -18,12 +25,22 @@
 
 /* ---- the candidate: two-phase takeover and step-down -------------------- */
 
+static void stepdown(struct zkelect_group *g, enum zkelect_event_type ev, const char *why);
+
 /* The roles in which this node holds, or is about to hold, the leader znode. */
 bool
 cand_role_leading(enum role r)
 {
     return r == ROLE_CREATING || r == ROLE_PROGRESS || r == ROLE_READYING || r == ROLE_READY ||
            r == ROLE_STEPPING_DOWN || r == ROLE_DELETING;
+}
+
+/* The application starts or stops acting (never set g->active elsewhere). */
+void
+cand_set_active(struct zkelect_group *g, bool active)
+{
+    g->active = active;
+    fence_update(g);
 }
 
 bool
@@ -92,6 +109,27 @@ leader_set_ready(struct zkelect_group *g)
     req_sent(r, zoo_amulti(g->h->zh, 2, r->ops, r->results, multi_completion, r));
 }
 
+/* FENCED, heard again, still elected at the epoch of our leader znode: set
+   it back to PROGRESS (observers see the takeover), then take over again. */
+static void
+leader_retake(struct zkelect_group *g)
+{
+    uint64_t epoch = g->elected.epoch;
+    struct req *r;
+    size_t len;
+
+    if ((r = leader_request(g, REQ_LEADER_RETAKE, ZKELECT_STATUS_PROGRESS, epoch, &len)) == NULL)
+        return;
+    g->role_epoch = epoch;
+    g->role_elected_version = g->elected_version;
+    group_role_set(g, ROLE_CREATING, 0, epoch, 0, "still elected at epoch %llu: taking over again",
+                   (unsigned long long)epoch);
+    zoo_check_op_init(&r->ops[0], g->p_elected, g->elected_version);
+    zoo_set_op_init(&r->ops[1], g->p_leader, r->payload[0], (int)len, g->leader_version, NULL);
+    memset(r->results, 0, sizeof(r->results));
+    req_sent(r, zoo_amulti(g->h->zh, 2, r->ops, r->results, multi_completion, r));
+}
+
 /* The leader znode is no longer ours: leave, register again, or look at
    the view (whichever was waiting for the release). */
 static void
@@ -135,9 +173,11 @@ cand_takeover_result(struct zkelect_group *g, uint64_t epoch, int err)
         g->failed_epoch = epoch;
         g->takeover_ok = false;
         zke_event(g->h, g, ZKELECT_EV_TAKEOVER_FAILED, g->self.id, epoch, err,
-                  "takeover failed (%s); giving up this candidacy, the watchdog moves on",
-                  zkelect_strerror(err));
-        leader_delete(g);
+                  "takeover failed (%s); giving up this candidacy after the step-down, the "
+                  "watchdog moves on", zkelect_strerror(err));
+        /* undo what the takeover did before the leader znode goes: the next
+           node's takeover must not start while this one is undone */
+        stepdown(g, 0, "takeover failed");
         return;
     }
     g->takeover_ok = true;
@@ -150,6 +190,7 @@ start_takeover(struct zkelect_group *g)
     int rc = 0;
 
     g->takeover_ok = false;
+    cand_set_active(g, true);
     group_role_set(g, ROLE_PROGRESS, ZKELECT_EV_TAKEOVER, g->role_epoch, 0,
                    "elected at epoch %llu: leader znode PROGRESS, taking over",
                    (unsigned long long)g->role_epoch);
@@ -163,6 +204,16 @@ cand_stepdown_result(struct zkelect_group *g, uint64_t epoch)
 {
     if (g->role != ROLE_STEPPING_DOWN || g->role_epoch != epoch)
         return;
+    cand_set_active(g, false);
+    if (g->fence_stepdown || !group_connected(g)) {
+        /* nothing is acting any more; whether the leader znode is released
+           or taken over again is decided on a view read once heard again */
+        g->fence_viewed = false;
+        group_role_set(g, ROLE_FENCED, 0, epoch, 0, "step-down ended %s; the leader znode waits",
+                       g->fence_stepdown ? "unheard" : "disconnected");
+        cand_step(g);
+        return;
+    }
     if (g->leaving && g->reg == REG_DONE && cand_leader_is_mine(g)) {
         /* resigning: the leader znode and the registration go in one multi
            (do_unregister checks the leader znode's version), one round trip
@@ -174,22 +225,64 @@ cand_stepdown_result(struct zkelect_group *g, uint64_t epoch)
     leader_delete(g);
 }
 
-void
-cand_start_stepdown(struct zkelect_group *g, const char *why)
+/* Step down with event EV (0: none, the caller published one): the step-down
+   callback runs if the application may be acting, then the release. */
+static void
+stepdown(struct zkelect_group *g, enum zkelect_event_type ev, const char *why)
 {
     int rc = 0;
     uint64_t epoch = g->role_epoch;
-    enum role was = g->role;
 
-    if (was == ROLE_PROGRESS || was == ROLE_CREATING)
-        group_role_set(g, ROLE_STEPPING_DOWN, ZKELECT_EV_TAKEOVER_ABORT, epoch, 0,
-                       "takeover aborted: %s", why);
-    else
-        group_role_set(g, ROLE_STEPPING_DOWN, ZKELECT_EV_STEPDOWN, epoch, 0, "stepping down: %s", why);
-    if (g->on_stepdown && was != ROLE_CREATING)
+    group_role_set(g, ROLE_STEPPING_DOWN, ev, epoch, 0, "%s", why);
+    if (g->on_stepdown && g->active)
         rc = g->on_stepdown(g->cb_data, g, epoch);
     if (rc != ZKELECT_EBUSY)
         cand_stepdown_result(g, epoch);
+}
+
+void
+cand_start_stepdown(struct zkelect_group *g, const char *why)
+{
+    char detail[256];
+    enum role was = g->role;
+
+    if (was == ROLE_PROGRESS || was == ROLE_CREATING) {
+        snprintf(detail, sizeof(detail), "takeover aborted: %s", why);
+        stepdown(g, ZKELECT_EV_TAKEOVER_ABORT, detail);
+    } else {
+        snprintf(detail, sizeof(detail), "stepping down: %s", why);
+        stepdown(g, ZKELECT_EV_STEPDOWN, detail);
+    }
+}
+
+/* Leadership cannot be resumed (SUSPENDED): say so, step the application
+   down if it may be acting, release a leader znode still ours. */
+void
+cand_lost(struct zkelect_group *g, const char *why)
+{
+    zke_event(g->h, g, ZKELECT_EV_LOST, g->self.id, g->role_epoch, 0, "%s", why);
+    if (g->active) {
+        stepdown(g, 0, why);
+        return;
+    }
+    group_role_set(g, g->reg == REG_DONE ? ROLE_MEMBER : ROLE_NONE, 0, g->role_epoch, 0, "%s", why);
+    leader_delete(g);
+}
+
+/* The self-fence (fence.c): nothing heard from ZooKeeper for UNHEARD_MS. */
+void
+cand_fence(struct zkelect_group *g, uint64_t unheard_ms)
+{
+    char detail[256];
+
+    if (!g->active || g->role == ROLE_STEPPING_DOWN)
+        return;
+    g->h->n_fenced++;
+    g->fence_stepdown = true;
+    snprintf(detail, sizeof(detail), "nothing heard from ZooKeeper for %llu ms (fence_ms %d): "
+             "stepping down before the session can expire", (unsigned long long)unheard_ms,
+             g->h->fence_ms);
+    stepdown(g, ZKELECT_EV_FENCED, detail);
 }
 
 void
@@ -230,6 +323,26 @@ cand_on_leader_create_reply(struct zkelect_group *g, struct zev *ev)
     }
     group_role_set(g, ROLE_MEMBER, ZKELECT_EV_ERROR, ev->req->token, zkerr_from_zk(ev->rc),
                    "cannot create %s: %s", g->p_leader, zerror(ev->rc));
+}
+
+void
+cand_on_leader_retake_reply(struct zkelect_group *g, struct zev *ev)
+{
+    if (g->role != ROLE_CREATING || g->role_epoch != ev->req->token)
+        return;
+    if (ev->rc == ZOK) {
+        g->leader_version++;
+        g->leader.status = ZKELECT_STATUS_PROGRESS;
+        g->fence_stepdown = false;
+        view_publish_leader(g);
+        start_takeover(g);
+        return;
+    }
+    /* refused (elected or our znode changed) or no answer: nothing acts;
+       decide again on a fresh view */
+    g->fence_viewed = false;
+    group_role_set(g, ROLE_FENCED, 0, g->role_epoch, 0, "taking over again: %s", zerror(ev->rc));
+    cand_step(g);
 }
 
 void
@@ -296,8 +409,12 @@ cand_on_leader_delete_reply(struct zkelect_group *g, struct zev *ev)
         cand_release_retry(g);
         return;
     }
-    /* connection trouble: the session's end or the reconnect settles it */
-    group_role_set(g, ROLE_SUSPENDED, 0, g->role_epoch, 0, "releasing: %s", zerror(ev->rc));
+    /* connection trouble: the step-down is over, so release again once the
+       leader znode is read again after the reconnect (never back to a leading
+       role); the session's end settles it too */
+    zke_log(g->h, ZKELECT_LOG_INFO, "%s: releasing the leader znode: %s; again once heard",
+            g->path, zerror(ev->rc));
+    cand_release_retry(g);
 }
 
 /* Release the leader znode again once it has been read again: the step-down
@@ -343,7 +460,9 @@ cand_step(struct zkelect_group *g)
         return;
     }
     if (g->leaving) {
-        if (g->role == ROLE_READY || g->role == ROLE_PROGRESS || g->role == ROLE_SUSPENDED ||
+        if (g->role == ROLE_FENCED)
+            leader_delete(g); /* nothing acts: release, then leave */
+        else if (g->role == ROLE_READY || g->role == ROLE_PROGRESS || g->role == ROLE_SUSPENDED ||
             (g->role == ROLE_MEMBER && mine))
             cand_start_stepdown(g, "resigning");
         else if (g->role == ROLE_MEMBER || g->role == ROLE_WAITING || g->role == ROLE_NONE)
@@ -352,23 +471,45 @@ cand_step(struct zkelect_group *g)
     }
 
     switch (g->role) {
+    case ROLE_FENCED:
+        /* the step-down has ended: decide on a view read since, from
+           requests sent after it (so heard again) */
+        if (!g->fence_viewed) {
+            g->fence_viewed = true;
+            g->elected_read = g->leader_read = false;
+            view_read_elected(g);
+            view_read_leader(g);
+            return;
+        }
+        if (named && mine && g->have_leader && g->leader.epoch == g->elected.epoch &&
+            strcmp(g->leader.id, g->self.id) == 0 && g->failed_epoch != g->elected.epoch &&
+            !g->rereg_pending) {
+            leader_retake(g);
+            return;
+        }
+        if (g->fence_stepdown)
+            zke_event(g->h, g, ZKELECT_EV_LOST, g->self.id, g->role_epoch, 0,
+                      "leadership not confirmed after the self-fence: %s",
+                      !named ? "elected names another node" : "the leader znode is not ours");
+        g->fence_stepdown = false;
+        leader_delete(g); /* ours: release it; else nothing to release */
+        return;
     case ROLE_SUSPENDED:
         if (named && mine && g->have_leader && g->leader.epoch == g->elected.epoch &&
             strcmp(g->leader.id, g->self.id) == 0) {
             g->role_epoch = g->elected.epoch;
             g->role_elected_version = g->elected_version;
-            if (g->leader.status == ZKELECT_STATUS_READY)
+            if (g->leader.status == ZKELECT_STATUS_READY && g->active)
                 group_role_set(g, ROLE_READY, ZKELECT_EV_RESUMED, g->role_epoch, 0,
                                "leadership verified after reconnect: leader znode and elected are ours");
+            else if (g->leader.status == ZKELECT_STATUS_READY)
+                leader_retake(g); /* READY, but nothing acts (a retake unanswered) */
             else
                 start_takeover(g);
             return;
         }
-        group_role_set(g, ROLE_MEMBER, ZKELECT_EV_LOST, g->role_epoch, 0,
-                       "leadership not confirmed after reconnect: %s",
-                       !named ? "elected names another node" : "the leader znode is not ours");
-        if (mine)
-            cand_start_stepdown(g, "leadership lost while disconnected");
+        cand_lost(g, !named ? "leadership not confirmed after reconnect: elected names another node"
+                            : "leadership not confirmed after reconnect: the leader znode is not ours");
         return;
     case ROLE_READY:
     case ROLE_PROGRESS:
@@ -457,6 +598,10 @@ cand_stuck(struct zkelect_group *g, char *why, size_t len)
         return true;
     case ROLE_SUSPENDED:
         snprintf(why, len, "suspended at epoch %llu, connected with the view read",
+                 (unsigned long long)g->role_epoch);
+        return true;
+    case ROLE_FENCED:
+        snprintf(why, len, "fenced at epoch %llu, connected with the view read",
                  (unsigned long long)g->role_epoch);
         return true;
     case ROLE_PROGRESS:

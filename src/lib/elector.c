@@ -165,6 +165,7 @@ elector_start(struct zkelect_group *g)
         group_timer_changed(g);
         g->watchdog_epoch = g->elected.epoch;
         g->watchdog_fenced = false;
+        g->watchdog_start_ms = zke_now_ms();
         g->watchdog_postponed_ms = 0;
     }
 }
@@ -683,6 +684,7 @@ elector_on_decide_reply(struct zkelect_group *g, struct zev *ev)
                 group_timer_changed(g);
                 g->watchdog_epoch = e.epoch;
                 g->watchdog_fenced = false;
+                g->watchdog_start_ms = zke_now_ms();
                 g->watchdog_postponed_ms = 0;
             } else {
                 g->watchdog_ms_deadline = 0;
@@ -934,6 +936,7 @@ elector_view_changed(struct zkelect_group *g)
         group_timer_changed(g);
         g->watchdog_epoch = g->elected.epoch;
         g->watchdog_fenced = false;
+        g->watchdog_start_ms = zke_now_ms();
         g->watchdog_postponed_ms = 0;
     }
     /* the last status seen of the elected node's leader znode at this
@@ -1053,8 +1056,25 @@ group_on_timer(struct zkelect_group *g, uint64_t now)
         if (g->leader_version >= 0 && (!g->have_leader || g->leader.epoch < g->elected.epoch) &&
             !g->watchdog_fenced) {
             /* the old leader has not released its znode: fence it, give the
-               elected node one more period */
-            struct req *r = req_new(g->h, g, REQ_LEADER_FENCE);
+               elected node one more period. Not before the decision is a
+               session timeout old: an old leader cut off from ZooKeeper
+               has stepped down by then (its self-fence ends within T/2,
+               fence.c), one that is heard steps down when it sees the
+               decision and releases by itself. */
+            uint64_t t = (uint64_t)(g->h->negotiated_timeout_ms > g->h->session_timeout_ms
+                                        ? g->h->negotiated_timeout_ms
+                                        : g->h->session_timeout_ms);
+            struct req *r;
+
+            if (now < g->watchdog_start_ms + t) {
+                g->watchdog_ms_deadline = g->watchdog_start_ms + t;
+                group_timer_changed(g);
+                zke_log(g->h, ZKELECT_LOG_INFO, "%s: the old leader znode stays until epoch %llu's "
+                        "decision is a session timeout (%llu ms) old", g->path,
+                        (unsigned long long)g->elected.epoch, (unsigned long long)t);
+                return;
+            }
+            r = req_new(g->h, g, REQ_LEADER_FENCE);
             g->watchdog_fenced = true;
             g->watchdog_ms_deadline = now + (uint64_t)effective_watchdog_ms(g);
             group_timer_changed(g);

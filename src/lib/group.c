@@ -276,6 +276,7 @@ static const char *const role_names[] = {
     [ROLE_STEPPING_DOWN] = "stepping-down",
     [ROLE_DELETING] = "deleting",
     [ROLE_SUSPENDED] = "suspended",
+    [ROLE_FENCED] = "fenced",
 };
 
 static const char *const reg_names[] = {
@@ -310,14 +311,20 @@ static const unsigned role_next[] = {
                     R(ROLE_DELETING),
     [ROLE_WAITING] = R(ROLE_CREATING),
     [ROLE_CREATING] = R(ROLE_PROGRESS) | R(ROLE_WAITING) | R(ROLE_SUSPENDED) |
+                      R(ROLE_STEPPING_DOWN) | R(ROLE_FENCED),
+    [ROLE_PROGRESS] = R(ROLE_READYING) | R(ROLE_STEPPING_DOWN) | R(ROLE_SUSPENDED),
+    [ROLE_READYING] = R(ROLE_READY) | R(ROLE_PROGRESS) | R(ROLE_SUSPENDED) |
                       R(ROLE_STEPPING_DOWN),
-    [ROLE_PROGRESS] = R(ROLE_READYING) | R(ROLE_STEPPING_DOWN) | R(ROLE_SUSPENDED) |
-                      R(ROLE_DELETING),
-    [ROLE_READYING] = R(ROLE_READY) | R(ROLE_PROGRESS) | R(ROLE_SUSPENDED),
     [ROLE_READY] = R(ROLE_READYING) | R(ROLE_STEPPING_DOWN) | R(ROLE_SUSPENDED),
-    [ROLE_STEPPING_DOWN] = R(ROLE_DELETING) | R(ROLE_SUSPENDED),
-    [ROLE_DELETING] = R(ROLE_SUSPENDED),
-    [ROLE_SUSPENDED] = R(ROLE_READY) | R(ROLE_PROGRESS) | R(ROLE_STEPPING_DOWN),
+    /* a step-down is never undone: it ends in the release, or FENCED when
+       it ended unheard; the release is never suspended either */
+    [ROLE_STEPPING_DOWN] = R(ROLE_DELETING) | R(ROLE_FENCED),
+    [ROLE_DELETING] = 0,
+    [ROLE_SUSPENDED] = R(ROLE_READY) | R(ROLE_PROGRESS) | R(ROLE_STEPPING_DOWN) |
+                       R(ROLE_CREATING),
+    /* taken over again (CREATING: the leader znode back to PROGRESS) or
+       released */
+    [ROLE_FENCED] = R(ROLE_CREATING) | R(ROLE_DELETING),
 };
 
 /* The legal moves of the registration. */
@@ -359,6 +366,11 @@ group_role_set(struct zkelect_group *g, enum role to, enum zkelect_event_type ev
     if (from != to) {
         g->role = to;
         g->role_since_ms = zke_now_ms();
+        /* back to a member: the application was told (the step-down ended,
+           or -leadership-lost says it) */
+        if (to == ROLE_MEMBER || to == ROLE_NONE)
+            g->active = false;
+        fence_update(g);
         zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: role %s -> %s%s%s", g->path, group_role_name(from),
                 group_role_name(to), *detail ? ": " : "", detail);
     }
@@ -430,6 +442,9 @@ group_redrive(struct zkelect_group *g)
         /* a release that got no reply: the step-down is over, so release
            again after the re-read (never back to a leading role) */
         g->release_retry = true;
+        break;
+    case ROLE_FENCED:
+        g->fence_viewed = false; /* read the view again, then decide */
         break;
     default:
         break;
@@ -545,15 +560,20 @@ group_on_session(struct zkelect_group *g, enum sess_state prev, enum sess_state 
     if (g->closed)
         return;
     if (now == SESS_CONNECTING || now == SESS_AUTH_FAILED) {
-        if (cand_role_leading(g->role))
+        /* a leader suspends (the self-fence steps it down if it stays
+           unheard); a step-down goes on, a release is sent again once heard */
+        if (g->role == ROLE_CREATING || g->role == ROLE_PROGRESS || g->role == ROLE_READYING ||
+            g->role == ROLE_READY)
             group_role_set(g, ROLE_SUSPENDED, ZKELECT_EV_SUSPENDED, g->role_epoch, 0,
                            "connection lost: leadership suspended until verified");
+        else if (g->role == ROLE_DELETING)
+            g->release_retry = true;
         return;
     }
     if (now == SESS_EXPIRED) {
         if (g->is_elector)
             elector_stop(g, "session expired");
-        if (cand_role_leading(g->role) || g->role == ROLE_SUSPENDED)
+        if (cand_role_leading(g->role) || g->role == ROLE_SUSPENDED || g->role == ROLE_FENCED)
             group_role_set(g, g->reg != REG_NONE ? ROLE_MEMBER : ROLE_NONE, ZKELECT_EV_LOST,
                            g->role_epoch, ZKELECT_EEXPIRED, "session expired: leadership lost");
         else
@@ -650,6 +670,7 @@ group_on_reply(struct zkelect_group *g, struct zev *ev)
     case REQ_LEADER_CREATE:     cand_on_leader_create_reply(g, ev); break;
     case REQ_LEADER_READY:      cand_on_leader_ready_reply(g, ev); break;
     case REQ_LEADER_DELETE:     cand_on_leader_delete_reply(g, ev); break;
+    case REQ_LEADER_RETAKE:     cand_on_leader_retake_reply(g, ev); break;
     case REQ_LEADER_FENCE:
         if (ev->rc != ZOK && ev->rc != ZNONODE)
             zke_log(g->h, ZKELECT_LOG_WARNING, "%s: fencing the old leader znode failed: %s",
@@ -666,6 +687,7 @@ group_on_reply(struct zkelect_group *g, struct zev *ev)
     case REQ_READ_SELF:         reg_on_read_self_reply(g, ev); break;
     case REQ_WATCH_MINE:        reg_on_watch_mine_reply(g, ev); break;
     case REQ_NUDGE:             break;
+    case REQ_PROBE:             break;
     }
 }
 

@@ -122,6 +122,14 @@ void cand_takeover_result(struct zkelect_group *g, uint64_t epoch, int err);
 void cand_stepdown_result(struct zkelect_group *g, uint64_t epoch);
 void cand_release_retry(struct zkelect_group *g);
 bool cand_stuck(struct zkelect_group *g, char *why, size_t len);
+void cand_set_active(struct zkelect_group *g, bool active);
+void cand_fence(struct zkelect_group *g, uint64_t unheard_ms);
+void cand_lost(struct zkelect_group *g, const char *why);
+void cand_on_leader_retake_reply(struct zkelect_group *g, struct zev *ev);
+
+/* ---- fence.c ------------------------------------------------------------- */
+
+void fence_update(struct zkelect_group *g);
 void cand_on_leader_create_reply(struct zkelect_group *g, struct zev *ev);
 void cand_on_leader_ready_reply(struct zkelect_group *g, struct zev *ev);
 void cand_on_leader_delete_reply(struct zkelect_group *g, struct zev *ev);

@@ -58,7 +58,9 @@ enum req_kind {
     REQ_STAT_MINE,        /* aexists my election znode: its czxid */
     REQ_CREATE_ELECTION,  /* acreate my election znode alone (record is ours) */
     REQ_WATCH_MINE,       /* aexists (watch) on one of my own znodes */
-    REQ_READ_SELF         /* aget (watch) my member record after a change */
+    REQ_READ_SELF,        /* aget (watch) my member record after a change */
+    REQ_PROBE,            /* aexists "/": a leader keeps heard_ms fresh (fence.c) */
+    REQ_LEADER_RETAKE     /* amulti: check elected, set our leader znode PROGRESS */
 };
 
 /* One outstanding asynchronous request. Freed by the library thread. */
@@ -184,7 +186,21 @@ struct zkelect {
     bool stop;                        /* the library thread must exit */
     uint64_t stalled;                 /* requests nudged */
     uint64_t last_contact_ms;         /* last reply from ZooKeeper */
+    uint64_t heard_ms;                /* the send time of the newest request answered on
+                                         this session: the server heard us no earlier, so
+                                         its session deadline is at least heard_ms + T
+                                         (fence.c) */
     pthread_t thread;                 /* the library thread */
+
+    /* the self-fence (fence.c; library thread, mu) */
+    int stepdown_ms;                  /* the application's step-down budget D */
+    int fence_ms_opt;                 /* fence_ms as given (0 derived, <0 off) */
+    int fence_ms;                     /* F in force (from the negotiated timeout), 0 off */
+    int probe_ms;                     /* a leader probes when heard is this old */
+    int n_watch;                      /* groups active or fenced: probes run */
+    bool probe_out;                   /* a probe is outstanding */
+    uint64_t fence_scan_at;           /* next fence scan (0: none due) */
+    uint64_t n_fenced;                /* self-fences */
 };
 
 /* ---- the group ----------------------------------------------------------- */
@@ -200,7 +216,10 @@ enum role {
     ROLE_READY,          /* READY leader */
     ROLE_STEPPING_DOWN,  /* step-down callback running */
     ROLE_DELETING,       /* deleting the leader znode */
-    ROLE_SUSPENDED       /* was leading, connection lost: verify on reconnect */
+    ROLE_SUSPENDED,      /* was leading, connection lost: verify on reconnect */
+    ROLE_FENCED          /* stepped down unheard (self-fence) or cut off: the
+                            step-down has ended, the leader znode may still be
+                            ours; take over again or release once heard */
 };
 
 enum reg_state {
@@ -297,6 +316,11 @@ struct zkelect_group {
     int32_t role_elected_version;     /* elected version the takeover is based on */
     uint64_t failed_epoch;            /* epoch whose takeover failed (never retried) */
     bool takeover_ok;                 /* the takeover of role_epoch completed */
+    bool active;                      /* the application may act: its takeover callback
+                                         was called and its step-down has not ended */
+    bool watched;                     /* counted in h->n_watch (fence_update) */
+    bool fence_stepdown;              /* the step-down running is a self-fence */
+    bool fence_viewed;                /* FENCED: the view is being read afresh */
     bool repairing;                   /* the READY write in flight repairs our znode */
     bool release_retry;               /* DELETING: release again once leader is re-read */
     bool rereg_pending;               /* register again once the step-down is done */
@@ -329,6 +353,7 @@ struct zkelect_group {
     uint64_t watchdog_ms_deadline;    /* 0 = not armed */
     uint64_t watchdog_epoch;          /* epoch the watchdog guards */
     bool watchdog_fenced;             /* already fenced a stale leader for this epoch */
+    uint64_t watchdog_start_ms;       /* when that epoch's watchdog was armed */
     uint64_t watchdog_postponed_ms;   /* waited on a slow ZooKeeper (at most one period) */
     uint64_t force_epoch;             /* decide anew although the choice is the same
                                          (the watchdog, with no other candidate) */
@@ -414,5 +439,11 @@ int group_set_tags(struct zkelect_group *g, const char *const *tags, size_t ntag
 int group_done(struct zkelect_group *g, uint64_t epoch, int err, bool stepdown);
 bool group_is_leading(const struct zkelect_group *g);
 bool group_registered(const struct zkelect_group *g);
+
+/* fence.c: the self-fence (handle-wide parts) */
+int fence_configure(struct zkelect *h, int stepdown_ms, int fence_ms, char *why, size_t len);
+void fence_negotiated(struct zkelect *h, int timeout_ms);
+void fence_probe_reply(struct zkelect *h);
+uint64_t fence_tick(struct zkelect *h, uint64_t now);
 
 #endif

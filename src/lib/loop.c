@@ -139,8 +139,13 @@ reply_push(struct req *r, struct zev *ev, int rc)
     pthread_mutex_lock(&h->qmu);
     req_unlink_locked(r);
     if (rc != ZCONNECTIONLOSS && rc != ZOPERATIONTIMEOUT && rc != ZCLOSING &&
-        rc != ZINVALIDSTATE && rc != ZSESSIONEXPIRED)
+        rc != ZINVALIDSTATE && rc != ZSESSIONEXPIRED && rc != ZSESSIONMOVED &&
+        rc != ZMARSHALLINGERROR) {
         h->last_contact_ms = zke_now_ms();
+        /* answered: the server heard this request, sent at sent_ms (fence.c) */
+        if (r->sent_ms > h->heard_ms)
+            h->heard_ms = r->sent_ms;
+    }
     ev->next = NULL;
     if (h->qtail)
         h->qtail->next = ev;
@@ -458,6 +463,7 @@ on_session(struct zkelect *h, struct zev *ev)
         int64_t old = h->session_id;
         h->session_id = cid ? cid->client_id : 0;
         h->negotiated_timeout_ms = zoo_recv_timeout(h->zh);
+        fence_negotiated(h, h->negotiated_timeout_ms);
         h->disconnected_ms = 0;
         h->connected_ms = zke_now_ms();
         h->sess = SESS_CONNECTED;
@@ -494,6 +500,10 @@ on_session(struct zkelect *h, struct zev *ev)
     if (now == SESS_EXPIRED) {
         session_stop(h);
         h->session_id = 0;
+        h->probe_out = false;
+        pthread_mutex_lock(&h->qmu);
+        h->heard_ms = 0; /* nothing was heard on the new session yet */
+        pthread_mutex_unlock(&h->qmu);
         if (session_start(h) != 0)
             zke_event(h, NULL, ZKELECT_EV_ERROR, NULL, 0, ZKELECT_ECONNECT,
                       "cannot create a new ZooKeeper session");
@@ -586,6 +596,8 @@ process(struct zkelect *h, struct zev *ev)
         break;
     case ZEV_REPLY:
         /* replies of an older session, of a closed group, and nudges are dropped */
+        if (ev->req->kind == REQ_PROBE)
+            fence_probe_reply(h);
         if (ev->req->gen == h->gen && ev->req->g && !ev->req->g->closed) {
             ev->req->g->activity_ms = zke_now_ms();
             group_on_reply(ev->req->g, ev);
@@ -713,6 +725,8 @@ next_deadline(struct zkelect *h, uint64_t now)
     uint64_t d = h->timer_scan_at, x;
     struct req *r;
 
+    if (h->fence_scan_at && h->fence_scan_at < d)
+        d = h->fence_scan_at;
     /* the stalled-request check, only while a request is outstanding (an
        idle handle sleeps until its next timer or the 1 s safety net) */
     if (h->nudge_ms > 0 && h->sess == SESS_CONNECTED) {
@@ -842,6 +856,8 @@ loop_main(void *arg)
             loop_gap(h, late);
         if (ev)
             process(h, ev);
+        /* the self-fence, also while behind: early is safe, late is not */
+        (void)fence_tick(h, zke_now_ms());
         /* a turn that itself took over ZKE_GAP_MS (a callback that blocked):
            what was queued meanwhile is newer than the view */
         done = zke_now_ms();
@@ -1024,6 +1040,16 @@ zkelect_open(const struct zkelect_options *o, zkelect_t **out)
     h->session_timeout_ms = o->session_timeout_ms ? o->session_timeout_ms : 10000;
     h->connect_timeout_ms = o->connect_timeout_ms ? o->connect_timeout_ms : 15000;
     h->nudge_ms = o->nudge_ms == 0 ? 250 : o->nudge_ms;
+    rc = fence_configure(h, o->size >= offsetof(struct zkelect_options, fence_ms) + sizeof(int) ?
+                         o->stepdown_ms : 0,
+                         o->size >= offsetof(struct zkelect_options, fence_ms) + sizeof(int) ?
+                         o->fence_ms : 0, detail, sizeof(detail));
+    if (rc != 0) {
+        if (h->log)
+            h->log(h->log_data, ZKELECT_LOG_ERR, detail);
+        free(h);
+        return rc;
+    }
     h->hosts = strdup(o->hosts);
     h->gindex = calloc(ZKE_GINDEX, sizeof(*h->gindex));
     h->outstanding.next = h->outstanding.prev = &h->outstanding;

@@ -493,13 +493,12 @@ reg_lost(struct zkelect_group *g, const char *why)
            decision names the registration that is gone, so the leadership
            cannot be resumed; say so (the application was told -suspended),
            release a leader znode still ours, then register again */
-        group_role_set(g, ROLE_MEMBER, ZKELECT_EV_LOST, g->role_epoch, 0,
-                       "leadership lost while suspended: %s", why);
-        if (cand_leader_is_mine(g)) {
-            g->rereg_pending = true;
-            cand_start_stepdown(g, why);
-            return;
-        }
+        char detail[256];
+
+        snprintf(detail, sizeof(detail), "leadership lost while suspended: %s", why);
+        g->rereg_pending = true; /* after the step-down and the release */
+        cand_lost(g, detail);
+        return;
     }
     if (g->role == ROLE_READY || g->role == ROLE_PROGRESS) {
         g->rereg_pending = true;
@@ -509,6 +508,11 @@ reg_lost(struct zkelect_group *g, const char *why)
     if (g->role == ROLE_CREATING || g->role == ROLE_READYING || g->role == ROLE_STEPPING_DOWN ||
         g->role == ROLE_DELETING) {
         g->rereg_pending = true; /* after the step in flight */
+        return;
+    }
+    if (g->role == ROLE_FENCED) {
+        g->rereg_pending = true; /* after the release (never taken over again) */
+        cand_step(g);
         return;
     }
     reg_reregister(g);
@@ -582,9 +586,14 @@ reg_on_unregister_reply(struct zkelect_group *g, struct zev *ev)
     }
     /* retried on the next step or reconnect */
     group_reg_set(g, REG_DONE, zerror(ev->rc));
-    if (g->role == ROLE_DELETING)
-        group_role_set(g, zkerr_outcome_unknown(ev->rc) ? ROLE_SUSPENDED : ROLE_MEMBER, 0,
-                       g->role_epoch, 0, "leaving: %s", zerror(ev->rc));
+    if (g->role == ROLE_DELETING) {
+        /* resigning: the step-down is over; the release (and the leave after
+           it) goes on once the leader znode is read again */
+        if (zkerr_outcome_unknown(ev->rc))
+            cand_release_retry(g);
+        else
+            group_role_set(g, ROLE_MEMBER, 0, g->role_epoch, 0, "leaving: %s", zerror(ev->rc));
+    }
 }
 
 /* ---- elector determination ---------------------------------------------- */

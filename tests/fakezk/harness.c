@@ -38,6 +38,7 @@ static pthread_mutex_t wake_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake_cv = PTHREAD_COND_INITIALIZER;
 static unsigned wake_gen;
 int fz_watchdog_ms = 60000, fz_exclude_ms = 60000;
+int fz_session_ms = 10000, fz_fence_ms = 0, fz_stepdown_ms = 0;
 
 static uint64_t
 now_ms(void)
@@ -98,6 +99,7 @@ stepdown_cb(void *data, zkelect_group_t *g, uint64_t epoch)
     struct fz_grp *gr = data;
     (void)g;
     gr->stepdown_epoch = epoch;
+    gr->stepdown_calls++;
     return gr->stepdown_mode;
 }
 
@@ -118,6 +120,8 @@ fz_begin(void)
     verbose = v && *v && strcmp(v, "0") != 0;
     fz_end();   /* whatever a failed test left open */
     fz_watchdog_ms = fz_exclude_ms = 60000;
+    fz_session_ms = 10000;
+    fz_fence_ms = fz_stepdown_ms = 0;
     if (verbose)
         fprintf(stderr, "\n");
 }
@@ -163,7 +167,9 @@ fz_node_open(struct fz_node *n, const char *id, const char *base, int ngroups)
     memset(&o, 0, sizeof(o));
     o.size = sizeof(o);
     o.hosts = "fakezk:2181";
-    o.session_timeout_ms = 10000;
+    o.session_timeout_ms = fz_session_ms;
+    o.stepdown_ms = fz_stepdown_ms;
+    o.fence_ms = fz_fence_ms;
     o.connect_timeout_ms = 5000;
     o.log = log_cb;
     o.log_data = n;

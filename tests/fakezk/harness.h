@@ -41,6 +41,7 @@ struct fz_grp {
     int stepdown_mode;                    /* 0 or ZKELECT_EBUSY */
     bool ineligible;                      /* fz_nominate: eligible = 0 */
     uint64_t stepdown_epoch;
+    int stepdown_calls;                   /* step-down callbacks so far */
 };
 
 struct fz_node {
@@ -55,6 +56,9 @@ struct fz_node {
  * watchdog and exclusion periods (default 60000 ms: no timer fires during a
  * test unless it asks for one). */
 extern int fz_watchdog_ms, fz_exclude_ms;
+/* The session timeout and the self-fence options of the next fz_node_open
+ * (fz_begin resets them: 10000, 0 and 0, i.e. the library's defaults). */
+extern int fz_session_ms, fz_fence_ms, fz_stepdown_ms;
 
 /* Reset the fake (between tests). */
 void fz_begin(void);

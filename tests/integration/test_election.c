@@ -45,6 +45,7 @@ struct node {
     int observer;           /* counts leader changes */
     int nstalled;           /* -request-stalled events */
     int nfailed;            /* -takeover-failed events */
+    int fenced, nfenced;    /* -fenced since the last +ready; -fenced events */
     int nready, nstepdown, nlost, nsuspended, nabort, nelector, nmalformed, nwatchdog, nregistered;
 };
 
@@ -92,13 +93,22 @@ on_event(void *data, const struct zkelect_event *ev)
             if (&nodes[i] != n && nodes[i].ready)
                 violation("%s READY at epoch %llu while %s is READY", n->id,
                           (unsigned long long)ev->epoch, nodes[i].id);
-        if (ev->type == ZKELECT_EV_READY && ev->epoch <= max_ready_epoch)
+        /* a leader that fenced itself and is still elected takes over
+           again at the same epoch */
+        if (ev->type == ZKELECT_EV_READY && ev->epoch <= max_ready_epoch &&
+            !(n->fenced && ev->epoch == max_ready_epoch))
             violation("%s READY at epoch %llu, not above %llu", n->id,
                       (unsigned long long)ev->epoch, (unsigned long long)max_ready_epoch);
         if (ev->epoch > max_ready_epoch)
             max_ready_epoch = ev->epoch;
         n->ready = 1;
+        n->fenced = 0;
         n->nready++;
+        break;
+    case ZKELECT_EV_FENCED:
+        n->ready = 0;
+        n->fenced = 1;
+        n->nfenced++;
         break;
     case ZKELECT_EV_STEPDOWN:
         n->ready = 0;

@@ -1,0 +1,271 @@
+/*
+ * test_fakezk_fence.c - one leader at the service (issue 14): the
+ * application's step-down ends before the leader znode goes, in every path,
+ * and a leader that hears nothing from ZooKeeper steps down by itself (the
+ * self-fence) and takes over again when heard.
+ *
+ * Every test here fails on the library before issue 14 (tests/fakezk/README).
+ * The group: n1 the elector, not eligible; n2 the leader (nodeid policy:
+ * the lowest eligible id); n3 the next one.
+ *
+ * Run one test: tests/fakezk/test_fakezk_fence fence:fenced
+ * FAKEZK_VERBOSE=1 prints the library's log and events.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cutest.h"
+#include "harness.h"
+
+#define SETTLE_MS 20000
+
+static struct fz_node N[3];
+
+static void
+open_three(void)
+{
+    int k;
+
+    for (k = 0; k < 3; k++) {
+        char id[8];
+        snprintf(id, sizeof(id), "n%d", k + 1);
+        CU_ASSERT_FATAL(fz_node_open(&N[k], id, "/g", 1) == 0);
+        N[k].grp[0].ineligible = k == 0;
+        fz_nominate(&N[k], 0, 10);
+        CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    }
+}
+
+static bool
+n2_ready(void *arg)
+{
+    (void)arg;
+    return fz_is_ready(&N[1], 0);
+}
+
+static bool
+n3_ready(void *arg)
+{
+    (void)arg;
+    return fz_is_ready(&N[2], 0);
+}
+
+static bool
+n2_fenced(void *arg)
+{
+    (void)arg;
+    return fz_count(&N[1], 0, ZKELECT_EV_FENCED) > 0;
+}
+
+/* The leader znode's owner session, -1 when there is none. */
+static int64_t
+leader_owner(void)
+{
+    return fakezk_owner("/g/leader");
+}
+
+/*
+ * A takeover that fails: the step-down (the application undoing what its
+ * takeover did) runs before the leader znode is released, so the next node
+ * cannot start while it is undone. (Before: the leader znode was deleted at
+ * once and the step-down callback never called; zkelectd ran its clean-up
+ * hook meanwhile.)
+ */
+static void
+test_failed_takeover_steps_down_before_release(void)
+{
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    N[0].grp[0].ineligible = true;
+    fz_nominate(&N[0], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n2", "/g", 1) == 0);
+    N[1].grp[0].takeover_mode = ZKELECT_EIO;
+    N[1].grp[0].stepdown_mode = ZKELECT_EBUSY;
+    fz_nominate(&N[1], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_TAKEOVER_FAILED), 1);
+    /* the step-down was asked for, and the leader znode waits for it */
+    CU_ASSERT_EQUAL(N[1].grp[0].stepdown_calls, 1);
+    CU_ASSERT(N[1].grp[0].stepdown_epoch == N[1].grp[0].takeover_epoch);
+    CU_ASSERT(leader_owner() == fz_sid(&N[1]));
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_TAKEOVER_ABORT), 0);
+
+    CU_ASSERT(zkelect_stepdown_done(N[1].grp[0].g, N[1].grp[0].stepdown_epoch) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(!fakezk_exists("/g/leader"));
+    CU_ASSERT_EQUAL(N[1].grp[0].stepdown_calls, 1);
+    fz_end();
+}
+
+/*
+ * The self-fence: the leader's session stays "connected" but nothing comes
+ * back (a silent server). After fence_ms without a reply the leader steps
+ * down (-fenced, the step-down callback); when heard again, still elected,
+ * it takes over again through PROGRESS (+takeover, a second takeover
+ * callback) and READY, never by resuming. (Before: it stayed READY.)
+ */
+static void
+test_fenced_leader_takes_over_again(void)
+{
+    int64_t sid;
+
+    fz_begin();
+    fz_session_ms = 2000; /* stepdown_ms 200, fence_ms 800: probes every 160 ms */
+    open_three();
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_TAKEOVER), 1);
+    sid = fz_sid(&N[1]);
+
+    fakezk_hold(sid, true);   /* the server stops answering n2 */
+    CU_ASSERT_FATAL(fz_settle_until(n2_fenced, NULL, 5000) == 0);
+    CU_ASSERT(!fz_is_ready(&N[1], 0));
+    CU_ASSERT_EQUAL(N[1].grp[0].stepdown_calls, 1);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_STEPDOWN), 0);
+    /* nothing could be released meanwhile: the znode is still n2's */
+    CU_ASSERT(leader_owner() == sid);
+
+    fakezk_hold(sid, false);  /* heard again: take over again */
+    CU_ASSERT(fz_settle_until(n2_ready, NULL, 5000) == 0);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_TAKEOVER), 2);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_RESUMED), 0);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_READY), 2);
+    CU_ASSERT(leader_owner() == sid);
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_TAKEOVER), 0);
+    fz_end();
+}
+
+/*
+ * A short silence (under fence_ms) costs nothing: no step-down. The fence
+ * is off with fence_ms < 0.
+ */
+static void
+test_short_silence_no_fence(void)
+{
+    int64_t sid;
+
+    fz_begin();
+    fz_session_ms = 20000; /* fence after 8000 ms */
+    open_three();
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    sid = fz_sid(&N[1]);
+    fakezk_hold(sid, true);
+    CU_ASSERT(fz_settle_until(n2_fenced, NULL, 1500) != 0); /* 1.5 s: not fenced */
+    fakezk_hold(sid, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[1], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_FENCED), 0);
+    CU_ASSERT_EQUAL(N[1].grp[0].stepdown_calls, 0);
+    fz_end();
+}
+
+/*
+ * A step-down still running when the connection goes: it is not undone. Its
+ * end, while disconnected, leaves the node FENCED; after the reconnect the
+ * leader znode is released and the next node leads. (Before: the node went
+ * SUSPENDED, zkelect_stepdown_done was ignored, and after the reconnect it
+ * stepped down a second time and waited for a second done.)
+ */
+static void
+test_stepdown_survives_disconnect(void)
+{
+    int64_t sid;
+    uint64_t epoch;
+
+    fz_begin();
+    open_three();
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    sid = fz_sid(&N[1]);
+    N[1].grp[0].stepdown_mode = ZKELECT_EBUSY;
+    CU_ASSERT(zkelect_set_eligible(N[1].grp[0].g, 0) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(N[1].grp[0].stepdown_calls == 1);
+    epoch = N[1].grp[0].stepdown_epoch;
+
+    CU_ASSERT(fakezk_disconnect(sid, FZ_BACK) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(zkelect_stepdown_done(N[1].grp[0].g, epoch) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(leader_owner() == sid); /* not released while disconnected */
+    CU_ASSERT(fakezk_reconnect(sid, FZ_BACK) == 0);
+    CU_ASSERT(fz_settle_until(n3_ready, NULL, 5000) == 0);
+    CU_ASSERT_EQUAL(N[1].grp[0].stepdown_calls, 1);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_RESUMED), 0);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_LOST), 0);
+    fz_end();
+}
+
+/*
+ * The release itself lost in a connection loss: it is sent again after the
+ * reconnect; the node never goes back to a leading role, and its step-down
+ * runs once. (Before: the release went SUSPENDED, and the reconnect stepped
+ * it down a second time with -leadership-lost.)
+ */
+static void
+test_release_lost_sent_again(void)
+{
+    int64_t sid;
+
+    fz_begin();
+    open_three();
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    sid = fz_sid(&N[1]);
+    fakezk_fail_match(sid, "delete", "/g/leader", 1, false, FZ_BACK);
+    CU_ASSERT(zkelect_set_eligible(N[1].grp[0].g, 0) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fakezk_fault_fired());
+    CU_ASSERT(fakezk_reconnect(sid, FZ_BACK) == 0);
+    CU_ASSERT(fz_settle_until(n3_ready, NULL, 5000) == 0);
+    CU_ASSERT_EQUAL(N[1].grp[0].stepdown_calls, 1);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_RESUMED), 0);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_LOST), 0);
+    fz_end();
+}
+
+/* zkelect_open refuses a fence that cannot end before the session expires. */
+static void
+test_fence_options_checked(void)
+{
+    struct zkelect_options o;
+    zkelect_t *h = NULL;
+
+    fz_begin();
+    memset(&o, 0, sizeof(o));
+    o.size = sizeof(o);
+    o.hosts = "fakezk:2181";
+    o.session_timeout_ms = 4000;
+    o.stepdown_ms = 1500;
+    o.fence_ms = 1000; /* 2500 > 2000 */
+    CU_ASSERT_EQUAL(zkelect_open(&o, &h), ZKELECT_EINVAL);
+    CU_ASSERT(h == NULL);
+    o.stepdown_ms = 2000; /* derived fence: 0 */
+    o.fence_ms = 0;
+    CU_ASSERT_EQUAL(zkelect_open(&o, &h), ZKELECT_EINVAL);
+    o.stepdown_ms = -1;
+    CU_ASSERT_EQUAL(zkelect_open(&o, &h), ZKELECT_EINVAL);
+    fz_end();
+}
+
+static CU_TestInfo fence_tests[] = {
+    {"failed_takeover_steps_down_before_release", test_failed_takeover_steps_down_before_release},
+    {"fenced_leader_takes_over_again", test_fenced_leader_takes_over_again},
+    {"short_silence_no_fence", test_short_silence_no_fence},
+    {"stepdown_survives_disconnect", test_stepdown_survives_disconnect},
+    {"release_lost_sent_again", test_release_lost_sent_again},
+    {"fence_options_checked", test_fence_options_checked},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+    {"fence", NULL, NULL, NULL, NULL, fence_tests},
+    CU_SUITE_INFO_NULL,
+};
+
+int
+main(int argc, char **argv)
+{
+    return cutest_main(argc, argv, suites);
+}

@@ -199,8 +199,8 @@ struct zkelect_options {
     void *event_data;              /* passed to on_event */
     int nudge_ms;                  /* a request outstanding this long nudges the session
                                       (ZooKeeper 3.8.0 stall); default 250, <0 disables */
-    /* Fields below were added in 0.3; a caller built against an older header
-       passes a smaller size and gets their defaults. */
+    /* The fields below came after the first header (0.1.0): a caller built
+       against that one passes a smaller size and gets their defaults. */
     int stepdown_ms;               /* the longest the application's step-down (callback
                                       and whatever it stops) takes; default a tenth of
                                       the session timeout */
@@ -333,6 +333,12 @@ struct zkelect_leader {
 
 /* Copy the current view into *out. ZKELECT_ENOLEADER (and out->id "") when none. */
 ZKELECT_API int zkelect_get_leader(zkelect_group_t *g, struct zkelect_leader *out);
+
+/* The host (struct zkelect_node host) of node ID as last read from its member
+ * record: every member keeps the leader's and the previous leader's, so a new
+ * leader can name the old one to fence it. ZKELECT_ENOLEADER when unknown;
+ * buf gets "" then. */
+ZKELECT_API int zkelect_get_node_host(zkelect_group_t *g, const char *id, char *buf, size_t len);
 
 /* Wait until a leader with status >= `status` exists (or this node leads when
  * self is non-zero), up to timeout_ms. Returns 0 or ZKELECT_ETIMEDOUT. */

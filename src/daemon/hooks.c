@@ -60,6 +60,7 @@ struct job {
     const char *event;                  /* static: ZKELECT_EVENT for the hook */
     char *reason;                       /* owned: ZKELECT_REASON */
     char *previous;                     /* owned: ZKELECT_PREVIOUS */
+    char previous_host[256];            /* ZKELECT_PREVIOUS_HOST: its member record's host */
 };
 
 /* One notify run: its environment. */
@@ -387,6 +388,7 @@ run_takeover(struct zkd_hooks *hk, const struct job *j)
         envb_common(&e, d, "takeover", j->event);
         envb_add(&e, "ZKELECT_EPOCH", "%llu", (unsigned long long)j->epoch);
         envb_add(&e, "ZKELECT_PREVIOUS", "%s", j->previous);
+        envb_add(&e, "ZKELECT_PREVIOUS_HOST", "%s", j->previous_host);
         envb_add(&e, "ZKELECT_REASON", "%s", j->reason);
         envb_add(&e, "ZKELECT_LEADER", "%s", d->boot.node_id);
         if (e.failed) {
@@ -506,6 +508,10 @@ hooks_on_takeover(void *data, zkelect_group_t *g, uint64_t epoch)
         log_warnx("takeover of epoch %llu: out of memory", (unsigned long long)epoch);
         return ZKELECT_ENOMEM;
     }
+    /* the leader before: where to fence it, if its record said */
+    if (*l.previous != '\0')
+        (void)zkelect_get_node_host(g, l.previous, j->previous_host,
+            sizeof(j->previous_host));
     job_push(hk, j);
     pthread_mutex_unlock(&hk->mu);
     return ZKELECT_EBUSY;

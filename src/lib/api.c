@@ -20,7 +20,7 @@ call_group_add(struct zkelect *h, void *arg)
     g->next = h->groups;
     h->groups = g;
     gindex_add(h, g);
-    group_resync(g);
+    group_kick(g, KICK_RESYNC);
 }
 
 struct wait_view {
@@ -350,6 +350,26 @@ pred_leader(void *arg)
 }
 
 ZKELECT_API int
+zkelect_get_node_host(zkelect_group_t *g, const char *id, char *buf, size_t len)
+{
+    int rc = ZKELECT_ENOLEADER;
+
+    if (g == NULL || id == NULL || buf == NULL || len == 0)
+        return ZKELECT_EINVAL;
+    buf[0] = '\0';
+    pthread_mutex_lock(&g->h->mu);
+    if (g->have_leader_info && strcmp(g->leader_info.id, id) == 0) {
+        snprintf(buf, len, "%s", g->leader_info.host);
+        rc = 0;
+    } else if (*g->prev_info_id && strcmp(g->prev_info_id, id) == 0) {
+        snprintf(buf, len, "%s", g->prev_info_host);
+        rc = 0;
+    }
+    pthread_mutex_unlock(&g->h->mu);
+    return rc;
+}
+
+ZKELECT_API int
 zkelect_wait_leader(zkelect_group_t *g, enum zkelect_status status, int self, int timeout_ms)
 {
     struct leader_wait w = {g, status, self};
@@ -537,7 +557,7 @@ call_nominate(struct zkelect *h, void *arg)
     snprintf(g->self.guid, sizeof(g->self.guid), "%s", g->guid);
     group_reg_set(g, REG_PENDING, "nominated");
     if (group_connected(g))
-        reg_register(g);
+        group_kick(g, KICK_REGISTER);
     free(c);
 }
 

@@ -230,6 +230,11 @@ view_publish_leader(struct zkelect_group *g)
     if (strcmp(id, g->pub_id) == 0 && status == g->pub_status && epoch == g->pub_epoch)
         return;
     if (strcmp(id, g->pub_id) != 0) {
+        /* the leader before, for its successor's hooks (a fencing target) */
+        if (g->have_leader_info && *g->pub_id && strcmp(g->leader_info.id, g->pub_id) == 0) {
+            snprintf(g->prev_info_id, sizeof(g->prev_info_id), "%s", g->leader_info.id);
+            snprintf(g->prev_info_host, sizeof(g->prev_info_host), "%s", g->leader_info.host);
+        }
         g->have_leader_info = false;
         if (*id && group_registered(g) && strcmp(id, g->self.id) == 0) {
             g->leader_info = g->self;   /* this node leads: its record is here */
@@ -462,7 +467,7 @@ group_check_stuck(struct zkelect_group *g, uint64_t now)
     char why[256];
     uint64_t wait;
 
-    if (g->closed || !group_connected(g) || g->refs > 1 ||
+    if (g->closed || !group_connected(g) || g->refs > 1 || g->kqueued ||
         now < g->h->connected_ms + STUCK_QUIET_MS || now < g->activity_ms + STUCK_QUIET_MS)
         return;
     if (!group_stuck(g, why, sizeof(why))) {
@@ -512,11 +517,51 @@ view_changed(struct zkelect_group *g)
 
 /* ---- session events ------------------------------------------------------- */
 
+/* ---- the pipeline queue (internal.h) --------------------------------------- */
+
+void
+group_kick_run(struct zkelect_group *g, unsigned what)
+{
+    if (what & KICK_RESYNC)
+        group_resync(g);
+    else if ((what & KICK_REGISTER) && g->reg == REG_PENDING && group_connected(g))
+        reg_register(g);
+}
+
+/* Start WHAT for g now if the pipeline allows, else when it has drained. */
+void
+group_kick(struct zkelect_group *g, unsigned what)
+{
+    struct zkelect *h = g->h;
+
+    if (!g->kqueued && zke_pipe_len(h) < ZKE_PIPE_MAX) {
+        group_kick_run(g, what);
+        return;
+    }
+    g->kick |= what;
+    if (g->kqueued)
+        return;
+    g->kqueued = true;
+    g->refs++;
+    if (g->active || h->khead == NULL) {
+        /* a leader verifies (and keeps its fence fed) before the crowd */
+        g->knext = h->khead;
+        h->khead = g;
+        if (h->ktail == NULL)
+            h->ktail = g;
+    } else {
+        g->knext = NULL;
+        h->ktail->knext = g;
+        h->ktail = g;
+    }
+}
+
 void
 group_resync(struct zkelect_group *g)
 {
     if (!group_connected(g) || g->closed)
         return;
+    g->kick = 0; /* whatever waited in the pipeline queue is done here */
     g->elected_read = g->leader_read = false;
     view_read_elected(g);
     view_read_leader(g);
@@ -595,7 +640,7 @@ group_on_session(struct zkelect_group *g, enum sess_state prev, enum sess_state 
         return;
     }
     if (now == SESS_CONNECTED)
-        group_resync(g);
+        group_kick(g, KICK_RESYNC);
 }
 
 /* ---- dispatch --------------------------------------------------------------- */

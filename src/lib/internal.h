@@ -186,6 +186,7 @@ struct zkelect {
     bool stop;                        /* the library thread must exit */
     uint64_t stalled;                 /* requests nudged */
     uint64_t last_contact_ms;         /* last reply from ZooKeeper */
+    int n_out;                        /* requests outstanding (the pipeline) */
     uint64_t heard_ms;                /* the send time of the newest request answered on
                                          this session: the server heard us no earlier, so
                                          its session deadline is at least heard_ms + T
@@ -201,6 +202,10 @@ struct zkelect {
     bool probe_out;                   /* a probe is outstanding */
     uint64_t fence_scan_at;           /* next fence scan (0: none due) */
     uint64_t n_fenced;                /* self-fences */
+
+    /* groups whose start (view, registration) waits for the pipeline to
+       drain (loop.c, group_kick; library thread, mu) */
+    struct zkelect_group *khead, *ktail;
 };
 
 /* ---- the group ----------------------------------------------------------- */
@@ -254,6 +259,9 @@ struct zkelect_group {
     struct zkelect_group *hnext;      /* h->gindex bucket link */
     struct zkelect *h;                /* handle */
     int refs;                         /* outstanding requests + 1 while open */
+    struct zkelect_group *knext;      /* h->khead queue link */
+    unsigned kick;                    /* KICK_* work waiting in that queue, 0 none */
+    bool kqueued;                     /* in that queue */
     bool closed;                      /* zkelect_group_close called */
     char path[ZKE_PATH_MAX];          /* base path */
     char p_nodes[ZKE_PATH_MAX], p_election[ZKE_PATH_MAX], p_elected[ZKE_PATH_MAX];
@@ -289,6 +297,8 @@ struct zkelect_group {
     bool leader_read;                 /* a read of leader completed */
     struct zke_member leader_info;    /* nodes/<leader> record, when loaded */
     bool have_leader_info;
+    char prev_info_id[ZKE_ID_MAX + 1];  /* the leader before: its id and host, from */
+    char prev_info_host[ZKE_HOST_MAX + 1]; /* its record (zkelect_get_node_host) */
     char pub_id[ZKE_ID_MAX + 1];      /* last published leader (for LEADER_CHANGED) */
     int pub_status;
     uint64_t pub_epoch;
@@ -445,5 +455,19 @@ int fence_configure(struct zkelect *h, int stepdown_ms, int fence_ms, char *why,
 void fence_negotiated(struct zkelect *h, int timeout_ms);
 void fence_probe_reply(struct zkelect *h);
 uint64_t fence_tick(struct zkelect *h, uint64_t now);
+
+/* loop.c: the pipeline. A burst of groups starting at once (opened,
+   nominated, resynchronised after a reconnect) would put tens of thousands of
+   requests in flight on one session; a leader's probe would then wait behind
+   them for seconds and the self-fence fire on a healthy session. So a group
+   starts only while fewer than ZKE_PIPE_MAX requests are outstanding; the
+   others wait in order (leaders first) and start as replies come back. */
+#define ZKE_PIPE_MAX 256
+#define KICK_RESYNC   1u              /* group_resync */
+#define KICK_REGISTER 2u              /* reg_register, still REG_PENDING */
+void group_kick(struct zkelect_group *g, unsigned what);
+void group_kick_run(struct zkelect_group *g, unsigned what);
+int zke_pipe_len(struct zkelect *h);
+void loop_pump(struct zkelect *h);
 
 #endif

@@ -97,6 +97,7 @@ req_new(struct zkelect *h, struct zkelect_group *g, enum req_kind kind)
     r->prev = &h->outstanding;
     h->outstanding.next->prev = r;
     h->outstanding.next = r;
+    h->n_out++;
     pthread_mutex_unlock(&h->qmu);
     return r;
 }
@@ -109,6 +110,7 @@ req_unlink_locked(struct req *r)
         r->next->prev = r->prev;
         r->prev->next = r->next;
         r->next = r->prev = NULL;
+        r->h->n_out--;
     }
 }
 
@@ -856,6 +858,7 @@ loop_main(void *arg)
             loop_gap(h, late);
         if (ev)
             process(h, ev);
+        loop_pump(h);
         /* the self-fence, also while behind: early is safe, late is not */
         (void)fence_tick(h, zke_now_ms());
         /* a turn that itself took over ZKE_GAP_MS (a callback that blocked):
@@ -881,6 +884,41 @@ loop_main(void *arg)
         zev_free(ev);
     }
     return NULL;
+}
+
+/* ---- the pipeline (see internal.h) --------------------------------------- */
+
+int
+zke_pipe_len(struct zkelect *h)
+{
+    int n;
+
+    pthread_mutex_lock(&h->qmu);
+    n = h->n_out;
+    pthread_mutex_unlock(&h->qmu);
+    return n;
+}
+
+/* After every turn: start waiting groups while the pipeline is short. */
+void
+loop_pump(struct zkelect *h)
+{
+    struct zkelect_group *g;
+    unsigned what;
+
+    while ((g = h->khead) != NULL && h->sess == SESS_CONNECTED &&
+           zke_pipe_len(h) < ZKE_PIPE_MAX * 3 / 4) {
+        h->khead = g->knext;
+        if (h->khead == NULL)
+            h->ktail = NULL;
+        g->knext = NULL;
+        g->kqueued = false;
+        what = g->kick;
+        g->kick = 0;
+        if (!g->closed)
+            group_kick_run(g, what);
+        group_release(g);
+    }
 }
 
 /* ---- calls from user threads --------------------------------------------- */
@@ -1001,6 +1039,13 @@ loop_stop(struct zkelect *h)
         zev_free(ev);
     }
     h->qtail = NULL;
+    /* groups waiting for the pipeline hold a reference too */
+    while ((g = h->khead) != NULL) {
+        h->khead = g->knext;
+        g->kqueued = false;
+        group_release(g);
+    }
+    h->ktail = NULL;
     for (g = h->groups; g; g = next) {
         next = g->next;
         group_free(g);

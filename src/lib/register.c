@@ -137,6 +137,7 @@ reg_register(struct zkelect_group *g)
     struct req *r;
     size_t len;
 
+    g->kick &= ~KICK_REGISTER; /* started: nothing left to wait for */
     if (reg_cancelled(g) || !group_connected(g))
         return;
     /* the group's znodes are created once; a registration that finds them

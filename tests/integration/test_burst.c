@@ -69,7 +69,7 @@ on_log(void *data, int level, const char *msg)
     (void)level;
     fprintf(logfile, "%llu %s\n", (unsigned long long)mono_ms(), msg);
 }
-static atomic_int ready_now, ever_ready, stuck_events, error_events;
+static atomic_int ready_now, ever_ready, stuck_events, error_events, fenced_events;
 
 
 static void
@@ -85,6 +85,9 @@ on_event(void *data, const struct zkelect_event *ev)
         if (ev->type == ZKELECT_EV_READY && atomic_fetch_add(&s->nready, 1) == 0)
             atomic_fetch_add(&ever_ready, 1);
         break;
+    case ZKELECT_EV_FENCED:
+        atomic_fetch_add(&fenced_events, 1);
+        /* fall through */
     case ZKELECT_EV_SUSPENDED:
     case ZKELECT_EV_STEPDOWN:
     case ZKELECT_EV_LOST:
@@ -248,10 +251,11 @@ test_burst(void)
     if (wait_ready(ngroups, t_last + BOUND_MS) == 0)
         t_all = mono_ms();
     fprintf(stderr, "burst: %d of %d groups READY %" PRIu64 " ms after the last fault "
-            "(%" PRIu64 " ms after the first open); %d -stuck, %d errors\n",
+            "(%" PRIu64 " ms after the first open); %d -stuck, %d errors, %d -fenced "
+            "(the freezes are 1.5 T: a leader on the frozen server fences)\n",
             atomic_load(&ready_now), ngroups, (t_all ? t_all : mono_ms()) - t_last,
             (t_all ? t_all : mono_ms()) - t0, atomic_load(&stuck_events),
-            atomic_load(&error_events));
+            atomic_load(&error_events), atomic_load(&fenced_events));
     CU_ASSERT(t_all != 0);
     CU_ASSERT_EQUAL(atomic_load(&stuck_events), 0);
 
@@ -291,6 +295,75 @@ test_burst(void)
     st = NULL;
 }
 
+/*
+ * Healthy leaders under load never fence themselves: LEADERS groups READY on
+ * one handle (T = 4 s: fence after 1.6 s unheard), then the same handle opens
+ * and nominates ngroups more at once, so the leaders' probes queue behind
+ * thousands of requests of their own session. Not one -fenced, every leader
+ * still READY.
+ */
+#define LEADERS 200
+
+static void
+test_no_fence_under_load(void)
+{
+    struct zkelect_options o;
+    struct zkelect_group_options go;
+    struct zkelect_node self;
+    zkelect_group_t **g;
+    zkelect_t *h = NULL;
+    char path[96];
+    int i, rc, total = LEADERS + ngroups, lost = 0;
+    uint64_t t0;
+
+    atomic_store(&ready_now, 0);
+    atomic_store(&fenced_events, 0);
+    atomic_store(&stuck_events, 0);
+    st = calloc((size_t)total, sizeof(*st));
+    g = calloc((size_t)total, sizeof(*g));
+    CU_ASSERT_FATAL(st != NULL && g != NULL);
+    memset(&o, 0, sizeof(o));
+    o.size = sizeof(o);
+    o.hosts = zkh_hosts(zk3);
+    o.session_timeout_ms = T_SESSION;
+    CU_ASSERT_FATAL(zkelect_open(&o, &h) == 0);
+    memset(&self, 0, sizeof(self));
+    self.id = "n1";
+    self.eligible = 1;
+    for (i = 0; i < total; i++) {
+        memset(&go, 0, sizeof(go));
+        go.size = sizeof(go);
+        snprintf(path, sizeof(path), "/load/g%05d", i);
+        go.path = path;
+        go.policy = "nodeid";
+        go.on_event = on_event;
+        go.event_data = &st[i];
+        go.flags = ZKELECT_GROUP_NOWAIT;
+        rc = zkelect_group_open(h, &go, &g[i]);
+        CU_ASSERT_EQUAL_FATAL(rc, 0);
+        if (i < LEADERS)
+            CU_ASSERT_EQUAL(zkelect_nominate_async(g[i], &self, NULL, NULL), 0);
+    }
+    CU_ASSERT_FATAL(wait_ready(LEADERS, mono_ms() + BOUND_MS) == 0);
+    t0 = mono_ms();
+    for (i = LEADERS; i < total; i++)
+        CU_ASSERT_EQUAL(zkelect_nominate_async(g[i], &self, NULL, NULL), 0);
+    CU_ASSERT(wait_ready(total, mono_ms() + BOUND_MS) == 0);
+    for (i = 0; i < LEADERS; i++)
+        if (!atomic_load(&st[i].ready) || atomic_load(&st[i].nready) != 1)
+            lost++;
+    fprintf(stderr, "load: %d leaders READY, then %d more groups on their handle: all READY "
+            "in %" PRIu64 " ms; %d -fenced, %d leaders not READY once and still\n", LEADERS,
+            ngroups, mono_ms() - t0, atomic_load(&fenced_events), lost);
+    CU_ASSERT_EQUAL(atomic_load(&fenced_events), 0);
+    CU_ASSERT_EQUAL(lost, 0);
+    CU_ASSERT_EQUAL(atomic_load(&stuck_events), 0);
+    zkelect_close(h);
+    free(g);
+    free(st);
+    st = NULL;
+}
+
 static int
 suite_init(void)
 {
@@ -316,6 +389,7 @@ suite_clean(void)
 
 static CU_TestInfo burst_tests[] = {
     {"a burst of groups with connection losses mid-burst: all READY", test_burst},
+    {"healthy leaders under a burst on their own handle never fence", test_no_fence_under_load},
     CU_TEST_INFO_NULL,
 };
 

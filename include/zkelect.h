@@ -386,7 +386,7 @@ struct zkelect_group_state {
     size_t size;                   /* sizeof(struct zkelect_group_state) */
     const char *role;              /* "none", "member", "waiting", "creating", "progress",
                                       "readying", "ready", "stepping-down", "deleting",
-                                      "suspended" (static strings) */
+                                      "suspended", "fenced" (static strings) */
     const char *registration;      /* "none", "pending", "unknown", "registered", "leaving" */
     uint64_t role_ms;              /* time in that role so far */
     uint64_t registration_ms;      /* time in that registration state so far */
@@ -394,6 +394,11 @@ struct zkelect_group_state {
     uint64_t illegal_transitions;  /* transitions outside the state machine: a bug */
     uint64_t gaps;                 /* handle-wide: times the library thread fell behind
                                       by over a second (timers then wait for a fresh view) */
+    /* The fields below came after the first header (0.1.0). */
+    uint64_t fences;               /* handle-wide: self-fences (-fenced) so far */
+    int fence_ms;                  /* handle-wide: the fence delay in force, 0 when off */
+    uint64_t unheard_ms;           /* handle-wide: time since the send time of the newest
+                                      answered request ("heard") */
 };
 ZKELECT_API int zkelect_get_state(zkelect_group_t *g, struct zkelect_group_state *out);
 

@@ -345,6 +345,15 @@ body_metrics(struct zkd *d, const struct view *v)
     metric(f, "zkelect_library_gaps_total", "counter",
         "Times the library thread fell over a second behind (timers then waited for a fresh view).",
         "%llu", (unsigned long long)v->gs.gaps);
+    metric(f, "zkelect_fences_total", "counter",
+        "Self-fences: steps down after fence_ms with nothing heard from ZooKeeper.",
+        "%llu", (unsigned long long)v->gs.fences);
+    metric(f, "zkelect_fence_ms", "gauge",
+        "The self-fence delay in force (0: off).",
+        "%d", v->gs.fence_ms);
+    metric(f, "zkelect_unheard_ms", "gauge",
+        "Time since the send time of the newest request ZooKeeper answered.",
+        "%llu", (unsigned long long)v->gs.unheard_ms);
     metric(f, "zkelect_no_eligible", "gauge",
         "1 while the last decision of this node as elector found no eligible node.",
         "%d", v->no_eligible ? 1 : 0);

@@ -474,6 +474,11 @@ zkelect_get_state(zkelect_group_t *g, struct zkelect_group_state *out)
     st.stuck = g->n_stuck;
     st.illegal_transitions = g->n_illegal;
     st.gaps = g->h->n_stale;
+    st.fences = g->h->n_fenced;
+    st.fence_ms = g->h->fence_ms;
+    pthread_mutex_lock(&g->h->qmu);
+    st.unheard_ms = g->h->heard_ms && now > g->h->heard_ms ? now - g->h->heard_ms : 0;
+    pthread_mutex_unlock(&g->h->qmu);
     pthread_mutex_unlock(&g->h->mu);
     memcpy(out, &st, n);
     return 0;

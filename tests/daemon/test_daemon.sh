@@ -379,7 +379,8 @@ for m in zkelect_is_leader zkelect_epoch zkelect_elections_total \
     zkelect_transitions_total zkelect_watchdog_firings_total \
     zkelect_session_connected zkelect_seconds_since_zookeeper_contact \
     zkelect_stalled_requests_total zkelect_stuck_total zkelect_illegal_transitions_total \
-    zkelect_library_gaps_total zkelect_no_eligible; do
+    zkelect_library_gaps_total zkelect_fences_total zkelect_fence_ms zkelect_unheard_ms \
+    zkelect_no_eligible; do
     grep -q "^# HELP $m " "$T/metrics" && grep -q "^# TYPE $m " "$T/metrics" &&
         grep -qE "^$m [0-9.]+$" "$T/metrics" || missing="$missing $m"
 done

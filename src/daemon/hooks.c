@@ -8,9 +8,10 @@
  * machine never waits for a hook.
  *
  *   takeover(E)   hook exit 0: done(E, 0), the node goes READY.
- *                 exit != 0 or timeout: done(E, error) - the library gives
- *                 up epoch E and the elector's watchdog moves on - then the
- *                 stepdown hook runs to undo what the takeover did.
+ *                 exit != 0 or timeout: done(E, error) - the library calls
+ *                 the step-down (the stepdown hook undoes what the takeover
+ *                 did, before the leader znode goes), gives up epoch E, and
+ *                 the elector's watchdog moves on.
  *   stepdown(E)   a running takeover hook of epoch E is canceled (its process
  *                 group is killed) and a queued one never starts; then the
  *                 stepdown hook runs and done(E) lets the library delete the
@@ -364,7 +365,7 @@ run_takeover(struct zkd_hooks *hk, const struct job *j)
     struct zkd *d = hk->d;
     struct proc_result r;
     struct envb e = { .n = 0 };
-    char what[96], desc[160], reason[256], *path;
+    char what[96], desc[160], *path;
     int timeout_ms, rc, err;
 
     snprintf(what, sizeof(what), "takeover hook (epoch %llu)",
@@ -415,14 +416,13 @@ run_takeover(struct zkd_hooks *hk, const struct job *j)
     if (r.canceled)
         return;                         /* the step-down that canceled it follows */
     err = r.timed_out ? ZKELECT_ETIMEDOUT : ZKELECT_EIO;
-    log_warnx("%s: takeover failed: giving up epoch %llu (the elector's watchdog "
-        "elects another node)", what, (unsigned long long)j->epoch);
+    log_warnx("%s: takeover failed (%s): giving up epoch %llu (the library steps "
+        "down, then the elector's watchdog elects another node)", what,
+        proc_describe(&r, desc, sizeof(desc)), (unsigned long long)j->epoch);
+    /* the library now calls on_stepdown itself: the stepdown hook undoes what
+       the takeover did, before the leader znode goes */
     if ((rc = zkelect_takeover_done(hooks_group(d), j->epoch, err)) != 0)
         log_warnx("%s: zkelect_takeover_done: %s", what, zkelect_strerror(rc));
-    /* undo what the takeover hook may have done */
-    snprintf(reason, sizeof(reason), "takeover failed: %s",
-        proc_describe(&r, desc, sizeof(desc)));
-    run_stepdown(hk, j->epoch, "-takeover-failed", reason, j->previous, false);
 }
 
 static void *

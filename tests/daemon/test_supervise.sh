@@ -16,7 +16,8 @@
 #      unhealthy), counted in /metrics and shown in /status.
 #   4. A ready_command that never passes fails the takeover: the command is
 #      stopped before the next node's starts.
-#   5. SIGTERM of zkelectd stops its command.
+#   5. SIGHUP applies the same timing checks; SIGTERM of zkelectd stops its
+#      command.
 #
 # ZKD_SUP_HOOKS=1 runs part 2 the way users had to before [leader] command:
 # a takeover hook starts the service detached (and a stepdown hook stops it).
@@ -363,6 +364,18 @@ check "p2 becomes the READY leader once its ready_command passed" \
     wait_until $((WATCHDOG_MS + SLACK_MS)) eval '[ "$(http p2 /leader)" = 200 ]'
 check "p2's log: ready_command passed" grep -q "ready_command passed" "$T/p2.log"
 check "failed takeover: no two services ran at once" svc_ok "$SVC2"
+
+# SIGHUP checks the timing as -n does; D and F need a restart
+cp "$T/p2.ini" "$T/p2.ini.good"
+sed -i '/^\[leader\]/a fence_ms = 900' "$T/p2.ini"
+kill -HUP "${pid[p2]}"
+check "SIGHUP: fence_ms + stepdown_timeout_ms > T/2 is refused, naming the key" \
+    wait_until 5000 grep -qF "reload failed: $T/p2.ini: [leader] fence_ms: fence_ms + [hooks] stepdown_timeout_ms = 900 ms + 500 ms (derived)" "$T/p2.log"
+sed '/^timeout_ms = /a stepdown_timeout_ms = 400' "$T/p2.ini.good" > "$T/p2.ini"
+kill -HUP "${pid[p2]}"
+check "SIGHUP: a new stepdown_timeout_ms is logged as needing a restart" \
+    wait_until 5000 grep -qF "reload: [hooks] stepdown_timeout_ms changed: it takes effect only after a restart" "$T/p2.log"
+check "p2 still leads" eval '[ "$(http p2 /leader)" = 200 ]'
 
 # ---------------------------------------------------------------------------
 # 5. SIGTERM of zkelectd stops its command

@@ -31,7 +31,7 @@ set -u
 NAME=test_supervise
 TOP_BUILDDIR=${ZKELECT_TOP_BUILDDIR:-$(pwd)}
 TOP_SRCDIR=${ZKELECT_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-ZKELECTD=$TOP_BUILDDIR/src/daemon/zkelectd
+ZKELECTD=${ZKD_SUP_ZKELECTD:-$TOP_BUILDDIR/src/daemon/zkelectd}   # another build: the old code
 ZKLOCAL=$TOP_BUILDDIR/tests/harness/zk-local
 SETCONFIG=$TOP_BUILDDIR/tests/daemon/zkd-setconfig
 SERVICE=$TOP_BUILDDIR/tests/harness/zke-service

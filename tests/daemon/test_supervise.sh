@@ -181,7 +181,7 @@ priority = $2
 [election]
 policy = site
 watchdog_ms = $WATCHDOG_MS
-exclude_ms = 60000
+exclude_ms = ${EXCLUDE_MS:-60000}
 [policy]
 preempt = off
 $leader
@@ -289,11 +289,12 @@ done
 
 SVC1=$T/svc1
 : > "$SVC1"
-start_node n1 3 /zkdsup1 "$SVC1" || nok "n1 does not start"
+# exclude_ms 3000: a node whose command ended is unhealthy for that long
+EXCLUDE_MS=3000 start_node n1 3 /zkdsup1 "$SVC1" || nok "n1 does not start"
 check "n1 is the READY leader, its service started" \
     wait_until "$SLACK_MS" eval '[ "$(leaders)" = n1 ] && [ "$(starts "$SVC1" n1)" = 1 ]'
-start_node n2 2 /zkdsup1 "$SVC1" || nok "n2 does not start"
-start_node n3 1 /zkdsup1 "$SVC1" || nok "n3 does not start"
+EXCLUDE_MS=3000 start_node n2 2 /zkdsup1 "$SVC1" || nok "n2 does not start"
+EXCLUDE_MS=3000 start_node n3 1 /zkdsup1 "$SVC1" || nok "n3 does not start"
 wait_until "$SLACK_MS" eval 'body n3 /status | grep -q "\"registered\":true"'
 
 if [ "$HOOKS_MODE" != 1 ]; then
@@ -323,6 +324,9 @@ check "another node is the READY leader, and its service started" \
     wait_until $((SESSION_MS + SLACK_MS)) eval 'other_leader n1 &&
         [ "$(grep -c " start " "$SVC1")" -ge 2 ]'
 check "kill -9: no two services ran at once (0 ms overlap)" svc_ok "$SVC1"
+next_at=$(grep -v '^n1 ' "$SVC1" | grep ' start ' | head -n 1 | cut -d' ' -f3)
+[ -n "${dead_at:-}" ] && [ -n "$next_at" ] &&
+    log "the next service started $(awk -v a="$dead_at" -v b="$next_at" 'BEGIN { printf "%.1f", b - a }') ms after n1's died"
 if [ "$HOOKS_MODE" = 1 ]; then
     finish
 fi
@@ -346,6 +350,10 @@ check "$m's /metrics count the exit" \
 check "$m's /status: no command runs any more" \
     eval 'body "$m" /status | grep -qF "\"command\":{\"configured\":true,\"pid\":null,\"state\":\"stopped\""'
 check "self exit: no two services ran at once" svc_ok "$SVC1"
+check "$m is healthy again [election] exclude_ms (3000 ms) later (no health command)" \
+    wait_until $((3000 + SLACK_MS)) eval 'grep -q "health: node healthy again (\[election\] exclude_ms passed" "$T/$m.log" &&
+        body "$m" /metrics | grep -qx "zkelect_healthy 1"'
+check "... and $k still leads (no preemption)" eval '[ "$(leaders)" = "$k" ]'
 
 # ---------------------------------------------------------------------------
 # 4. A ready_command that never passes fails the takeover

@@ -66,6 +66,8 @@ struct job {
     const char *event;                  /* static: ZKELECT_EVENT for the hook */
     char *reason;                       /* owned: ZKELECT_REASON */
     char *previous;                     /* owned: ZKELECT_PREVIOUS */
+    uint64_t queued_ms;                 /* CLOCK_MONOTONIC when it was queued: a
+                                           step-down's budget counts from then */
 };
 
 /* One notify run: its environment. */
@@ -92,6 +94,7 @@ struct zkd_hooks {
                                            not undone yet; 0 none */
     uint64_t ok_epoch;                  /* the takeover of this epoch succeeded */
     int cancel_fd;                      /* eventfd: cancels the running takeover hook */
+    uint64_t job_since_ms;              /* worker only: the running job's queued_ms */
 
     /* notify workers */
     pthread_t nthreads[NOTIFY_WORKERS]; /* the workers */
@@ -277,6 +280,7 @@ job_new(enum job_kind kind, uint64_t epoch, const char *event, const char *reaso
         return NULL;
     j->kind = kind;
     j->epoch = epoch;
+    j->queued_ms = proc_now_ms();
     j->event = event;
     j->reason = strdup(reason != NULL ? reason : "");
     j->previous = strdup(previous != NULL ? previous : "");
@@ -333,18 +337,21 @@ hooks_group(struct zkd *d)
 }
 
 /*
- * The supervised command's part of a step-down (supervise.c): stop it first.
- * Returns the end of the step-down budget D ([hooks] stepdown_timeout_ms, as
- * the library was given it) counted from the start of the step-down.
+ * The supervised command's part of a step-down (supervise.c): stop it first,
+ * SIGKILL at the latest when the budget ends. Returns the end of the
+ * step-down budget D ([hooks] stepdown_timeout_ms, as the library was given
+ * it) counted from when the library asked for the step-down (the job was
+ * queued), or from now.
  */
 static uint64_t
-stepdown_stop_command(struct zkd *d, uint64_t epoch)
+stepdown_stop_command(struct zkd_hooks *hk, uint64_t epoch)
 {
-    uint64_t end = proc_now_ms() + (uint64_t)d->boot.stepdown_timeout_ms;
+    uint64_t since = hk->job_since_ms != 0 ? hk->job_since_ms : proc_now_ms();
+    uint64_t end = since + (uint64_t)hk->d->boot.stepdown_timeout_ms;
     char what[64];
 
     snprintf(what, sizeof(what), "step-down (epoch %llu)", (unsigned long long)epoch);
-    supervise_stop(d, what);
+    supervise_stop(hk->d, what, end);
     return end;
 }
 
@@ -382,7 +389,7 @@ run_stepdown(struct zkd_hooks *hk, uint64_t epoch, const char *event,
     pthread_mutex_unlock(&hk->mu);
 
     snprintf(what, sizeof(what), "stepdown hook (epoch %llu)", (unsigned long long)epoch);
-    budget_end = stepdown_stop_command(d, epoch);
+    budget_end = stepdown_stop_command(hk, epoch);
     if (active == 0) {
         log_debug("%s: nothing to undo (no takeover since the last step-down)", what);
     } else if ((path = hook_path(d, ZKD_HOOK_STEPDOWN, &timeout_ms)) != NULL) {
@@ -531,10 +538,12 @@ leadership_main(void *arg)
         hk->busy = true;
         pthread_mutex_unlock(&hk->mu);
 
+        hk->job_since_ms = j->queued_ms;
         if (j->kind == JOB_TAKEOVER)
             run_takeover(hk, j);
         else
             run_stepdown(hk, j->epoch, j->event, j->reason, j->previous, j->call_done);
+        hk->job_since_ms = 0;
         job_free(j);
 
         pthread_mutex_lock(&hk->mu);
@@ -544,7 +553,7 @@ leadership_main(void *arg)
     }
     /* no command outlives its worker (PR_SET_PDEATHSIG would kill it when
        this thread exits: stopped properly here, and reaped) */
-    supervise_stop(hk->d, "zkelectd stopping");
+    supervise_stop(hk->d, "zkelectd stopping", 0);
     return NULL;
 }
 

@@ -354,7 +354,7 @@ supervise_start(struct zkd *d, uint64_t epoch, char *const env[], int cancel_fd,
         if (rc == -1) {
             /* stopped before the failure is reported: the next leader's
                takeover may start as soon as the library hears of it */
-            supervise_stop(d, "failed takeover");
+            supervise_stop(d, "failed takeover", 0);
             goto out;
         }
         if (rc == 1)
@@ -376,7 +376,7 @@ out:
 /* ------------------------------------------------------------------------ */
 
 void
-supervise_stop(struct zkd *d, const char *what)
+supervise_stop(struct zkd *d, const char *what, uint64_t kill_by_ms)
 {
     char how[64] = "exited";
     uint64_t start = proc_now_ms();
@@ -390,6 +390,8 @@ supervise_stop(struct zkd *d, const char *what)
     pthread_mutex_lock(&d->mu);
     stop_ms = d->live->leader_stop_timeout_ms;
     pthread_mutex_unlock(&d->mu);
+    if (kill_by_ms != 0 && start + (uint64_t)stop_ms > kill_by_ms)
+        stop_ms = kill_by_ms > start ? (int)(kill_by_ms - start) : 0;
     super_state(d, sup.pid, "stopping");
     if (!super_exited(NULL, 0)) {
         log_info("%s: stopping the leader command (pid %ld): SIGTERM to its process "
@@ -397,8 +399,9 @@ supervise_stop(struct zkd *d, const char *what)
         signaled = true;
         child_signal_group(sup.pid, SIGTERM);
         if (super_wait(start + (uint64_t)stop_ms, -1) != 1) {
-            log_warnx("%s: the leader command (pid %ld) did not exit within [leader] "
-                "stop_timeout_ms (%d ms): SIGKILL", what, (long)sup.pid, stop_ms);
+            log_warnx("%s: the leader command (pid %ld) did not exit within %d ms "
+                "([leader] stop_timeout_ms, or what was left of [hooks] "
+                "stepdown_timeout_ms): SIGKILL", what, (long)sup.pid, stop_ms);
             child_signal_group(sup.pid, SIGKILL);
             if (super_wait(proc_now_ms() + SUPER_KILL_WAIT_MS, -1) != 1)
                 log_warnx("%s: the leader command (pid %ld) is still there %d ms "

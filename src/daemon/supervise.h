@@ -41,9 +41,10 @@ int supervise_start(struct zkd *d, uint64_t epoch, char *const env[], int cancel
 
 /*
  * Stop the command, if one runs: SIGTERM to its process group, SIGKILL to it
- * after [leader] stop_timeout_ms, reaped. Immediate when none runs or it has
- * exited already. what prefixes the log lines.
+ * after [leader] stop_timeout_ms (at the latest at kill_by_ms, CLOCK_MONOTONIC,
+ * when not 0: the end of the step-down budget), reaped. Immediate when none
+ * runs or it has exited already. what prefixes the log lines.
  */
-void supervise_stop(struct zkd *d, const char *what);
+void supervise_stop(struct zkd *d, const char *what, uint64_t kill_by_ms);
 
 #endif /* ZKD_SUPERVISE_H */

@@ -16,7 +16,9 @@
 #      unhealthy), counted in /metrics and shown in /status.
 #   4. A ready_command that never passes fails the takeover: the command is
 #      stopped before the next node's starts.
-#   5. SIGHUP applies the same timing checks; SIGTERM of zkelectd stops its
+#   5. The step-down budget D: a command that ignores SIGTERM is killed
+#      after stop_timeout_ms, a hanging stepdown hook within the rest of D.
+#   6. SIGHUP applies the same timing checks; SIGTERM of zkelectd stops its
 #      command.
 #
 # ZKD_SUP_HOOKS=1 runs part 2 the way users had to before [leader] command:
@@ -163,6 +165,7 @@ timeout_ms = 1000"
     else
         leader="[hooks]
 timeout_ms = 1000
+${STEPDOWN_HOOK:+stepdown = $STEPDOWN_HOOK}
 [leader]
 command = exec $SERVICE $4 $1
 ${5:-}"
@@ -386,7 +389,35 @@ check "SIGHUP: a new stepdown_timeout_ms is logged as needing a restart" \
 check "p2 still leads" eval '[ "$(http p2 /leader)" = 200 ]'
 
 # ---------------------------------------------------------------------------
-# 5. SIGTERM of zkelectd stops its command
+# 5. The step-down budget D (T/4 = 500 ms): a command that ignores SIGTERM is
+#    killed after stop_timeout_ms (250 ms), a slow stepdown hook gets the rest
+# ---------------------------------------------------------------------------
+log "q1: a command that ignores SIGTERM, a stepdown hook that hangs"
+printf '#!/bin/sh\nexec sleep 30\n' > "$T/slow-stepdown.sh"
+chmod +x "$T/slow-stepdown.sh"
+SVC3=$T/svc3
+: > "$SVC3"
+"$SETCONFIG" "$HOSTS" /zkdsup3 dc1=100 >> "$T/setconfig.log" 2>&1
+STEPDOWN_HOOK=$T/slow-stepdown.sh start_node q1 1 /zkdsup3 "$SVC3" \
+    "command = ZKE_SERVICE_IGNORE_TERM=1 exec $SERVICE $SVC3 q1" || nok "q1 does not start"
+check "q1 leads, its command runs" \
+    wait_until "$SLACK_MS" eval '[ "$(http q1 /leader)" = 200 ] && [ -s "$SVC3.q1.pid" ]'
+t0=$("$MONO")
+kill -TERM "${pid[q1]}"
+wait_until 20000 eval '! kill -0 "${pid[q1]}" 2>/dev/null'
+t1=$("$MONO")
+wait "${pid[q1]}"
+unset "pid[q1]"
+check "D: the command that ignores SIGTERM was killed after stop_timeout_ms (250 ms)" \
+    grep -q "did not exit within 250 ms (\[leader\] stop_timeout_ms.*SIGKILL" "$T/q1.log"
+check "D: the hanging stepdown hook was ended within what was left of the budget" \
+    grep -qE "stepdown hook \(epoch [0-9]+\): .*slow-stepdown.sh failed: timed out after [0-9]+ ms" "$T/q1.log"
+ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }')
+log "SIGTERM to exit, with a stuck command and a hanging stepdown hook: $ms ms"
+check "D: the whole resignation took less than D + 1 s ($ms ms)" [ "$ms" -lt 1500 ]
+
+# ---------------------------------------------------------------------------
+# 6. SIGTERM of zkelectd stops its command
 # ---------------------------------------------------------------------------
 sp=$(svc_pid "$SVC2" p2)
 kill -TERM "${pid[p2]}"

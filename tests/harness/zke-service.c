@@ -6,6 +6,8 @@
  *       0 without), writes its pid to FILE.NODE.pid, then waits. On SIGTERM
  *       it appends "NODE end MONO EPOCH" and exits 0. SIGKILL leaves no end
  *       line: the test measures that death from outside (--wait-dead).
+ *       With ZKE_SERVICE_IGNORE_TERM=1 in its environment it ignores SIGTERM
+ *       (a service that will not stop: SIGKILL is needed).
  *   zke-service --wait-dead PID TIMEOUT_MS
  *       Polls every 1 ms until PID is gone or a zombie; prints the
  *       CLOCK_MONOTONIC milliseconds (3 decimals) when it saw that, exit 0;
@@ -129,7 +131,8 @@ main(int argc, char **argv)
     if (epoch == NULL || *epoch == '\0')
         epoch = "0";
     memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_term;
+    sa.sa_handler = getenv("ZKE_SERVICE_IGNORE_TERM") != NULL &&
+        strcmp(getenv("ZKE_SERVICE_IGNORE_TERM"), "1") == 0 ? SIG_IGN : on_term;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, NULL);
     sigemptyset(&block);

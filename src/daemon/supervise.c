@@ -117,7 +117,7 @@ super_exited(char *buf, size_t len)
 
     memset(&si, 0, sizeof(si));
     if (waitid(P_PID, (id_t)sup.pid, &si, WEXITED | WNOHANG | WNOWAIT) == -1)
-        return errno == ECHILD;         /* reaped by nobody else: should not be */
+        return errno == ECHILD;         /* not ours any more (cannot happen): gone */
     if (si.si_pid == 0)
         return false;
     if (buf != NULL)

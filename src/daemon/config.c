@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,16 @@ static const struct zkd_config_key zkd_config_keys[] = {
       ZKD_CONFIG_EMPTY_UNSET, zkd_config_check_abspath },
     { "hooks", "timeout_ms", ZKD_CONFIG_INT, OFF(hook_timeout_ms), 100, 3600000,
       0, NULL },
+    { "hooks", "stepdown_timeout_ms", ZKD_CONFIG_INT, OFF(stepdown_timeout_ms), 10,
+      3600000, 0, NULL },
+    { "leader", "command", ZKD_CONFIG_STR, OFF(leader_command), 0, 0,
+      ZKD_CONFIG_EMPTY_UNSET, zkd_config_check_command },
+    { "leader", "ready_command", ZKD_CONFIG_STR, OFF(leader_ready_command), 0, 0,
+      ZKD_CONFIG_EMPTY_UNSET, zkd_config_check_command },
+    { "leader", "stop_timeout_ms", ZKD_CONFIG_INT, OFF(leader_stop_timeout_ms), 0,
+      3600000, 0, NULL },
+    { "leader", "fence_ms", ZKD_CONFIG_INT, OFF(leader_fence_ms), 100, 300000, 0,
+      NULL },
     { "health", "command", ZKD_CONFIG_STR, OFF(health_command), 0, 0,
       ZKD_CONFIG_EMPTY_UNSET, zkd_config_check_command },
     { "health", "interval_ms", ZKD_CONFIG_INT, OFF(health_interval_ms), 100,
@@ -138,8 +149,8 @@ static const struct zkd_config_key zkd_config_keys[] = {
 
 /* Every section; [policy] has free-form keys (the policy's options). */
 static const char *const zkd_config_sections[] = {
-    "zookeeper", "cluster", "node", "election", "policy", "hooks", "health",
-    "http", "log",
+    "zookeeper", "cluster", "node", "election", "policy", "hooks", "leader",
+    "health", "http", "log",
 };
 
 #define ZKD_CONFIG_NSECTIONS \
@@ -156,6 +167,28 @@ static const struct {
     { "error", LOG_ERR },
 };
 
+/*
+ * The timing keys left unset (-1) get their derived defaults:
+ *   stepdown_timeout_ms (D) = min(session_timeout_ms / 4, watchdog_ms / 2)
+ *   fence_ms (F)            = session_timeout_ms / 2 - D
+ *   stop_timeout_ms         = D / 2
+ * These meet zkd_config_timing()'s rules for every value the ranges allow:
+ * T >= 1000 gives D <= T/4 and F >= T/4 >= 250 with F + D = T/2; watchdog_ms
+ * >= 100 gives D >= 50 (or T/4 >= 250) < watchdog_ms; D/2 < D.
+ */
+static void
+zkd_config_derive(struct zkd_config *c)
+{
+    int t = c->session_timeout_ms;
+
+    if (c->stepdown_timeout_ms < 0)
+        c->stepdown_timeout_ms = t / 4 < c->watchdog_ms / 2 ? t / 4 : c->watchdog_ms / 2;
+    if (c->leader_fence_ms < 0)
+        c->leader_fence_ms = t / 2 - c->stepdown_timeout_ms;
+    if (c->leader_stop_timeout_ms < 0)
+        c->leader_stop_timeout_ms = c->stepdown_timeout_ms / 2;
+}
+
 void
 zkd_config_init(struct zkd_config *c)
 {
@@ -170,6 +203,10 @@ zkd_config_init(struct zkd_config *c)
     c->watchdog_ms = 10000;
     c->exclude_ms = 60000;
     c->hook_timeout_ms = 30000;
+    c->stepdown_timeout_ms = -1;        /* derived: zkd_config_derive() */
+    c->leader_stop_timeout_ms = -1;
+    c->leader_fence_ms = -1;
+    zkd_config_derive(c);
     c->health_interval_ms = 5000;
     c->health_failures = 3;
     c->log_level = LOG_INFO;
@@ -1103,7 +1140,7 @@ zkd_config_unknown_section(const struct zkd_config_ctx *x, const char *s, size_t
         }
     }
     zkd_config_fail(x, s, n, NULL, 0, "unknown section (known: zookeeper, "
-        "cluster, node, election, policy, hooks, health, http, log)");
+        "cluster, node, election, policy, hooks, leader, health, http, log)");
     return ZKELECT_ECONFIG;
 }
 
@@ -1220,6 +1257,59 @@ zkd_config_required(const struct zkd_config_ctx *x, const struct zkd_config *c)
     return ZKELECT_ECONFIG;
 }
 
+/*
+ * The self-fence arithmetic (zkelectd(8), TIMING): derive what is unset,
+ * then check, naming the keys, and saying which values were derived:
+ *   fence_ms + stepdown_timeout_ms <= session_timeout_ms / 2 (the other
+ *     half of T is the clock-rate allowance);
+ *   fence_ms >= 100 (a derived one can only miss it when D was set);
+ *   stop_timeout_ms < stepdown_timeout_ms (the stepdown hook keeps a share);
+ *   watchdog_ms > stepdown_timeout_ms (a failed takeover steps down, within
+ *     D, before the elector's watchdog gives up on it).
+ * The ranges of the key table were checked before.
+ */
+static int
+zkd_config_timing(const struct zkd_config_ctx *x, struct zkd_config *c)
+{
+    bool dset = c->stepdown_timeout_ms >= 0, fset = c->leader_fence_ms >= 0;
+    bool sset = c->leader_stop_timeout_ms >= 0;
+    const char *dwhat = dset ? "" : " (derived)", *fwhat = fset ? "" : " (derived)";
+    int t = c->session_timeout_ms, d, f;
+
+    zkd_config_derive(c);
+    d = c->stepdown_timeout_ms;
+    f = c->leader_fence_ms;
+    if (c->watchdog_ms <= d) {
+        zkd_config_fail(x, "hooks", 5, "stepdown_timeout_ms", 19, "%d ms must be "
+            "less than [election] watchdog_ms (%d ms): a failed takeover steps down "
+            "before the elector's watchdog moves on", d, c->watchdog_ms);
+        return ZKELECT_ECONFIG;
+    }
+    if (f < 100) {
+        zkd_config_fail(x, "leader", 6, "fence_ms", 8, "%d ms%s is below 100 ms: "
+            "[zookeeper] session_timeout_ms / 2 (%d ms) - [hooks] "
+            "stepdown_timeout_ms (%d ms%s) leaves too little; lower "
+            "stepdown_timeout_ms or raise session_timeout_ms", f, fwhat, t / 2, d,
+            dwhat);
+        return ZKELECT_ECONFIG;
+    }
+    if ((long)f + d > t / 2) {
+        zkd_config_fail(x, "leader", 6, "fence_ms", 8, "fence_ms + [hooks] "
+            "stepdown_timeout_ms = %d ms%s + %d ms%s = %ld ms exceeds half of "
+            "[zookeeper] session_timeout_ms (%d ms): the step-down would not end "
+            "before the session can expire", f, fwhat, d, dwhat, (long)f + d, t / 2);
+        return ZKELECT_ECONFIG;
+    }
+    if (c->leader_stop_timeout_ms >= d) {
+        zkd_config_fail(x, "leader", 6, "stop_timeout_ms", 15, "%d ms%s must be "
+            "less than [hooks] stepdown_timeout_ms (%d ms%s): the stepdown hook "
+            "runs within what is left of it", c->leader_stop_timeout_ms,
+            sset ? "" : " (derived)", d, dwhat);
+        return ZKELECT_ECONFIG;
+    }
+    return 0;
+}
+
 int
 zkd_config_load(const char *path, struct zkd_config *c, char *err, size_t errlen)
 {
@@ -1242,6 +1332,8 @@ zkd_config_load(const char *path, struct zkd_config *c, char *err, size_t errlen
     zkd_config_inierr.kind = ZKD_CONFIG_INI_NONE;
     if ((d = iniparser_load(path)) == NULL)
         return zkd_config_inifail(&x);
+    /* unset until the file says otherwise: zkd_config_timing() derives them */
+    c->stepdown_timeout_ms = c->leader_stop_timeout_ms = c->leader_fence_ms = -1;
 
     /* Entries in file order: sections (value NULL) and "section:key". */
     for (i = 0; i < d->size; i++) {
@@ -1257,7 +1349,7 @@ zkd_config_load(const char *path, struct zkd_config *c, char *err, size_t errlen
         if (rc != 0)
             goto err;
     }
-    if ((rc = zkd_config_required(&x, c)) != 0)
+    if ((rc = zkd_config_required(&x, c)) != 0 || (rc = zkd_config_timing(&x, c)) != 0)
         goto err;
     iniparser_freedict(d);
     return 0;

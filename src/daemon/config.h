@@ -78,6 +78,22 @@ struct zkd_config {
                                            does not check that hooks exist: the
                                            daemon checks executability at start */
     int hook_timeout_ms;                /* timeout_ms: 30000, 100..3600000 */
+    int stepdown_timeout_ms;            /* stepdown_timeout_ms: the step-down budget D
+                                           (stopping the command, then the stepdown
+                                           hook), 10..3600000; default
+                                           min(session_timeout_ms / 4, watchdog_ms / 2) */
+    /* [leader] */
+    char *leader_command;               /* command: NULL or a command for /bin/sh -c,
+                                           the supervised service (supervise.c) */
+    char *leader_ready_command;         /* ready_command: NULL or a readiness check for
+                                           /bin/sh -c, polled until it exits 0 */
+    int leader_stop_timeout_ms;         /* stop_timeout_ms: SIGTERM .. SIGKILL,
+                                           0..3600000; default stepdown_timeout_ms / 2;
+                                           must be below stepdown_timeout_ms */
+    int leader_fence_ms;                /* fence_ms: the self-fence delay F,
+                                           100..300000; default session_timeout_ms / 2
+                                           - stepdown_timeout_ms; fence_ms +
+                                           stepdown_timeout_ms <= session_timeout_ms / 2 */
     /* [health] */
     char *health_command;               /* command: NULL or a command for /bin/sh -c */
     int health_interval_ms;             /* interval_ms: 5000, 100..3600000 */

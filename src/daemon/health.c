@@ -40,6 +40,8 @@ health_set(struct zkd *d, bool healthy, const char *why)
     pthread_mutex_lock(&d->mu);
     changed = d->healthy != healthy;
     d->healthy = healthy;
+    if (healthy)
+        d->health_forced_ms = 0;
     g = d->g;
     pthread_mutex_unlock(&d->mu);
     if (!changed)
@@ -102,6 +104,42 @@ health_check(struct zkd *d, struct zkd_health *hc, const char *command,
     return 0;
 }
 
+/*
+ * Without a health command, what is left of exclude_ms since health_fail()
+ * (> 0); 0 when it has passed; -1 when the node was not made unhealthy.
+ */
+static int
+health_forced_left(struct zkd *d)
+{
+    uint64_t since, now = proc_now_ms(), until;
+
+    pthread_mutex_lock(&d->mu);
+    since = d->health_forced_ms;
+    until = since + (uint64_t)d->live->exclude_ms;
+    pthread_mutex_unlock(&d->mu);
+    if (since == 0)
+        return -1;
+    return now >= until ? 0 : (int)(until - now);
+}
+
+void
+health_fail(struct zkd *d, const char *why)
+{
+    uint64_t one = 1;
+
+    health_set(d, false, why);
+    /* after health_set(false): a check passing in between must not undo the
+       exclusion it starts */
+    pthread_mutex_lock(&d->mu);
+    d->health_forced_ms = proc_now_ms();
+    /* under d->mu: the leader command's monitor may call this while the
+       main thread stops the checker (health_stop) */
+    if (d->health != NULL && d->health->wake_fd >= 0 &&
+        write(d->health->wake_fd, &one, sizeof(one)) == -1)
+        log_warn("health: cannot wake the checker");
+    pthread_mutex_unlock(&d->mu);
+}
+
 static void
 health_drain(int fd)
 {
@@ -137,9 +175,12 @@ health_main(void *arg)
                 break;
             }
             free(command);
+        } else if ((interval_ms = health_forced_left(d)) > 0) {
+            ;                           /* unhealthy by health_fail() for a while yet */
         } else {
-            health_set(d, true, "no health check configured");
-            interval_ms = 3600 * 1000;  /* until a reload wakes us */
+            health_set(d, true, interval_ms == 0 ? "[election] exclude_ms passed "
+                "since it was made unhealthy" : "no health check configured");
+            interval_ms = 3600 * 1000;  /* until a reload or health_fail() wakes us */
         }
 
         /* next check interval_ms after this one started */
@@ -171,7 +212,9 @@ health_start(struct zkd *d)
         return -1;
     }
     hc->stop_fd = hc->wake_fd = -1;
+    pthread_mutex_lock(&d->mu);
     d->health = hc;
+    pthread_mutex_unlock(&d->mu);
     if ((hc->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == -1 ||
         (hc->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == -1) {
         log_warn("health: eventfd");
@@ -208,10 +251,12 @@ health_stop(struct zkd *d)
             log_warn("health: cannot stop the checker");
         pthread_join(hc->thread, NULL);
     }
+    pthread_mutex_lock(&d->mu);
+    d->health = NULL;                   /* see health_fail() */
+    pthread_mutex_unlock(&d->mu);
     if (hc->stop_fd >= 0)
         close(hc->stop_fd);
     if (hc->wake_fd >= 0)
         close(hc->wake_fd);
     free(hc);
-    d->health = NULL;
 }

@@ -7,14 +7,19 @@
  * zkelect_stepdown_done() when the hook has finished. So the election state
  * machine never waits for a hook.
  *
- *   takeover(E)   hook exit 0: done(E, 0), the node goes READY.
- *                 exit != 0 or timeout: done(E, error) - the library gives
- *                 up epoch E and the elector's watchdog moves on - then the
- *                 stepdown hook runs to undo what the takeover did.
+ *   takeover(E)   hook exit 0: the [leader] command starts (and becomes
+ *                 ready), then done(E, 0), the node goes READY.
+ *                 exit != 0, timeout, or a command that does not start or
+ *                 become ready (it is stopped again): done(E, error) - the
+ *                 library calls the step-down (the stepdown hook undoes what
+ *                 the takeover did), gives up epoch E, and the elector's
+ *                 watchdog moves on.
  *   stepdown(E)   a running takeover hook of epoch E is canceled (its process
  *                 group is killed) and a queued one never starts; then the
- *                 stepdown hook runs and done(E) lets the library delete the
- *                 leader znode.
+ *                 [leader] command is stopped, the stepdown hook runs within
+ *                 what is left of the step-down budget ([hooks]
+ *                 stepdown_timeout_ms), and done(E) lets the library delete
+ *                 the leader znode.
  *   lost(E)       leadership ended without a step-down (session expired,
  *                 leader znode deleted by the elector): as stepdown, but
  *                 nobody waits for it.
@@ -42,6 +47,7 @@
 
 #include "log.h"
 #include "proc.h"
+#include "supervise.h"
 #include "zkelectd.h"
 
 #define HOOK_ENV_MAX 16                 /* ZKELECT_* variables passed, at most */
@@ -61,6 +67,8 @@ struct job {
     char *reason;                       /* owned: ZKELECT_REASON */
     char *previous;                     /* owned: ZKELECT_PREVIOUS */
     char previous_host[256];            /* ZKELECT_PREVIOUS_HOST: its member record's host */
+    uint64_t queued_ms;                 /* CLOCK_MONOTONIC when it was queued: a
+                                           step-down's budget counts from then */
 };
 
 /* One notify run: its environment. */
@@ -87,6 +95,7 @@ struct zkd_hooks {
                                            not undone yet; 0 none */
     uint64_t ok_epoch;                  /* the takeover of this epoch succeeded */
     int cancel_fd;                      /* eventfd: cancels the running takeover hook */
+    uint64_t job_since_ms;              /* worker only: the running job's queued_ms */
 
     /* notify workers */
     pthread_t nthreads[NOTIFY_WORKERS]; /* the workers */
@@ -192,10 +201,11 @@ hook_configured(struct zkd *d, enum zkd_hook which)
     return set;
 }
 
-/* Run one hook; count and log the outcome. 0 when it exited 0. */
+/* Run one hook (SIGTERM..SIGKILL grace grace_ms); count and log the outcome.
+   0 when it exited 0. */
 static int
-hook_run(struct zkd *d, enum zkd_hook which, const char *path, int timeout_ms,
-    char *const env[], const int *cancel, int ncancel, const char *what,
+hook_run_grace(struct zkd *d, enum zkd_hook which, const char *path, int timeout_ms,
+    int grace_ms, char *const env[], const int *cancel, int ncancel, const char *what,
     struct proc_result *r)
 {
     const char *argv[2] = { path, NULL };
@@ -203,7 +213,8 @@ hook_run(struct zkd *d, enum zkd_hook which, const char *path, int timeout_ms,
     int rc;
 
     log_debug("%s: running %s", what, path);
-    rc = proc_run(argv, (const char *const *)env, timeout_ms, cancel, ncancel, r);
+    rc = proc_run_grace(argv, (const char *const *)env, timeout_ms, grace_ms, cancel,
+        ncancel, r);
     pthread_mutex_lock(&d->mu);
     if (r->started || r->spawn_err != 0)
         d->hook_runs[which]++;
@@ -221,6 +232,16 @@ hook_run(struct zkd *d, enum zkd_hook which, const char *path, int timeout_ms,
         proc_log_tail(r, LOG_WARNING, what);
     }
     return rc;
+}
+
+/* hook_run_grace() with the usual grace, PROC_GRACE_MS. */
+static int
+hook_run(struct zkd *d, enum zkd_hook which, const char *path, int timeout_ms,
+    char *const env[], const int *cancel, int ncancel, const char *what,
+    struct proc_result *r)
+{
+    return hook_run_grace(d, which, path, timeout_ms, PROC_GRACE_MS, env, cancel,
+        ncancel, what, r);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -260,6 +281,7 @@ job_new(enum job_kind kind, uint64_t epoch, const char *event, const char *reaso
         return NULL;
     j->kind = kind;
     j->epoch = epoch;
+    j->queued_ms = proc_now_ms();
     j->event = event;
     j->reason = strdup(reason != NULL ? reason : "");
     j->previous = strdup(previous != NULL ? previous : "");
@@ -315,6 +337,40 @@ hooks_group(struct zkd *d)
     return g;
 }
 
+/*
+ * The supervised command's part of a step-down (supervise.c): stop it first,
+ * SIGKILL at the latest when the budget ends. Returns the end of the
+ * step-down budget D ([hooks] stepdown_timeout_ms, as the library was given
+ * it) counted from when the library asked for the step-down (the job was
+ * queued), or from now.
+ */
+static uint64_t
+stepdown_stop_command(struct zkd_hooks *hk, uint64_t epoch)
+{
+    uint64_t since = hk->job_since_ms != 0 ? hk->job_since_ms : proc_now_ms();
+    uint64_t end = since + (uint64_t)hk->d->boot.stepdown_timeout_ms;
+    char what[64];
+
+    snprintf(what, sizeof(what), "step-down (epoch %llu)", (unsigned long long)epoch);
+    supervise_stop(hk->d, what, end);
+    return end;
+}
+
+/*
+ * The stepdown hook's timeout and SIGTERM..SIGKILL grace within what is left
+ * of the budget (at least 1 ms: it still runs, and is killed at once): the
+ * grace is a quarter of it, at most PROC_GRACE_MS.
+ */
+static int
+stepdown_hook_budget(uint64_t budget_end, int *grace_ms)
+{
+    uint64_t now = proc_now_ms();
+    int left = budget_end > now ? (int)(budget_end - now) : 1;
+
+    *grace_ms = left / 4 < PROC_GRACE_MS ? left / 4 : PROC_GRACE_MS;
+    return left - *grace_ms > 0 ? left - *grace_ms : 1;
+}
+
 /* Run the stepdown hook if a takeover is active; then done if asked. */
 static void
 run_stepdown(struct zkd_hooks *hk, uint64_t epoch, const char *event,
@@ -324,8 +380,8 @@ run_stepdown(struct zkd_hooks *hk, uint64_t epoch, const char *event,
     struct proc_result r;
     struct envb e = { .n = 0 };
     char what[96], *path;
-    uint64_t active;
-    int timeout_ms, rc;
+    uint64_t active, budget_end;
+    int timeout_ms, grace_ms, rc;
 
     pthread_mutex_lock(&hk->mu);
     active = hk->active_epoch;
@@ -334,6 +390,7 @@ run_stepdown(struct zkd_hooks *hk, uint64_t epoch, const char *event,
     pthread_mutex_unlock(&hk->mu);
 
     snprintf(what, sizeof(what), "stepdown hook (epoch %llu)", (unsigned long long)epoch);
+    budget_end = stepdown_stop_command(hk, epoch);
     if (active == 0) {
         log_debug("%s: nothing to undo (no takeover since the last step-down)", what);
     } else if ((path = hook_path(d, ZKD_HOOK_STEPDOWN, &timeout_ms)) != NULL) {
@@ -345,7 +402,9 @@ run_stepdown(struct zkd_hooks *hk, uint64_t epoch, const char *event,
         if (e.failed) {
             log_warnx("%s: out of memory; not run", what);
         } else {
-            rc = hook_run(d, ZKD_HOOK_STEPDOWN, path, timeout_ms, e.v, NULL, 0, what, &r);
+            timeout_ms = stepdown_hook_budget(budget_end, &grace_ms);
+            rc = hook_run_grace(d, ZKD_HOOK_STEPDOWN, path, timeout_ms, grace_ms, e.v,
+                NULL, 0, what, &r);
             if (rc != 0 && !r.canceled)
                 log_warnx("%s failed: stepping down anyway", what);
         }
@@ -359,17 +418,48 @@ run_stepdown(struct zkd_hooks *hk, uint64_t epoch, const char *event,
     }
 }
 
+/*
+ * The supervised command's part of a takeover, once the takeover hook has
+ * succeeded (or there is none): start [leader] command with the hooks'
+ * environment and wait until it is ready (supervise.c). 0 (started, or none
+ * configured), 1 (canceled) or -1 (failed: why; the command is stopped).
+ */
+static int
+takeover_start_command(struct zkd_hooks *hk, const struct job *j, char *why,
+    size_t whylen)
+{
+    struct zkd *d = hk->d;
+    struct envb e = { .n = 0 };
+    int rc;
+
+    if (!supervise_configured(d))
+        return 0;
+    envb_common(&e, d, "command", j->event);
+    envb_add(&e, "ZKELECT_EPOCH", "%llu", (unsigned long long)j->epoch);
+    envb_add(&e, "ZKELECT_PREVIOUS", "%s", j->previous);
+    envb_add(&e, "ZKELECT_REASON", "%s", j->reason);
+    envb_add(&e, "ZKELECT_LEADER", "%s", d->boot.node_id);
+    if (e.failed) {
+        snprintf(why, whylen, "leader command: out of memory; not started");
+        rc = -1;
+    } else
+        rc = supervise_start(d, j->epoch, e.v, hk->cancel_fd, why, whylen);
+    envb_free(&e);
+    return rc;
+}
+
 static void
 run_takeover(struct zkd_hooks *hk, const struct job *j)
 {
     struct zkd *d = hk->d;
     struct proc_result r;
     struct envb e = { .n = 0 };
-    char what[96], *path;
+    char what[96], desc[160], reason[256], *path;
     int timeout_ms, rc, err;
 
     snprintf(what, sizeof(what), "takeover hook (epoch %llu)",
         (unsigned long long)j->epoch);
+    reason[0] = '\0';
     pthread_mutex_lock(&hk->mu);
     if (hk->canceled_epoch == j->epoch || hk->lstop) {
         pthread_mutex_unlock(&hk->mu);
@@ -403,6 +493,9 @@ run_takeover(struct zkd_hooks *hk, const struct job *j)
         free(path);
     }
 
+    if (rc == 0 && (rc = takeover_start_command(hk, j, reason, sizeof(reason))) == 1)
+        r.canceled = true;              /* a step-down canceled the readiness wait */
+
     pthread_mutex_lock(&hk->mu);
     hk->running_takeover = 0;
     if (rc == 0)
@@ -417,10 +510,12 @@ run_takeover(struct zkd_hooks *hk, const struct job *j)
     if (r.canceled)
         return;                         /* the step-down that canceled it follows */
     err = r.timed_out ? ZKELECT_ETIMEDOUT : ZKELECT_EIO;
-    log_warnx("%s: takeover failed: giving up epoch %llu (the elector's watchdog "
-        "elects another node)", what, (unsigned long long)j->epoch);
-    /* the library steps down (the stepdown hook undoes what the takeover
-       hook may have done) and releases the leader znode only after that */
+    log_warnx("%s: takeover failed (%s): giving up epoch %llu (the library steps "
+        "down, then the elector's watchdog elects another node)", what,
+        reason[0] != '\0' ? reason : proc_describe(&r, desc, sizeof(desc)),
+        (unsigned long long)j->epoch);
+    /* the library now calls on_stepdown itself: the stepdown hook undoes what
+       the takeover did, before the leader znode goes */
     if ((rc = zkelect_takeover_done(hooks_group(d), j->epoch, err)) != 0)
         log_warnx("%s: zkelect_takeover_done: %s", what, zkelect_strerror(rc));
 }
@@ -445,10 +540,12 @@ leadership_main(void *arg)
         hk->busy = true;
         pthread_mutex_unlock(&hk->mu);
 
+        hk->job_since_ms = j->queued_ms;
         if (j->kind == JOB_TAKEOVER)
             run_takeover(hk, j);
         else
             run_stepdown(hk, j->epoch, j->event, j->reason, j->previous, j->call_done);
+        hk->job_since_ms = 0;
         job_free(j);
 
         pthread_mutex_lock(&hk->mu);
@@ -456,6 +553,9 @@ leadership_main(void *arg)
         pthread_cond_broadcast(&hk->cv);
         pthread_mutex_unlock(&hk->mu);
     }
+    /* no command outlives its worker (PR_SET_PDEATHSIG would kill it when
+       this thread exits: stopped properly here, and reaped) */
+    supervise_stop(hk->d, "zkelectd stopping", 0);
     return NULL;
 }
 
@@ -495,7 +595,8 @@ hooks_on_takeover(void *data, zkelect_group_t *g, uint64_t epoch)
         pthread_mutex_unlock(&hk->mu);
         return ZKELECT_EBUSY;           /* that run calls zkelect_takeover_done */
     }
-    if (!hook_configured(d, ZKD_HOOK_TAKEOVER) && !hk->busy && hk->head == NULL) {
+    if (!hook_configured(d, ZKD_HOOK_TAKEOVER) && !supervise_configured(d) && !hk->busy &&
+        hk->head == NULL) {
         hk->active_epoch = epoch;
         hk->ok_epoch = epoch;
         pthread_mutex_unlock(&hk->mu);
@@ -537,8 +638,8 @@ hooks_on_stepdown(void *data, zkelect_group_t *g, uint64_t epoch)
 
     pthread_mutex_lock(&hk->mu);
     cancel_takeover_locked(hk, epoch);
-    if (!hk->lstarted || (!hook_configured(d, ZKD_HOOK_STEPDOWN) && !hk->busy &&
-        hk->head == NULL)) {
+    if (!hk->lstarted || (!hook_configured(d, ZKD_HOOK_STEPDOWN) &&
+        !supervise_running(d) && !hk->busy && hk->head == NULL)) {
         hk->active_epoch = 0;
         pthread_mutex_unlock(&hk->mu);
         log_debug("step-down of epoch %llu: no stepdown hook, done at once",

@@ -59,6 +59,10 @@ struct view {
     char tags[ZKD_CONFIG_TAGS_MAX][ZKD_CONFIG_NAME_MAX + 1]; /* the live tags */
     int ntags;
     uint64_t health_checks, health_failed, notify_dropped;
+    bool command_configured;            /* [leader] command set */
+    long command_pid;                   /* 0 none */
+    const char *command_state;          /* static, or NULL */
+    uint64_t command_starts, command_exits;
     uint64_t hook_runs[ZKD_HOOK__COUNT], hook_failures[ZKD_HOOK__COUNT];
 };
 
@@ -130,6 +134,11 @@ view_get(struct zkd *d, struct view *v)
     v->health_checks = d->health_checks;
     v->health_failed = d->health_failed;
     v->notify_dropped = d->notify_dropped;
+    v->command_configured = d->live->leader_command != NULL;
+    v->command_pid = (long)d->command_pid;
+    v->command_state = d->command_state;
+    v->command_starts = d->command_starts;
+    v->command_exits = d->command_exits;
     v->priority = d->live->priority;
     v->eligible = d->live->eligible;
     v->ntags = d->live->ntags < ZKD_CONFIG_TAGS_MAX ? d->live->ntags : ZKD_CONFIG_TAGS_MAX;
@@ -213,7 +222,7 @@ body_health(struct zkd *d, const struct view *v)
 static char *
 body_status(struct zkd *d, const struct view *v)
 {
-    cJSON *o = cJSON_CreateObject(), *n, *s, *ld, *el, *hc, *c, *hk, *x, *tags;
+    cJSON *o = cJSON_CreateObject(), *n, *s, *ld, *el, *hc, *cmd, *c, *hk, *x, *tags;
     char sid[32];
     int i;
 
@@ -267,6 +276,18 @@ body_status(struct zkd *d, const struct view *v)
         cJSON_AddNumberToObject(hc, "consecutive_failures", v->health_consecutive);
         cJSON_AddNumberToObject(hc, "checks", (double)v->health_checks);
         cJSON_AddNumberToObject(hc, "failed", (double)v->health_failed);
+    }
+    cmd = cJSON_AddObjectToObject(o, "command");
+    if (cmd != NULL) {
+        cJSON_AddBoolToObject(cmd, "configured", v->command_configured);
+        if (v->command_pid != 0)
+            cJSON_AddNumberToObject(cmd, "pid", (double)v->command_pid);
+        else
+            cJSON_AddNullToObject(cmd, "pid");
+        cJSON_AddStringToObject(cmd, "state", v->command_state != NULL ?
+            v->command_state : "none");
+        cJSON_AddNumberToObject(cmd, "starts", (double)v->command_starts);
+        cJSON_AddNumberToObject(cmd, "exits", (double)v->command_exits);
     }
     c = cJSON_AddObjectToObject(o, "counters");
     if (c != NULL) {
@@ -379,6 +400,12 @@ body_metrics(struct zkd *d, const struct view *v)
     for (i = 0; i < ZKD_HOOK__COUNT; i++)
         fprintf(f, "zkelect_hook_failures_total{hook=\"%s\"} %llu\n", http_hook_names[i],
             (unsigned long long)v->hook_failures[i]);
+    metric(f, "zkelect_command_running", "gauge",
+        "1 while the [leader] command runs (started, not reaped), else 0.",
+        "%d", v->command_pid != 0 ? 1 : 0);
+    metric(f, "zkelect_command_exits_total", "counter",
+        "Times the [leader] command ended by itself while this node led.",
+        "%llu", (unsigned long long)v->command_exits);
     metric(f, "zkelect_notify_dropped_total", "counter",
         "Notify hook runs dropped because the queue was full.",
         "%llu", (unsigned long long)v->notify_dropped);

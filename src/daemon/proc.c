@@ -146,6 +146,13 @@ int
 proc_run(const char *const argv[], const char *const env[], int timeout_ms,
     const int *cancel_fds, int ncancel, struct proc_result *r)
 {
+    return proc_run_grace(argv, env, timeout_ms, PROC_GRACE_MS, cancel_fds, ncancel, r);
+}
+
+int
+proc_run_grace(const char *const argv[], const char *const env[], int timeout_ms,
+    int grace_ms, const int *cancel_fds, int ncancel, struct proc_result *r)
+{
     struct pollfd p[6];
     uint64_t start, now, deadline, kill_at = 0;
     size_t budget = PROC_DRAIN_MAX;
@@ -180,7 +187,7 @@ proc_run(const char *const argv[], const char *const env[], int timeout_ms,
         if (!terminating && now >= deadline) {
             r->timed_out = true;
             terminating = 1;
-            kill_at = now + PROC_GRACE_MS;
+            kill_at = now + (uint64_t)grace_ms;
             child_signal_group(pid, SIGTERM);
         }
         if (terminating && !killed && now >= kill_at) {
@@ -229,7 +236,7 @@ proc_run(const char *const argv[], const char *const env[], int timeout_ms,
             if (p[i].revents != 0 && !terminating) {
                 r->canceled = true;
                 terminating = 1;
-                kill_at = proc_now_ms() + PROC_GRACE_MS;
+                kill_at = proc_now_ms() + (uint64_t)grace_ms;
                 child_signal_group(pid, SIGTERM);
             }
         }

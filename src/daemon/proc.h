@@ -49,6 +49,11 @@ struct proc_result {
 int proc_run(const char *const argv[], const char *const env[], int timeout_ms,
     const int *cancel_fds, int ncancel, struct proc_result *r);
 
+/* proc_run() with grace_ms (>= 0) from SIGTERM to SIGKILL instead of
+   PROC_GRACE_MS: a step-down has a budget. */
+int proc_run_grace(const char *const argv[], const char *const env[], int timeout_ms,
+    int grace_ms, const int *cancel_fds, int ncancel, struct proc_result *r);
+
 /* "exit status 3", "killed by signal 9 (timeout after 100 ms)", ... into buf. */
 const char *proc_describe(const struct proc_result *r, char *buf, size_t len);
 

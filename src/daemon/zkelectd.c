@@ -404,6 +404,8 @@ zkd_open(struct zkd *d)
     o.size = sizeof(o);
     o.hosts = d->boot.zk_hosts;
     o.session_timeout_ms = d->boot.session_timeout_ms;
+    o.stepdown_ms = d->boot.stepdown_timeout_ms;     /* checked by the loader: */
+    o.fence_ms = d->boot.leader_fence_ms;            /* F + D <= T/2 */
     o.connect_timeout_ms = d->boot.connect_timeout_ms;
     o.auth_file = d->auth_file;
     o.log = log_library;
@@ -642,6 +644,10 @@ reload_restart_keys(const struct zkd_config *boot, const struct zkd_config *n)
         { boot->exclude_ms == n->exclude_ms, "election", "exclude_ms" },
         { options_eq(boot, n), "policy", "(options)" },
         { str_eq(boot->http_listen, n->http_listen), "http", "listen" },
+        /* the library's self-fence was set up with these at start */
+        { boot->stepdown_timeout_ms == n->stepdown_timeout_ms, "hooks",
+          "stepdown_timeout_ms" },
+        { boot->leader_fence_ms == n->leader_fence_ms, "leader", "fence_ms" },
     };
     size_t i;
 
@@ -688,6 +694,19 @@ reload_apply(struct zkd *d)
         free(n);
         return;
     }
+    /* the loader checked the new file against itself; the step-down budget
+       in force is still the one of the start */
+    if (n->leader_stop_timeout_ms >= d->boot.stepdown_timeout_ms) {
+        log_emit(LOG_ERR, "reload failed: %s: [leader] stop_timeout_ms: %d ms must be "
+            "less than the running [hooks] stepdown_timeout_ms (%d ms; it changes only "
+            "with a restart); keeping the running configuration", d->config_path,
+            n->leader_stop_timeout_ms, d->boot.stepdown_timeout_ms);
+        if (events_fd >= 0)
+            close(events_fd);
+        zkd_config_free(n);
+        free(n);
+        return;
+    }
     reload_restart_keys(&d->boot, n);
 
     /* only the main thread changes d->live: reading it without the lock is fine */
@@ -724,6 +743,17 @@ reload_apply(struct zkd *d)
         snprintf(a, sizeof(a), "%d", old->hook_timeout_ms);
         snprintf(b, sizeof(b), "%d", n->hook_timeout_ms);
         reload_changed("hooks", "timeout_ms", a, b);
+    }
+    if (!str_eq(old->leader_command, n->leader_command))
+        reload_changed("leader", "command (from the next takeover on)",
+            old->leader_command, n->leader_command);
+    if (!str_eq(old->leader_ready_command, n->leader_ready_command))
+        reload_changed("leader", "ready_command", old->leader_ready_command,
+            n->leader_ready_command);
+    if (old->leader_stop_timeout_ms != n->leader_stop_timeout_ms) {
+        snprintf(a, sizeof(a), "%d", old->leader_stop_timeout_ms);
+        snprintf(b, sizeof(b), "%d", n->leader_stop_timeout_ms);
+        reload_changed("leader", "stop_timeout_ms", a, b);
     }
     if (!str_eq(old->health_command, n->health_command))
         reload_changed("health", "command", old->health_command, n->health_command);

@@ -17,6 +17,8 @@
 #ifndef ZKELECTD_H
 #define ZKELECTD_H
 
+#include <sys/types.h>
+
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -61,6 +63,15 @@ struct zkd {
     uint64_t hook_runs[ZKD_HOOK__COUNT];     /* (mu) hook runs */
     uint64_t hook_failures[ZKD_HOOK__COUNT]; /* (mu) failed or timed out */
     uint64_t notify_dropped;            /* (mu) notify runs dropped: queue full */
+    uint64_t health_forced_ms;          /* (mu) health_fail() made the node unhealthy
+                                           then (CLOCK_MONOTONIC), 0 none */
+    pid_t command_pid;                  /* (mu) the [leader] command, 0 none */
+    const char *command_state;          /* (mu) static: "starting", "running",
+                                           "stopping", "exited", "stopped"; NULL never
+                                           started */
+    uint64_t command_starts;            /* (mu) leader commands started */
+    uint64_t command_exits;             /* (mu) ... that ended by themselves while
+                                           leading */
     uint64_t contact_ms;                /* (mu) last evidence of a live session */
     char stepdown_why[256];             /* (mu) detail of the last -stepdown or
                                            -takeover-abort event */
@@ -71,7 +82,9 @@ struct zkd {
     int events_fd;                      /* (evmu) [log] events file, -1 none */
 
     struct zkd_hooks *hooks;            /* owned: hook workers */
-    struct zkd_health *health;          /* owned: health-check thread */
+    struct zkd_health *health;          /* owned: health-check thread; set and
+                                           cleared under mu (health_fail() reads
+                                           it from the leader command's monitor) */
     struct zkd_http *http;              /* owned: HTTP server */
 };
 
@@ -129,6 +142,12 @@ int health_start(struct zkd *d);
 void health_stop(struct zkd *d);
 /* The configuration changed: re-read it now. */
 void health_wake(struct zkd *d);
+/*
+ * Make the node unhealthy now (the leader command ended by itself): healthy
+ * again at the next passing health check, or, without a health command,
+ * [election] exclude_ms later.
+ */
+void health_fail(struct zkd *d, const char *why);
 
 /* ---- sdnotify.c ---------------------------------------------------------- */
 

@@ -283,6 +283,24 @@ test_child_state(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* A step-down's stepdown hook gets a shorter grace (proc_run_grace). */
+static void
+test_timeout_short_grace(void)
+{
+    const char *argv[] = { "/bin/sh", "-c", "trap '' TERM; while :; do sleep 0.05; done",
+        NULL };
+    struct proc_result r;
+    uint64_t t0, took;
+
+    t0 = proc_now_ms();
+    CU_ASSERT_EQUAL(proc_run_grace(argv, NULL, 200, 100, NULL, 0, &r), -1);
+    took = proc_now_ms() - t0;
+    CU_ASSERT(r.timed_out);
+    CU_ASSERT(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL);
+    CU_ASSERT(took >= 300 - 20);
+    CU_ASSERT(took < 300 + 1000);       /* not PROC_GRACE_MS: 2200 */
+}
+
 static CU_TestInfo proc_tests[] = {
     { "exit status", test_exit_status },
     { "describe", test_describe },
@@ -290,6 +308,7 @@ static CU_TestInfo proc_tests[] = {
     { "stderr tail", test_stderr_tail },
     { "timeout kills the process group", test_timeout_kills_group },
     { "SIGKILL after the grace period", test_timeout_sigkill_after_grace },
+    { "SIGKILL after a shorter grace", test_timeout_short_grace },
     { "cancel", test_cancel },
     { "spawn errors", test_spawn_error },
     { "child: no mask, no fds, own group", test_child_state },

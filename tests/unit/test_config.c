@@ -177,6 +177,11 @@ check_defaults_at(const struct zkd_config *c, int line)
     CHECK_AT(c->log_level == LOG_INFO, line);
     CHECK_AT(c->log_target == ZKD_LOG_STDERR, line);
     CHECK_AT(c->log_events == NULL, line);
+    CHECK_AT(c->leader_command == NULL && c->leader_ready_command == NULL, line);
+    /* the derived timing of T = 10000, watchdog_ms = 10000 */
+    CHECK_AT(c->stepdown_timeout_ms == 2500, line);
+    CHECK_AT(c->leader_fence_ms == 2500, line);
+    CHECK_AT(c->leader_stop_timeout_ms == 1250, line);
 }
 
 static void
@@ -1367,6 +1372,95 @@ test_log_events(void)
 
 /* ------------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------------ */
+/* [leader] and the timing rules (F + D <= T/2, ...)                         */
+/* ------------------------------------------------------------------------ */
+
+static void
+test_leader_keys(void)
+{
+    struct run r;
+
+    if (!LOAD_OK(&r, cfg("[leader]\ncommand = \"exec /usr/bin/svc -f\"\n"
+        "ready_command = curl -sf http://127.0.0.1/\nstop_timeout_ms = 0\n"
+        "fence_ms = 1000\n[hooks]\nstepdown_timeout_ms = 4000\n")))
+        return;
+    CU_ASSERT_STRING_EQUAL(r.c.leader_command, "exec /usr/bin/svc -f");
+    CU_ASSERT_STRING_EQUAL(r.c.leader_ready_command, "curl -sf http://127.0.0.1/");
+    CU_ASSERT_EQUAL(r.c.leader_stop_timeout_ms, 0);
+    CU_ASSERT_EQUAL(r.c.leader_fence_ms, 1000);
+    CU_ASSERT_EQUAL(r.c.stepdown_timeout_ms, 4000);
+    zkd_config_free(&r.c);
+    EXPECT_BAD("leader", "command", "\"a\x01b\"", "control characters");
+    EXPECT_BAD("leader", "fence_ms", "99", "out of range: expected 100..300000");
+    EXPECT_BAD("leader", "stop_timeout_ms", "-1", "out of range");
+    EXPECT_BAD("hooks", "stepdown_timeout_ms", "9", "out of range: expected 10..3600000");
+    EXPECT_FAIL(cfg("[leader]\ncomand = x"), "leader", "comand", "did you mean 'command'");
+}
+
+/* The derived values, and that the defaults meet the rules for every
+   session_timeout_ms and watchdog_ms the ranges allow. */
+static void
+test_timing_derived(void)
+{
+    static const int ts[] = { 1000, 1001, 1003, 2000, 9999, 10000, 40000, 599999, 600000 };
+    static const int ws[] = { 100, 101, 199, 1000, 10000, 3600000 };
+    char text[256];
+    struct run r;
+    size_t i, j;
+    int d;
+
+    for (i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
+        for (j = 0; j < sizeof(ws) / sizeof(ws[0]); j++) {
+            snprintf(text, sizeof(text), "[zookeeper]\nsession_timeout_ms = %d\n"
+                "[election]\nwatchdog_ms = %d\n", ts[i], ws[j]);
+            if (!LOAD_OK(&r, cfg(text)))
+                continue;
+            d = ts[i] / 4 < ws[j] / 2 ? ts[i] / 4 : ws[j] / 2;
+            CU_ASSERT_EQUAL(r.c.stepdown_timeout_ms, d);
+            CU_ASSERT_EQUAL(r.c.leader_fence_ms, ts[i] / 2 - d);
+            CU_ASSERT_EQUAL(r.c.leader_stop_timeout_ms, d / 2);
+            CU_ASSERT(r.c.leader_fence_ms + r.c.stepdown_timeout_ms <= ts[i] / 2);
+            CU_ASSERT(r.c.leader_fence_ms >= 100);
+            CU_ASSERT(r.c.leader_stop_timeout_ms < r.c.stepdown_timeout_ms);
+            CU_ASSERT(r.c.watchdog_ms > r.c.stepdown_timeout_ms);
+            zkd_config_free(&r.c);
+        }
+    }
+    /* a D that is set moves F and stop_timeout_ms with it */
+    if (LOAD_OK(&r, cfg("[hooks]\nstepdown_timeout_ms = 1000"))) {
+        CU_ASSERT_EQUAL(r.c.leader_fence_ms, 4000);
+        CU_ASSERT_EQUAL(r.c.leader_stop_timeout_ms, 500);
+        zkd_config_free(&r.c);
+    }
+    /* exactly T/2 is allowed */
+    if (LOAD_OK(&r, cfg("[leader]\nfence_ms = 3000\n[hooks]\nstepdown_timeout_ms = 2000"))) {
+        CU_ASSERT_EQUAL(r.c.leader_fence_ms + r.c.stepdown_timeout_ms, 5000);
+        zkd_config_free(&r.c);
+    }
+}
+
+static void
+test_timing_refused(void)
+{
+    EXPECT_FAIL(cfg("[leader]\nfence_ms = 3000\n[hooks]\nstepdown_timeout_ms = 2001"),
+        "leader", "fence_ms", "fence_ms + [hooks] stepdown_timeout_ms = 3000 ms + 2001 ms "
+        "= 5001 ms exceeds half of [zookeeper] session_timeout_ms (5000 ms)");
+    EXPECT_FAIL(cfg("[leader]\nfence_ms = 2600"), "leader", "fence_ms",
+        "2600 ms + 2500 ms (derived) = 5100 ms exceeds half");
+    EXPECT_FAIL(cfg("[hooks]\nstepdown_timeout_ms = 4950"), "leader", "fence_ms",
+        "50 ms (derived) is below 100 ms: [zookeeper] session_timeout_ms / 2 (5000 ms) "
+        "- [hooks] stepdown_timeout_ms (4950 ms) leaves too little");
+    EXPECT_FAIL(cfg("[leader]\nstop_timeout_ms = 2500"), "leader", "stop_timeout_ms",
+        "2500 ms must be less than [hooks] stepdown_timeout_ms (2500 ms (derived))");
+    EXPECT_FAIL(cfg("[hooks]\nstepdown_timeout_ms = 1000\n[leader]\nstop_timeout_ms = 1000"),
+        "leader", "stop_timeout_ms", "1000 ms must be less than [hooks] stepdown_timeout_ms "
+        "(1000 ms)");
+    EXPECT_FAIL(cfg("[election]\nwatchdog_ms = 2000\n[hooks]\nstepdown_timeout_ms = 2000"),
+        "hooks", "stepdown_timeout_ms", "2000 ms must be less than [election] watchdog_ms "
+        "(2000 ms)");
+}
+
 static CU_TestInfo load_tests[] = {
     { "init sets defaults", test_init_defaults },
     { "minimal config", test_minimal },
@@ -1376,6 +1470,9 @@ static CU_TestInfo load_tests[] = {
     { "sample loads", test_sample_loads },
     { "sample with every default uncommented", test_sample_uncommented },
     { "reload into the same struct", test_reload_same_struct },
+    { "[leader] keys", test_leader_keys },
+    { "timing derived", test_timing_derived },
+    { "timing refused", test_timing_refused },
     CU_TEST_INFO_NULL,
 };
 

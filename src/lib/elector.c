@@ -925,13 +925,23 @@ elector_view_changed(struct zkelect_group *g)
                          strcmp(g->leader.id, g->elected.leader) == 0 &&
                          g->leader.epoch == g->elected.epoch;
 
+    bool retake;
+
     if (g->watchdog_ms_deadline && elected_znode && g->leader.status == ZKELECT_STATUS_READY)
         g->watchdog_ms_deadline = 0;
+    /* the elected leader READY at this epoch, then PROGRESS again: it fenced
+       itself and takes over again; that takeover gets a watchdog too (if it
+       fails, its PROGRESS znode vanishing must be noticed below) */
+    if (elected_znode && g->leader.status == ZKELECT_STATUS_READY)
+        g->ready_seen_epoch = g->elected.epoch;
+    retake = elected_znode && g->leader.status == ZKELECT_STATUS_PROGRESS &&
+             g->ready_seen_epoch == g->elected.epoch;
     /* a decision naming a leader that is not READY always has a watchdog,
        also one whose write outcome was unknown, or read after a reconnect */
     if (!g->watchdog_ms_deadline && g->have_elected && *g->elected.leader &&
-        g->watchdog_epoch != g->elected.epoch && g->elected_read && g->leader_read &&
+        (g->watchdog_epoch != g->elected.epoch || retake) && g->elected_read && g->leader_read &&
         !(elected_znode && g->leader.status == ZKELECT_STATUS_READY)) {
+        g->ready_seen_epoch = 0;
         g->watchdog_ms_deadline = zke_now_ms() + (uint64_t)effective_watchdog_ms(g);
         group_timer_changed(g);
         g->watchdog_epoch = g->elected.epoch;

@@ -367,6 +367,8 @@ struct zkelect_group {
     uint64_t watchdog_postponed_ms;   /* waited on a slow ZooKeeper (at most one period) */
     uint64_t force_epoch;             /* decide anew although the choice is the same
                                          (the watchdog, with no other candidate) */
+    uint64_t ready_seen_epoch;        /* elector: elected epoch whose leader znode was seen
+                                         READY (a later PROGRESS is a take-over-again) */
     uint64_t progress_seen_epoch;     /* elected epoch whose leader znode we saw last as
                                          PROGRESS (0 once seen READY) */
     uint64_t takeover_check_epoch;    /* its PROGRESS znode vanished: a fresh listing

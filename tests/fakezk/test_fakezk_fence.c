@@ -139,6 +139,33 @@ test_fenced_leader_takes_over_again(void)
 }
 
 /*
+ * A take-over-again that fails: the elector notices (the retake is watched
+ * like any takeover) and elects the next node. (Before the elector re-armed
+ * its watchdog for a retake, `elected` kept naming the failed node, which
+ * never tries the same epoch twice: no leader, for ever.)
+ */
+static void
+test_failed_retake_moves_leadership(void)
+{
+    int64_t sid;
+
+    fz_begin();
+    fz_session_ms = 2000;
+    open_three();
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    sid = fz_sid(&N[1]);
+    fakezk_hold(sid, true);
+    CU_ASSERT_FATAL(fz_settle_until(n2_fenced, NULL, 5000) == 0);
+    N[1].grp[0].takeover_mode = ZKELECT_EIO; /* the second takeover fails */
+    fakezk_hold(sid, false);
+    CU_ASSERT(fz_settle_until(n3_ready, NULL, 5000) == 0);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_TAKEOVER), 2);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_TAKEOVER_FAILED), 1);
+    CU_ASSERT_EQUAL(N[1].grp[0].stepdown_calls, 2); /* the fence, the failed retake */
+    fz_end();
+}
+
+/*
  * A short silence (under fence_ms) costs nothing: no step-down. The fence
  * is off with fence_ms < 0.
  */
@@ -252,6 +279,7 @@ test_fence_options_checked(void)
 static CU_TestInfo fence_tests[] = {
     {"failed_takeover_steps_down_before_release", test_failed_takeover_steps_down_before_release},
     {"fenced_leader_takes_over_again", test_fenced_leader_takes_over_again},
+    {"failed_retake_moves_leadership", test_failed_retake_moves_leadership},
     {"short_silence_no_fence", test_short_silence_no_fence},
     {"stepdown_survives_disconnect", test_stepdown_survives_disconnect},
     {"release_lost_sent_again", test_release_lost_sent_again},

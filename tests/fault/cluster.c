@@ -151,6 +151,26 @@ cluster_ini(struct fault *f, int i, const char *opt_node, const char *opt_hooks,
         n->http_port, n->events, opt_leader);
 }
 
+/* The stepdown hook: slow (slow_ms) while slow-stepdown.NODE exists. 0 or -1. */
+static int
+cluster_write_stepdown(struct fault *f, int slow_ms)
+{
+    char path[PATH_MAX], text[2048];
+
+    snprintf(text, sizeof text,
+        "#!/bin/sh\n"
+        "# stepdown hook of the fault harness: takes %d ms (80%% of its timeout)\n"
+        "# while the flag file slow-stepdown.NODE exists (an injected fault), then\n"
+        "# stamps the end of the service.\n"
+        "if [ -e '%s/slow-stepdown.'\"$ZKELECT_NODE_ID\" ]; then\n"
+        "    sleep %d.%03d\n"
+        "fi\n"
+        "echo \"$ZKELECT_NODE_ID end $('%s') ${ZKELECT_EPOCH:--}\" >> '%s/service.log'\n",
+        slow_ms, f->dir, slow_ms / 1000, slow_ms % 1000, f->mono, f->dir);
+    snprintf(path, sizeof path, "%s/hooks/stepdown", f->dir);
+    return cluster_write(path, text, 0755);
+}
+
 /*
  * Lay the nodes out (the first half, rounded up, in dc1, the rest in dc2,
  * priorities 10 * (k - j) inside a site so that every node has its own),
@@ -212,47 +232,9 @@ cluster_write_files(struct fault *f)
     if (cluster_write(path, text, 0755) == -1)
         return -1;
 
-    /* what this zkelectd knows: node 1's configuration with each new key */
-    f->nodes[0].http_port = 1;
-    snprintf(f->nodes[0].id, sizeof f->nodes[0].id, "n1");
-    snprintf(f->nodes[0].site, sizeof f->nodes[0].site, "dc1");
-    f->nodes[0].priority = 10;
-    snprintf(f->nodes[0].events, sizeof f->nodes[0].events, "%s/probe.events", f->dir);
-    snprintf(opt_node, sizeof opt_node, "state_dir = %s/state\n", f->dir);
-    cluster_ini(f, 0, opt_node, "", "", text, sizeof text);
-    if ((f->has_state_dir = cluster_accepts(f, text)) != 0) {
-        snprintf(path, sizeof path, "%s/state", f->dir);
-        if (mkdir(path, 0700) == -1 && errno != EEXIST)
-            f->has_state_dir = 0;
-    }
-    if (!f->has_state_dir)
-        opt_node[0] = '\0';
-    snprintf(probe, sizeof probe, "stepdown_timeout_ms = %d\n", f->session_ms / 4);
-    cluster_ini(f, 0, "", probe, "", text, sizeof text);
-    f->stepdown_timeout_ms = cluster_accepts(f, text) ? f->session_ms / 4 : 0;
-    snprintf(opt_hooks, sizeof opt_hooks, "%s", f->stepdown_timeout_ms ? probe : "");
-    cluster_ini(f, 0, "", "", "[leader]\ncommand = true\n", text, sizeof text);
-    f->has_command = cluster_accepts(f, text);
-    fault_log(f, "zkelectd knows [node] state_dir: %s, [hooks] stepdown_timeout_ms: %s, "
-        "[leader] command: %s", f->has_state_dir ? "yes" : "no",
-        f->stepdown_timeout_ms ? "yes" : "no", f->has_command ? "yes" : "no");
-
-    /* the stepdown hook: slow while slow-stepdown.NODE exists (80% of its timeout) */
-    slow_ms = (f->stepdown_timeout_ms ? f->stepdown_timeout_ms : f->hook_timeout_ms) * 4 / 5;
-    snprintf(text, sizeof text,
-        "#!/bin/sh\n"
-        "# stepdown hook of the fault harness: takes %d ms (80%% of its timeout)\n"
-        "# while the flag file slow-stepdown.NODE exists (an injected fault), then\n"
-        "# stamps the end of the service.\n"
-        "if [ -e '%s/slow-stepdown.'\"$ZKELECT_NODE_ID\" ]; then\n"
-        "    sleep %d.%03d\n"
-        "fi\n"
-        "echo \"$ZKELECT_NODE_ID end $('%s') ${ZKELECT_EPOCH:--}\" >> '%s/service.log'\n",
-        slow_ms, f->dir, slow_ms / 1000, slow_ms % 1000, f->mono, f->dir);
-    snprintf(path, sizeof path, "%s/hooks/stepdown", f->dir);
-    if (cluster_write(path, text, 0755) == -1)
+    /* the stepdown hook (written again below once its timeout is known) and command */
+    if (cluster_write_stepdown(f, f->hook_timeout_ms * 4 / 5) == -1)
         return -1;
-    /* the supervised command: runs until command-exit.NODE appears, then exits 3 */
     snprintf(text, sizeof text,
         "#!/bin/sh\n"
         "# [leader] command of the fault harness (argument: the node id): the\n"
@@ -265,6 +247,45 @@ cluster_write_files(struct fault *f)
         "exit 3\n", f->dir);
     snprintf(path, sizeof path, "%s/hooks/command", f->dir);
     if (cluster_write(path, text, 0755) == -1)
+        return -1;
+
+    /* what this zkelectd knows: node 1's configuration with each new key */
+    f->nodes[0].http_port = 1;
+    snprintf(f->nodes[0].id, sizeof f->nodes[0].id, "n1");
+    snprintf(f->nodes[0].site, sizeof f->nodes[0].site, "dc1");
+    f->nodes[0].priority = 10;
+    snprintf(f->nodes[0].events, sizeof f->nodes[0].events, "%s/probe.events", f->dir);
+    cluster_ini(f, 0, "", "", "", text, sizeof text);
+    if (!cluster_accepts(f, text)) {
+        /* else every probe below would say "not known" for another reason */
+        snprintf(path, sizeof path, "%s/probe.ini", f->dir);
+        cluster_write(path, text, 0644);
+        fprintf(stderr, "test_fault: zkelectd -n refuses the harness's own configuration "
+            "(zkelectd -n -c %s says why)\n", path);
+        return -1;
+    }
+    /* the state directory first: -n may check that it exists */
+    snprintf(path, sizeof path, "%s/state", f->dir);
+    snprintf(opt_node, sizeof opt_node, "state_dir = %s\n", path);
+    cluster_ini(f, 0, opt_node, "", "", text, sizeof text);
+    f->has_state_dir = (mkdir(path, 0700) == 0 || errno == EEXIST) && cluster_accepts(f, text);
+    if (!f->has_state_dir) {
+        rmdir(path);
+        opt_node[0] = '\0';
+    }
+    snprintf(probe, sizeof probe, "stepdown_timeout_ms = %d\n", f->session_ms / 4);
+    cluster_ini(f, 0, "", probe, "", text, sizeof text);
+    f->stepdown_timeout_ms = cluster_accepts(f, text) ? f->session_ms / 4 : 0;
+    snprintf(opt_hooks, sizeof opt_hooks, "%s", f->stepdown_timeout_ms ? probe : "");
+    cluster_ini(f, 0, "", "", "[leader]\ncommand = true\n", text, sizeof text);
+    f->has_command = cluster_accepts(f, text);
+    fault_log(f, "zkelectd knows [node] state_dir: %s, [hooks] stepdown_timeout_ms: %s, "
+        "[leader] command: %s", f->has_state_dir ? "yes" : "no",
+        f->stepdown_timeout_ms ? "yes" : "no", f->has_command ? "yes" : "no");
+
+    /* the stepdown hook: slow for 80% of its timeout while slow-stepdown.NODE exists */
+    slow_ms = (f->stepdown_timeout_ms ? f->stepdown_timeout_ms : f->hook_timeout_ms) * 4 / 5;
+    if (cluster_write_stepdown(f, slow_ms) == -1)
         return -1;
 
     for (i = 0; i < f->nnodes; i++) {

@@ -380,7 +380,7 @@ check "partition: exactly one leader afterwards" \
     wait_until "$WAIT_MS" eval '[ "$(leaders | wc -w)" = 1 ]'
 e1=$(last_stamp n1 end "$t0")
 read -r nx s2 < <(first_start_but n1 "$t0")
-log "partition: n1's stepdown ended $(awk -v a="$t0" -v b="${e1:-0}" 'BEGIN { printf "%.0f", b - a }') ms after the freeze; ${nx:-nobody} started its service $(awk -v a="$t0" -v b="${s2:-0}" 'BEGIN { printf "%.0f", b - a }') ms after it"
+log "partition: n1's stepdown ended $(awk -v a="$t0" -v b="${e1:-0}" 'BEGIN { printf "%.0f", b - a }') ms after the freeze; ${nx:-nobody} started its service $(awk -v a="$t0" -v b="${s2:-0}" 'BEGIN { printf "%.0f", b - a }') ms after the freeze"
 service_check "partition (scenario 2)"
 stop_all
 

@@ -15,7 +15,8 @@
  *     "the paused-process bound");
  *  3. a leader that was stopped while READY stops acting within
  *     pause_bound_ms of its SIGCONT (the measured SIGCONT -> -suspended);
- *  4. epochs strictly increase over +ready, in time order, over all nodes;
+ *  4. epochs strictly increase over +ready, in time order, over all nodes
+ *     (but a leader fenced at its epoch may be READY again at that epoch);
  *  5. the register never accepted a stale write (an epoch below the highest
  *     it had accepted) and refused only stale ones;
  *  6. every write the register accepted carries an epoch its writer was
@@ -519,13 +520,21 @@ check_epochs(struct run *r, struct results *res, struct check_figures *fig)
 {
     const struct ev *e = r->ev.v;
     uint64_t last = 0;
-    int last_node = -1, bad = 0, shown = 0;
+    int last_node = -1, bad = 0, shown = 0, refenced = 0;
     size_t k;
 
     for (k = 0; k < r->ev.n; k++) {
+        /* a leader fenced (nothing heard for fence_ms) and still elected at
+           its epoch when heard again takes over again at that epoch */
+        if (strcmp(e[k].name, "-fenced") == 0 && e[k].node == last_node && e[k].epoch == last)
+            refenced = 1;
         if (strcmp(e[k].name, "+ready") != 0)
             continue;
         fig->ready_count++;
+        if (refenced && e[k].node == last_node && e[k].epoch == last) {
+            refenced = 0;
+            continue;
+        }
         if (e[k].epoch <= last) {
             bad++;
             if (shown++ < CHECK_SHOW_MAX)
@@ -536,6 +545,7 @@ check_epochs(struct run *r, struct results *res, struct check_figures *fig)
         if (e[k].epoch > last) {
             last = e[k].epoch;
             last_node = e[k].node;
+            refenced = 0;
         }
     }
     fig->violations += bad;

@@ -334,6 +334,30 @@ sc_service_fenced(struct synth *s)
     synth_end(s);
 }
 
+/* Fenced, then heard again while still elected: READY again at its epoch. */
+static void
+sc_fenced_again(struct synth *s)
+{
+    synth_n1_leads(s);
+    E(s, 3000, 1, "-fenced", 1);
+    E(s, 3500, 1, "+takeover", 1);
+    R(s, 3510, 1, 1, "takeover", 1);
+    E(s, 3520, 1, "+ready", 1);
+    synth_end(s);
+}
+
+/* ... but not without the -fenced in between. */
+static void
+sc_ready_again(struct synth *s)
+{
+    synth_n1_leads(s);
+    E(s, 3000, 1, "-stepdown", 1);
+    E(s, 3500, 1, "+takeover", 1);
+    R(s, 3510, 1, 1, "takeover", 1);
+    E(s, 3520, 1, "+ready", 1);
+    synth_end(s);
+}
+
 static void
 sc_service_malformed(struct synth *s)
 {
@@ -406,6 +430,8 @@ selftest_run(struct results *res)
             1u << CHK_SERVICE },
         { "a leader fenced (-fenced) acts no more", sc_service_fenced, 0 },
         { "a malformed service.log line", sc_service_malformed, 1u << CHK_SERVICE },
+        { "a fenced leader READY again at its epoch", sc_fenced_again, 0 },
+        { "READY again at the same epoch without -fenced", sc_ready_again, 1u << CHK_EPOCHS },
     };
     char base[PATH_MAX], want[128], got[128];
     struct check_figures fig;

@@ -2,7 +2,11 @@
 # test_daemon.sh - zkelectd end to end: three real daemons (-f, one of them
 # daemonized) on a ZooKeeper started by zk-local, checked with curl on their
 # HTTP endpoints, their event logs ([log] events) and a file the hooks append
-# to. Prints "test_daemon: N passed, N failed" last; exits 1 on any failure.
+# to. The hooks also stamp the service's start (takeover hook) and end
+# (stepdown hook) with their own CLOCK_MONOTONIC clock (zke-mono) into
+# service.log; at the end zke-service-check requires that no two nodes'
+# services were ever active at once (issue 14).
+# Prints "test_daemon: N passed, N failed" last; exits 1 on any failure.
 #
 # Run by `make check` (ZKELECT_TOP_BUILDDIR set), or by hand from a build
 # directory: tests/daemon/test_daemon. ZKD_TEST_KEEP=1 keeps the work dir.
@@ -14,12 +18,15 @@ TOP_SRCDIR=${ZKELECT_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 ZKELECTD=$TOP_BUILDDIR/src/daemon/zkelectd
 ZKLOCAL=$TOP_BUILDDIR/tests/harness/zk-local
 SETCONFIG=$TOP_BUILDDIR/tests/daemon/zkd-setconfig
+MONO=$TOP_BUILDDIR/tests/harness/zke-mono
+SVCCHECK=$TOP_BUILDDIR/tests/harness/zke-service-check
 export ZKELECT_POLICY_PATH=${ZKELECT_POLICY_PATH:-$TOP_BUILDDIR/policies/.libs}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$TOP_SRCDIR/tests/lsan.supp:print_suppressions=0}
 
 SESSION_MS=2000                         # [zookeeper] session_timeout_ms
 WATCHDOG_MS=2000                        # [election] watchdog_ms
 SLACK_MS=5000                           # for a loaded box and the sanitizers
+PAUSE_BOUND_MS=1000                     # a SIGCONTed leader stops its service within this
 TEST_DEADLINE_S=240                     # the whole file, whatever happens
 GROUP=/zkdtest
 
@@ -108,7 +115,7 @@ trap 'nok "interrupted"; finish' INT TERM HUP
 # the whole test never runs longer than TEST_DEADLINE_S (tests/lib.sh)
 deadline_guard
 
-for f in "$ZKELECTD" "$ZKLOCAL" "$SETCONFIG"; do
+for f in "$ZKELECTD" "$ZKLOCAL" "$SETCONFIG" "$MONO" "$SVCCHECK"; do
     if [ ! -x "$f" ]; then
         nok "$f is not built"
         finish
@@ -121,15 +128,24 @@ command -v curl >/dev/null || { nok "curl is not installed"; finish; }
 # ---------------------------------------------------------------------------
 
 ORDER=$T/order                          # hooks append one line per run
-export ORDER
+SVC_LOG=$T/service.log                  # "NODE start|end MONO EPOCH" (zke-service-check)
+export ORDER SVC_LOG MONO
 : > "$ORDER"
+: > "$SVC_LOG"
+FROZEN=()                               # --frozen NODE:FROM-TO of every SIGSTOP
+
+# service_end NODE: a node killed with -9 stands for a dead machine here: its
+# service died with it (an end with no service active is nothing).
+service_end() { echo "$1 end $("$MONO") -" >> "$SVC_LOG"; }
 
 cat > "$T/takeover.sh" <<'EOF'
 #!/bin/sh
+echo "$ZKELECT_NODE_ID start $("$MONO") ${ZKELECT_EPOCH:--}" >> "$SVC_LOG"
 echo "takeover $ZKELECT_NODE_ID $ZKELECT_EPOCH event=$ZKELECT_EVENT prev=$ZKELECT_PREVIOUS" >> "$ORDER"
 EOF
 cat > "$T/takeover-fail.sh" <<'EOF'
 #!/bin/sh
+echo "$ZKELECT_NODE_ID start $("$MONO") ${ZKELECT_EPOCH:--}" >> "$SVC_LOG"
 echo "takeover-attempt $ZKELECT_NODE_ID $ZKELECT_EPOCH" >> "$ORDER"
 echo "first line of noise" >&2
 echo "simulated takeover failure on $ZKELECT_NODE_ID" >&2
@@ -145,10 +161,12 @@ if [ -n "${PEER_STATUS_URL:-}" ]; then
         grep -o '"leader":{"id":"[^"]*","status":"[A-Z]*"')
 fi
 echo "stepdown $ZKELECT_NODE_ID $ZKELECT_EPOCH event=$ZKELECT_EVENT reason=$ZKELECT_REASON peer_saw=$seen" >> "$ORDER"
+echo "$ZKELECT_NODE_ID end $("$MONO") ${ZKELECT_EPOCH:--}" >> "$SVC_LOG"
 EOF
 # Hangs; its background child must die with it when the hook is ended.
 cat > "$T/takeover-hang.sh" <<'EOF'
 #!/bin/sh
+echo "$ZKELECT_NODE_ID start $("$MONO") ${ZKELECT_EPOCH:--}" >> "$SVC_LOG"
 echo "takeover-attempt $ZKELECT_NODE_ID $ZKELECT_EPOCH" >> "$ORDER"
 sleep 60 &
 echo $! > "$ORDER.hang-child"
@@ -451,6 +469,7 @@ log "kill -9 of the leader n2"
 t0=$(now_ms)
 kill -KILL "${pid[n2]}"
 wait "${pid[n2]}" 2>/dev/null
+service_end n2
 unset "pid[n2]"
 if wait_until $((SESSION_MS + SLACK_MS)) only_leader n3; then
     ok "n3 leads $(( $(now_ms) - t0 )) ms after kill -9 (bound $((SESSION_MS + SLACK_MS)) ms)"
@@ -468,6 +487,7 @@ check "n3 ran its stepdown hook" grep -q "^stepdown n3 " "$ORDER"
 log "kill -9 of n3 and an immediate restart (node id still in use)"
 kill -KILL "$n3_daemon_pid"
 wait_until 5000 dead_pid "$n3_daemon_pid"
+service_end n3
 rm -f "$T/n3.pid"
 check "n3 restarts in the foreground" start_node n3 10
 check "n3 logs that its id is held by another live session" \
@@ -568,16 +588,20 @@ check "the hook's background child died with it" \
 # 10. The leader's session expires (SIGSTOP): leadership lost, hook runs
 # ---------------------------------------------------------------------------
 log "SIGSTOP of the leader n3 for longer than the session timeout"
+stop_ms=$("$MONO")
 kill -STOP "${pid[n3]}"
 check "n2 leads while n3 is stopped (n1 and n4 are excluded)" \
     wait_until $((SESSION_MS + SLACK_MS)) eval '[ "$(http n2 /leader)" = 200 ]'
 kill -CONT "${pid[n3]}"
-check "n3 runs its stepdown hook for the lost leadership" \
+FROZEN+=(--frozen "n3:$stop_ms-$("$MONO")")
+# Resumed after more than fence_ms unheard, n3 steps down (-fenced) before it
+# hears of the expiry; a library without the self-fence runs the hook on
+# -leadership-lost.
+check "n3 runs its stepdown hook for the lost leadership (-fenced or -leadership-lost)" \
     wait_until 10000 grep -Eq "^stepdown n3 [0-9]* event=-(fenced|leadership-lost)" "$ORDER"
-# The hook can run before -session-expired is logged: resumed, n3's library
-# finds nothing heard for longer than fence_ms and fences at once (-fenced);
-# or a fencing deletion that reached n3's socket while it was stopped is read
-# first (-leadership-lost); the expiry comes a few ms later.
+# The hook can run before -session-expired is logged: a fencing deletion that
+# reached n3's socket while it was stopped is read first (-leadership-lost),
+# the expiry a few ms later.
 check "n3's event log: -session-expired, -leadership-lost" \
     wait_until 10000 eval 'has_event "$T/n3.events" -session-expired &&
           has_event "$T/n3.events" -leadership-lost'
@@ -595,5 +619,14 @@ for n in n1 n2 n3 n4; do
 done
 check "no sanitizer report in any log" \
     eval '! grep -l "Sanitizer" "$T"/*.log'
+
+# ---------------------------------------------------------------------------
+# 12. At the service: never two nodes' services active at once
+# ---------------------------------------------------------------------------
+"$SVCCHECK" "$SVC_LOG" --bound-ms "$PAUSE_BOUND_MS" "${FROZEN[@]}" > "$T/service.out" 2>&1
+rc=$?
+sed 's/^/    /' "$T/service.out"
+check "service: no two nodes' services active at once, outside the SIGSTOP of n3 + $PAUSE_BOUND_MS ms ($(grep '^service: .*intervals' "$T/service.out"))" \
+    [ "$rc" = 0 ]
 
 finish

@@ -18,7 +18,12 @@
 #   phase E  /dr/e  failover=other-site  e. the leader dies -> the other site
 #   phase F  /dr/f  failing hooks        f. exclusions, no node could take
 #                                           over, then recovery on its own
-# After every phase: never two READY leaders, epochs increasing (dr-events).
+# After every phase: never two READY leaders, epochs increasing (dr-events),
+# and at the service never two nodes' services active at once: the hooks
+# stamp the takeover start and the stepdown end with their own
+# CLOCK_MONOTONIC clock (zke-mono) into the phase's service.log, checked by
+# zke-service-check (a node killed with -9 stands for a dead site: its
+# service ends with the kill).
 #
 # Prints "test_dr: N passed, N failed" last; exits 1 on any failure. Run by
 # `make check` (ZKELECT_TOP_BUILDDIR set) or by hand from a build directory:
@@ -34,6 +39,8 @@ ZKELECTD=$TOP_BUILDDIR/src/daemon/zkelectd
 ZKELECT=$TOP_BUILDDIR/src/cli/zkelect
 ZKLOCAL=$TOP_BUILDDIR/tests/harness/zk-local
 DREV=$TOP_BUILDDIR/tests/dr/dr-events
+MONO=$TOP_BUILDDIR/tests/harness/zke-mono
+SVCCHECK=$TOP_BUILDDIR/tests/harness/zke-service-check
 export ZKELECT_POLICY_PATH=${ZKELECT_POLICY_PATH:-$TOP_BUILDDIR/policies/.libs}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$TOP_SRCDIR/tests/lsan.supp:print_suppressions=0}
 
@@ -125,9 +132,12 @@ has_events() { [ -n "$(first_ms "$@")" ]; }
 # Daemons
 # ---------------------------------------------------------------------------
 
-# The takeover hook of every node: fails while $T/fail.<its site> exists.
+# The takeover hook of every node: stamps the service's start, then fails
+# while $T/fail.<its site> exists. The stepdown hook stamps the service's end.
+# (SVC_LOG: the phase's service.log, in the daemons' environment.)
 cat > "$T/takeover.sh" <<EOF
 #!/bin/sh
+echo "\$ZKELECT_NODE_ID start \$("$MONO") \${ZKELECT_EPOCH:--}" >> "\$SVC_LOG"
 echo "\$ZKELECT_NODE_ID \$ZKELECT_EPOCH" >> "$T/takeover.\$ZKELECT_NODE_ID"
 if [ -e "$T/fail.\$ZKELECT_SITE" ]; then
     echo "takeover refused on \$ZKELECT_NODE_ID: $T/fail.\$ZKELECT_SITE exists" >&2
@@ -135,7 +145,11 @@ if [ -e "$T/fail.\$ZKELECT_SITE" ]; then
 fi
 exit 0
 EOF
-chmod +x "$T/takeover.sh"
+cat > "$T/stepdown.sh" <<EOF
+#!/bin/sh
+echo "\$ZKELECT_NODE_ID end \$("$MONO") \${ZKELECT_EPOCH:--}" >> "\$SVC_LOG"
+EOF
+chmod +x "$T/takeover.sh" "$T/stepdown.sh"
 
 # write_config NODE: the node's INI for the current phase.
 write_config() {
@@ -159,6 +173,7 @@ exclude_ms = $PH_EXCLUDE_MS
 $PH_POLICY
 [hooks]
 takeover = $T/takeover.sh
+stepdown = $T/stepdown.sh
 timeout_ms = 5000
 [http]
 listen = ${port[$n]}
@@ -228,6 +243,8 @@ kill9() {
     done
     t=$(mono)
     for n in "$@"; do echo "$n $t" >> "$PH/exits"; done
+    t=$("$MONO")
+    for n in "$@"; do echo "$n end $t -" >> "$SVC_LOG"; done
 }
 
 # stop_all: SIGTERM every daemon of the phase (graceful resignation), wait
@@ -267,6 +284,8 @@ phase_begin() {
     PH_EXCLUDE_MS=$3
     mkdir -p "$PH"
     : > "$PH/exits"
+    export SVC_LOG=$PH/service.log
+    : > "$SVC_LOG"
     port=()
     export ZKELECT_PATH=$GROUP
     log "---- phase $1: group $GROUP, [policy] ${PH_POLICY:-(none)}, exclude_ms $PH_EXCLUDE_MS"
@@ -282,9 +301,21 @@ phase_start() {
     check "n1 still leads" leader_is n1
 }
 
+# check_service WHAT: no two nodes' services active at once, from the hooks'
+# own stamps.
+check_service() {
+    local out rc
+    out=$("$SVCCHECK" "$SVC_LOG" 2>&1)
+    rc=$?
+    printf '%s\n' "$out" | sed 's/^/    /'
+    check "$1: never two services active at once ($(printf '%s\n' "$out" | grep '^service: .*intervals'))" \
+        [ "$rc" = 0 ]
+}
+
 phase_end() {
     stop_all
     check_logs "phase ${PH##*/} (whole phase, graceful stop included)"
+    check_service "phase ${PH##*/} (whole phase, graceful stop included)"
     check "phase ${PH##*/}: no sanitizer report in any daemon log" \
         eval '! grep -l "Sanitizer" "$PH"/*.log'
 }
@@ -320,7 +351,7 @@ trap 'nok "interrupted"; finish' INT TERM HUP
 # the whole test never runs longer than TEST_DEADLINE_S (tests/lib.sh)
 deadline_guard
 
-for f in "$ZKELECTD" "$ZKELECT" "$ZKLOCAL" "$DREV"; do
+for f in "$ZKELECTD" "$ZKELECT" "$ZKLOCAL" "$DREV" "$MONO" "$SVCCHECK"; do
     if [ ! -x "$f" ]; then
         nok "$f is not built"
         finish

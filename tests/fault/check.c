@@ -5,7 +5,7 @@
  * (register.jsonl). All times are CLOCK_MONOTONIC milliseconds.
  *
  * A node *acts as the READY leader* from +ready or +resumed until
- * -stepdown, -suspended, -leadership-lost or its process's death (the
+ * -stepdown, -suspended, -leadership-lost, -fenced or its process's death (the
  * harness's kill -9, or the exit it reaped), except while it is stopped
  * (SIGSTOP .. SIGCONT: a frozen process does nothing). The checks:
  *
@@ -15,7 +15,8 @@
  *     "the paused-process bound");
  *  3. a leader that was stopped while READY stops acting within
  *     pause_bound_ms of its SIGCONT (the measured SIGCONT -> -suspended);
- *  4. epochs strictly increase over +ready, in time order, over all nodes;
+ *  4. epochs strictly increase over +ready, in time order, over all nodes
+ *     (but a leader fenced at its epoch may be READY again at that epoch);
  *  5. the register never accepted a stale write (an epoch below the highest
  *     it had accepted) and refused only stale ones;
  *  6. every write the register accepted carries an epoch its writer was
@@ -27,7 +28,12 @@
  *     session_ms + watchdog_ms + slack_ms, without the time the ensemble
  *     had no quorum, and only while a node that can lead exists (running,
  *     not stopped, not partitioned, no failing hook): after every fault
- *     action the cluster recovers within the bound or is disturbed again.
+ *     action the cluster recovers within the bound or is disturbed again;
+ *  9. at the service (service.log, the hooks' own CLOCK_MONOTONIC stamps:
+ *     takeover hook start, stepdown hook end; a kill-node stamps the end of
+ *     the killed machine's service itself): no two nodes' [start, end]
+ *     intervals overlap, except inside a SIGSTOP window of one of the two
+ *     extended by pause_bound_ms (svcint.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,6 +44,7 @@
 #include <cJSON.h>
 
 #include "fault.h"
+#include "svcint.h"
 
 #define CHECK_SHOW_MAX  12              /* violations printed per check */
 
@@ -300,7 +307,7 @@ static int
 is_end(const char *name)
 {
     return strcmp(name, "-stepdown") == 0 || strcmp(name, "-suspended") == 0
-        || strcmp(name, "-leadership-lost") == 0;
+        || strcmp(name, "-leadership-lost") == 0 || strcmp(name, "-fenced") == 0;
 }
 
 /* Length of [a, b) not covered by the intervals of node n (or -1: any) in v. */
@@ -513,13 +520,21 @@ check_epochs(struct run *r, struct results *res, struct check_figures *fig)
 {
     const struct ev *e = r->ev.v;
     uint64_t last = 0;
-    int last_node = -1, bad = 0, shown = 0;
+    int last_node = -1, bad = 0, shown = 0, refenced = 0;
     size_t k;
 
     for (k = 0; k < r->ev.n; k++) {
+        /* a leader fenced (nothing heard for fence_ms) and still elected at
+           its epoch when heard again takes over again at that epoch */
+        if (strcmp(e[k].name, "-fenced") == 0 && e[k].node == last_node && e[k].epoch == last)
+            refenced = 1;
         if (strcmp(e[k].name, "+ready") != 0)
             continue;
         fig->ready_count++;
+        if (refenced && e[k].node == last_node && e[k].epoch == last) {
+            refenced = 0;
+            continue;
+        }
         if (e[k].epoch <= last) {
             bad++;
             if (shown++ < CHECK_SHOW_MAX)
@@ -530,6 +545,7 @@ check_epochs(struct run *r, struct results *res, struct check_figures *fig)
         if (e[k].epoch > last) {
             last = e[k].epoch;
             last_node = e[k].node;
+            refenced = 0;
         }
     }
     fig->violations += bad;
@@ -632,7 +648,9 @@ is_disturbance(const char *kind)
     static const char *const kinds[] = {
         "node-start", "node-kill", "node-exit", "node-stop", "node-cont", "partition", "heal",
         "hook-fail-on", "hook-fail-off", "zk-kill", "zk-restart", "zk-serving", "quorum-lost",
-        "quorum-restored", "cli", "final-config",
+        "quorum-restored", "cli", "final-config", "hook-hang-on", "hook-hang-off",
+        "stepdown-slow-on", "stepdown-slow-off", "command-exit-on", "command-exit-off",
+        "zk-freeze", "zk-resume",
     };
     size_t k;
 
@@ -668,9 +686,11 @@ someone_can_lead(const struct run *r, uint64_t t)
             out[n] |= 2;
         } else if (strcmp(j[k].kind, "heal") == 0) {
             out[n] &= ~2;
-        } else if (strcmp(j[k].kind, "hook-fail-on") == 0) {
+        } else if (strcmp(j[k].kind, "hook-fail-on") == 0
+            || strcmp(j[k].kind, "hook-hang-on") == 0) {
             out[n] |= 4;
-        } else if (strcmp(j[k].kind, "hook-fail-off") == 0) {
+        } else if (strcmp(j[k].kind, "hook-fail-off") == 0
+            || strcmp(j[k].kind, "hook-hang-off") == 0) {
             out[n] &= ~4;
         }
     }
@@ -778,6 +798,64 @@ check_leaderless(struct run *r, struct results *res, struct check_figures *fig)
     free(quorum.v);
 }
 
+/*
+ * Check 9: at the service. The hooks' stamps in service.log; the frozen
+ * windows (SIGSTOP .. SIGCONT or death) of build_intervals() excuse an
+ * overlap for their length plus the pause bound. An interval still open
+ * lasts to the end of the journal (the daemons were terminated by then).
+ */
+static void
+check_service(struct run *r, struct results *res, struct check_figures *fig)
+{
+    const struct ival *fr = r->frozen.v;
+    const struct jent *j = r->j.v;
+    struct svc s = { 0 };
+    struct svc_figures sf;
+    char path[PATH_MAX], err[PATH_MAX + 128], line[1024];
+    FILE *mem;
+    char *buf = NULL;
+    size_t len = 0, k;
+    int n, bad = 0, shown = 0, rc;
+
+    snprintf(path, sizeof path, "%s/service.log", r->dir);
+    if (svc_load(&s, path, 0, err, sizeof err) < 0) {
+        printf("  - %s\n", err);
+        fault_check(res, 0, "at the service: %s", err);
+        fig->violations++;
+        svc_free(&s);
+        return;
+    }
+    s.origin_us = (int64_t)r->t0 * 1000;    /* times as the other checks print them */
+    for (k = 0; k < r->frozen.n; k++)
+        svc_frozen(&s, r->ids[fr[k].node], (int64_t)fr[k].a * 1000, (int64_t)fr[k].b * 1000);
+    if ((mem = open_memstream(&buf, &len)) == NULL) {
+        fault_check(res, 0, "at the service: open_memstream: %s", strerror(errno));
+        svc_free(&s);
+        return;
+    }
+    rc = svc_check(&s, (int64_t)j[r->j.n - 1].t * 1000, (int64_t)r->pause_bound_ms * 1000, mem,
+        &sf);
+    fclose(mem);
+    /* the violations, as the other checks print theirs */
+    for (mem = fmemopen(buf, len, "r"); mem != NULL && fgets(line, sizeof line, mem) != NULL;)
+        if (strncmp(line, "VIOLATION: ", 11) == 0 && shown++ < CHECK_SHOW_MAX)
+            printf("  - %s", line + 11);
+    if (mem != NULL)
+        fclose(mem);
+    free(buf);
+    n = rc < 0 ? 1 : rc;
+    bad += n;
+    fig->violations += bad;
+    fig->service_intervals = sf.intervals;
+    fig->service_overlap_ms = (uint64_t)(sf.longest_us + 999) / 1000;
+    fig->service_overlap_bad_ms = (uint64_t)(sf.longest_outside_us + 999) / 1000;
+    fault_check(res, bad == 0, "at the service: no two nodes' services active at once, "
+        "except a frozen node for its SIGSTOP + %d ms (%d intervals from the hooks' stamps, "
+        "longest overlap %.3f ms, %.3f ms of it outside)", r->pause_bound_ms, sf.intervals,
+        sf.longest_us / 1000.0, sf.longest_outside_us / 1000.0);
+    svc_free(&s);
+}
+
 /* Read the journal, the event logs and the register of the run in dir. 0 or -1. */
 static int
 read_run(struct run *r, const char *dir)
@@ -829,7 +907,7 @@ check_timeline(const char *dir, int all)
         "+ready", "-suspended", "+resumed", "-stepdown", "-leadership-lost", "+takeover",
         "-takeover-failed", "-takeover-abort", "+watchdog", "+leader-fenced", "+decision",
         "+elector", "-elector", "-session-expired", "+registered", "-registered",
-        "-no-eligible", "-error", "-malformed",
+        "-no-eligible", "-error", "-malformed", "-fenced",
     };
     const struct jent *j;
     const struct ev *e;
@@ -884,6 +962,7 @@ check_run(const char *dir, struct results *res, struct check_figures *fig, int v
     check_epochs(&r, res, fig);
     check_register(&r, res, fig);
     check_leaderless(&r, res, fig);
+    check_service(&r, res, fig);
 
     free(r.j.v);
     free(r.ev.v);

@@ -78,17 +78,117 @@ cluster_pick_port(void)
 }
 
 /*
+ * Does this zkelectd accept the configuration TEXT? zkelectd -n on it
+ * (probe.ini in the work directory): 1 yes, 0 no. Keys that other parts of
+ * issue 14 add ([leader] command, [hooks] stepdown_timeout_ms, [node]
+ * state_dir) are used only when the daemon knows them.
+ */
+static int
+cluster_accepts(struct fault *f, const char *text)
+{
+    char path[PATH_MAX];
+    pid_t pid;
+    int st, fd;
+
+    snprintf(path, sizeof path, "%s/probe.ini", f->dir);
+    if (cluster_write(path, text, 0644) == -1)
+        return 0;
+    if ((pid = fork()) == -1)
+        return 0;
+    if (pid == 0) {
+        if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) != -1) {
+            dup2(fd, 0);
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execl(f->zkelectd, "zkelectd", "-n", "-c", path, (char *)NULL);
+        _exit(127);
+    }
+    while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+        ;
+    unlink(path);
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* Node i's configuration with the optional lines (each "" or whole lines). */
+static void
+cluster_ini(struct fault *f, int i, const char *opt_node, const char *opt_hooks,
+    const char *opt_leader, char *text, size_t len)
+{
+    struct fnode *n = &f->nodes[i];
+
+    snprintf(text, len,
+        "# %s of the fault run (seed %" PRIu64 ")\n"
+        "[zookeeper]\n"
+        "hosts = %s\n"
+        "session_timeout_ms = %d\n"
+        "connect_timeout_ms = 15000\n"
+        "[cluster]\n"
+        "path = " FAULT_GROUP "\n"
+        "[node]\n"
+        "id = %s\n"
+        "site = %s\n"
+        "priority = %d\n"
+        "%s"
+        "[election]\n"
+        "policy = site\n"
+        "watchdog_ms = %d\n"
+        "exclude_ms = %d\n"
+        "[hooks]\n"
+        "takeover = %s/hooks/takeover\n"
+        "stepdown = %s/hooks/stepdown\n"
+        "notify = %s/hooks/notify\n"
+        "timeout_ms = %d\n"
+        "%s"
+        "[http]\n"
+        "listen = 127.0.0.1:%d\n"
+        "[log]\n"
+        "level = info\n"
+        "events = %s\n"
+        "%s",
+        n->id, f->seed, f->hosts, f->session_ms, n->id, n->site, n->priority, opt_node,
+        f->watchdog_ms, f->exclude_ms, f->dir, f->dir, f->dir, f->hook_timeout_ms, opt_hooks,
+        n->http_port, n->events, opt_leader);
+}
+
+/* The stepdown hook: slow (slow_ms) while slow-stepdown.NODE exists. 0 or -1. */
+static int
+cluster_write_stepdown(struct fault *f, int slow_ms)
+{
+    char path[PATH_MAX], text[2048];
+
+    snprintf(text, sizeof text,
+        "#!/bin/sh\n"
+        "# stepdown hook of the fault harness: takes %d ms (80%% of its timeout)\n"
+        "# while the flag file slow-stepdown.NODE exists (an injected fault), then\n"
+        "# stamps the end of the service.\n"
+        "if [ -e '%s/slow-stepdown.'\"$ZKELECT_NODE_ID\" ]; then\n"
+        "    sleep %d.%03d\n"
+        "fi\n"
+        "echo \"$ZKELECT_NODE_ID end $('%s') ${ZKELECT_EPOCH:--}\" >> '%s/service.log'\n",
+        slow_ms, f->dir, slow_ms / 1000, slow_ms % 1000, f->mono, f->dir);
+    snprintf(path, sizeof path, "%s/hooks/stepdown", f->dir);
+    return cluster_write(path, text, 0755);
+}
+
+/*
  * Lay the nodes out (the first half, rounded up, in dc1, the rest in dc2,
  * priorities 10 * (k - j) inside a site so that every node has its own),
  * write the hooks and every node's configuration.
+ *
+ * The service: the takeover hook stamps its start and the stepdown hook its
+ * end into service.log ("NODE start|end MONO EPOCH", CLOCK_MONOTONIC ms from
+ * zke-mono; one short O_APPEND write each), the checker's "service" check.
  */
 int
 cluster_write_files(struct fault *f)
 {
-    char path[PATH_MAX], text[4096];
-    int i, ndc1 = (f->nnodes + 1) / 2, j;
+    char path[PATH_MAX], text[4096], opt_node[PATH_MAX + 32], opt_hooks[64];
+    char opt_leader[PATH_MAX + 64], probe[64];
+    int i, ndc1 = (f->nnodes + 1) / 2, j, slow_ms;
 
-    if (strchr(f->dir, '\'') != NULL || strchr(f->regtool, '\'') != NULL) {
+    if (strchr(f->dir, '\'') != NULL || strchr(f->regtool, '\'') != NULL
+        || strchr(f->mono, '\'') != NULL) {
         fprintf(stderr, "test_fault: a path with a single quote cannot go into a hook\n");
         return -1;
     }
@@ -99,16 +199,22 @@ cluster_write_files(struct fault *f)
     }
     snprintf(text, sizeof text,
         "#!/bin/sh\n"
-        "# takeover hook of the fault harness: fails while the flag file\n"
-        "# fail-takeover.NODE exists (an injected failure); else it takes the\n"
-        "# fenced register at this epoch, and a refusal (a newer epoch wrote it\n"
-        "# already: this takeover is stale) fails the takeover.\n"
+        "# takeover hook of the fault harness: stamps the start of the service\n"
+        "# first; fails while the flag file fail-takeover.NODE exists, hangs past\n"
+        "# [hooks] timeout_ms while hang-takeover.NODE exists (injected faults);\n"
+        "# else it takes the fenced register at this epoch, and a refusal (a newer\n"
+        "# epoch wrote it already: this takeover is stale) fails the takeover.\n"
+        "echo \"$ZKELECT_NODE_ID start $('%s') ${ZKELECT_EPOCH:--}\" >> '%s/service.log'\n"
         "if [ -e '%s/fail-takeover.'\"$ZKELECT_NODE_ID\" ]; then\n"
         "    echo \"injected takeover failure on $ZKELECT_NODE_ID epoch $ZKELECT_EPOCH\" >&2\n"
         "    exit 1\n"
         "fi\n"
+        "if [ -e '%s/hang-takeover.'\"$ZKELECT_NODE_ID\" ]; then\n"
+        "    echo \"injected takeover hang on $ZKELECT_NODE_ID epoch $ZKELECT_EPOCH\" >&2\n"
+        "    exec sleep %d\n"
+        "fi\n"
         "exec '%s' '%s' \"$ZKELECT_NODE_ID\" \"$ZKELECT_EPOCH\" takeover\n",
-        f->dir, f->regtool, f->dir);
+        f->mono, f->dir, f->dir, f->dir, 2 * f->hook_timeout_ms / 1000 + 1, f->regtool, f->dir);
     snprintf(path, sizeof path, "%s/hooks/takeover", f->dir);
     if (cluster_write(path, text, 0755) == -1)
         return -1;
@@ -124,6 +230,62 @@ cluster_write_files(struct fault *f)
         "exit 0\n", f->regtool, f->dir);
     snprintf(path, sizeof path, "%s/hooks/notify", f->dir);
     if (cluster_write(path, text, 0755) == -1)
+        return -1;
+
+    /* the stepdown hook (written again below once its timeout is known) and command */
+    if (cluster_write_stepdown(f, f->hook_timeout_ms * 4 / 5) == -1)
+        return -1;
+    snprintf(text, sizeof text,
+        "#!/bin/sh\n"
+        "# [leader] command of the fault harness (argument: the node id): the\n"
+        "# service's own process; it exits by itself (status 3) once the flag file\n"
+        "# command-exit.NODE exists (an injected fault), checked every 200 ms.\n"
+        "while [ ! -e '%s/command-exit.'\"$1\" ]; do\n"
+        "    sleep 0.2\n"
+        "done\n"
+        "echo \"injected exit of the command of $1\" >&2\n"
+        "exit 3\n", f->dir);
+    snprintf(path, sizeof path, "%s/hooks/command", f->dir);
+    if (cluster_write(path, text, 0755) == -1)
+        return -1;
+
+    /* what this zkelectd knows: node 1's configuration with each new key */
+    f->nodes[0].http_port = 1;
+    snprintf(f->nodes[0].id, sizeof f->nodes[0].id, "n1");
+    snprintf(f->nodes[0].site, sizeof f->nodes[0].site, "dc1");
+    f->nodes[0].priority = 10;
+    snprintf(f->nodes[0].events, sizeof f->nodes[0].events, "%s/probe.events", f->dir);
+    cluster_ini(f, 0, "", "", "", text, sizeof text);
+    if (!cluster_accepts(f, text)) {
+        /* else every probe below would say "not known" for another reason */
+        snprintf(path, sizeof path, "%s/probe.ini", f->dir);
+        cluster_write(path, text, 0644);
+        fprintf(stderr, "test_fault: zkelectd -n refuses the harness's own configuration "
+            "(zkelectd -n -c %s says why)\n", path);
+        return -1;
+    }
+    /* the state directory first: -n may check that it exists */
+    snprintf(path, sizeof path, "%s/state", f->dir);
+    snprintf(opt_node, sizeof opt_node, "state_dir = %s\n", path);
+    cluster_ini(f, 0, opt_node, "", "", text, sizeof text);
+    f->has_state_dir = (mkdir(path, 0700) == 0 || errno == EEXIST) && cluster_accepts(f, text);
+    if (!f->has_state_dir) {
+        rmdir(path);
+        opt_node[0] = '\0';
+    }
+    snprintf(probe, sizeof probe, "stepdown_timeout_ms = %d\n", f->session_ms / 4);
+    cluster_ini(f, 0, "", probe, "", text, sizeof text);
+    f->stepdown_timeout_ms = cluster_accepts(f, text) ? f->session_ms / 4 : 0;
+    snprintf(opt_hooks, sizeof opt_hooks, "%s", f->stepdown_timeout_ms ? probe : "");
+    cluster_ini(f, 0, "", "", "[leader]\ncommand = true\n", text, sizeof text);
+    f->has_command = cluster_accepts(f, text);
+    fault_log(f, "zkelectd knows [node] state_dir: %s, [hooks] stepdown_timeout_ms: %s, "
+        "[leader] command: %s", f->has_state_dir ? "yes" : "no",
+        f->stepdown_timeout_ms ? "yes" : "no", f->has_command ? "yes" : "no");
+
+    /* the stepdown hook: slow for 80% of its timeout while slow-stepdown.NODE exists */
+    slow_ms = (f->stepdown_timeout_ms ? f->stepdown_timeout_ms : f->hook_timeout_ms) * 4 / 5;
+    if (cluster_write_stepdown(f, slow_ms) == -1)
         return -1;
 
     for (i = 0; i < f->nnodes; i++) {
@@ -142,34 +304,11 @@ cluster_write_files(struct fault *f)
         snprintf(n->ini, sizeof n->ini, "%s/%s.ini", f->dir, n->id);
         snprintf(n->events, sizeof n->events, "%s/%s.events", f->dir, n->id);
         snprintf(n->log, sizeof n->log, "%s/%s.log", f->dir, n->id);
-        snprintf(text, sizeof text,
-            "# %s of the fault run (seed %" PRIu64 ")\n"
-            "[zookeeper]\n"
-            "hosts = %s\n"
-            "session_timeout_ms = %d\n"
-            "connect_timeout_ms = 15000\n"
-            "[cluster]\n"
-            "path = " FAULT_GROUP "\n"
-            "[node]\n"
-            "id = %s\n"
-            "site = %s\n"
-            "priority = %d\n"
-            "[election]\n"
-            "policy = site\n"
-            "watchdog_ms = %d\n"
-            "exclude_ms = %d\n"
-            "[hooks]\n"
-            "takeover = %s/hooks/takeover\n"
-            "notify = %s/hooks/notify\n"
-            "timeout_ms = %d\n"
-            "[http]\n"
-            "listen = 127.0.0.1:%d\n"
-            "[log]\n"
-            "level = info\n"
-            "events = %s\n",
-            n->id, f->seed, f->hosts, f->session_ms, n->id, n->site, n->priority,
-            f->watchdog_ms, f->exclude_ms, f->dir, f->dir, f->hook_timeout_ms,
-            n->http_port, n->events);
+        opt_leader[0] = '\0';
+        if (f->has_command)
+            snprintf(opt_leader, sizeof opt_leader, "[leader]\ncommand = %s/hooks/command %s\n",
+                f->dir, n->id);
+        cluster_ini(f, i, opt_node, opt_hooks, opt_leader, text, sizeof text);
         if (cluster_write(n->ini, text, 0644) == -1)
             return -1;
     }
@@ -561,12 +700,22 @@ cluster_cli(struct fault *f, int wait, int timeout_ms, char *out, size_t outlen,
 
 /* Set (on) or clear node i's failing-takeover flag file. 0 or -1. */
 int
-cluster_flag(struct fault *f, int i, int on, int fault)
+cluster_flag(struct fault *f, int i, enum fault_flag which, int on, int fault)
 {
+    static const struct {
+        const char *file, *on, *off;    /* flag file prefix, journal kinds */
+    } fl[] = {
+        [FLAG_FAIL] = { "fail-takeover", "hook-fail-on", "hook-fail-off" },
+        [FLAG_HANG] = { "hang-takeover", "hook-hang-on", "hook-hang-off" },
+        [FLAG_SLOW] = { "slow-stepdown", "stepdown-slow-on", "stepdown-slow-off" },
+        [FLAG_EXIT] = { "command-exit", "command-exit-on", "command-exit-off" },
+    };
     char path[PATH_MAX];
     int fd;
 
-    snprintf(path, sizeof path, "%s/fail-takeover.%s", f->dir, f->nodes[i].id);
+    if (which <= FLAG_NONE || which > FLAG_EXIT)
+        return -1;
+    snprintf(path, sizeof path, "%s/%s.%s", f->dir, fl[which].file, f->nodes[i].id);
     if (on) {
         if ((fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) == -1)
             return -1;
@@ -574,9 +723,33 @@ cluster_flag(struct fault *f, int i, int on, int fault)
     } else if (unlink(path) == -1 && errno != ENOENT) {
         return -1;
     }
-    f->nodes[i].flagged = on;
-    fault_journal(f, on ? "hook-fail-on" : "hook-fail-off", i, -1, fault, "%s", path);
+    f->nodes[i].flagged = on ? which : FLAG_NONE;
+    fault_journal(f, on ? fl[which].on : fl[which].off, i, -1, fault, "%s", path);
     return 0;
+}
+
+/*
+ * Stamp the end of node i's service into service.log now, as its stepdown
+ * hook would: for a kill -9 that stands for the death of the whole machine
+ * (kill-node), whose service dies with it. One O_APPEND write, like the
+ * hooks' own lines.
+ */
+void
+cluster_service_end(struct fault *f, int i)
+{
+    char path[PATH_MAX], line[96];
+    struct timespec ts;
+    int fd, len;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    len = snprintf(line, sizeof line, "%s end %lld.%03ld -\n", f->nodes[i].id,
+        (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, ts.tv_nsec / 1000 % 1000);
+    snprintf(path, sizeof path, "%s/service.log", f->dir);
+    if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) == -1
+        || write(fd, line, (size_t)len) != len)
+        fault_log(f, "cannot append to %s: %s", path, strerror(errno));
+    if (fd != -1)
+        close(fd);
 }
 
 /* ------------------------------------------------------------------------

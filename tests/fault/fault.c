@@ -7,7 +7,7 @@
  *   test_fault [-s SEED] [-d DURATION_S] [options]     a run (see -h)
  *   test_fault --check DIR                             re-check a kept run
  *
- * Without options it is the default-tier test of `make check`: seed 1, 60 s
+ * Without options it is the default-tier test of `make check`: seed 1, 90 s
  * (faults during the first 45 s). tests/fault/full.sh is the full tier. The
  * last line is "NAME: N passed, N failed"; the exit status is 0 only when
  * every check passed. See tests/fault/README.
@@ -39,7 +39,8 @@ static struct fault *fault_global;      /* for the exit handler */
 
 static const char *const fault_kind_names[FK__COUNT] = {
     "kill-node", "pause-leader", "zk-kill", "zk-kill-leader-conn", "quorum-loss",
-    "partition", "switchover", "set-site-priority", "hook-fail",
+    "partition", "switchover", "set-site-priority", "hook-fail", "kill-restart",
+    "zk-freeze-leader-conn", "takeover-hang", "stepdown-slow", "command-exit",
 };
 
 const char *
@@ -221,10 +222,11 @@ fault_paths(struct fault *f)
     }
     snprintf(f->zkelectd, sizeof f->zkelectd, "%s/src/daemon/zkelectd", f->builddir);
     snprintf(f->zkelect, sizeof f->zkelect, "%s/src/cli/zkelect", f->builddir);
+    snprintf(f->mono, sizeof f->mono, "%s/tests/harness/zke-mono", f->builddir);
     if (access(f->zkelectd, X_OK) == -1 || access(f->zkelect, X_OK) == -1
-        || access(f->regtool, X_OK) == -1) {
-        fprintf(stderr, "test_fault: %s, %s and %s must be built (make && make check)\n",
-            f->zkelectd, f->zkelect, f->regtool);
+        || access(f->regtool, X_OK) == -1 || access(f->mono, X_OK) == -1) {
+        fprintf(stderr, "test_fault: %s, %s, %s and %s must be built (make && make check)\n",
+            f->zkelectd, f->zkelect, f->regtool, f->mono);
         return -1;
     }
     if (getenv("ZKELECT_POLICY_PATH") == NULL) {
@@ -299,7 +301,7 @@ static const char fault_usage[] =
 "A fault-injection run: NODES zkelectd (default 5, two sites) on a 3-server\n"
 "ZooKeeper ensemble; faults chosen by the seeded RNG every 2-4.5 s until QUIET_S\n"
 "seconds before the end of DURATION_S; then convergence and the safety checks.\n"
-"Defaults: seed 1, 60 s, quiet 15 s, session 4000, watchdog 3000, exclude 8000,\n"
+"Defaults: seed 1, 90 s, quiet 15 s, session 4000, watchdog 3000, exclude 8000,\n"
 "slack 6000, pause bound 1000 ms. The last line is \"NAME: N passed, N failed\".\n"
 "  -k, --keep        keep the work directory (also FAULT_KEEP=1; kept on failure)\n"
 "  -o, --dir DIR     the work directory (default: a new $TMPDIR/zkfault.XXXXXX)\n"
@@ -364,6 +366,9 @@ fault_figures(struct fault *f, const struct check_figures *fig)
         f->session_ms + f->watchdog_ms + f->slack_ms);
     printf("  longest overlap of two READY leaders: %" PRIu64 " ms (%" PRIu64 " ms outside "
         "the paused-process allowance)\n", fig->longest_overlap_ms, fig->longest_overlap_bad_ms);
+    printf("  service (hooks' stamps): %d intervals, longest overlap of two nodes' services %"
+        PRIu64 " ms (%" PRIu64 " ms outside frozen nodes + %d ms)\n", fig->service_intervals,
+        fig->service_overlap_ms, fig->service_overlap_bad_ms, f->pause_bound_ms);
     printf("  paused leaders: %d, longest SIGCONT -> -suspended: %" PRIu64 " ms (bound %d ms)\n",
         fig->pauses_measured, fig->max_pause_detect_ms, f->pause_bound_ms);
     printf("  time without a ZooKeeper quorum: %" PRIu64 " ms\n", fig->quorum_lost_ms);
@@ -414,7 +419,7 @@ main(int argc, char **argv)
 
     setvbuf(stdout, NULL, _IOLBF, 0);
     f->seed = 1;
-    f->duration_s = 60;
+    f->duration_s = 90;           /* 75 s of faults: every one of 14 kinds, most runs twice */
     f->quiet_s = 15;
     f->nnodes = 5;
     f->session_ms = 4000;
@@ -604,6 +609,11 @@ main(int argc, char **argv)
     if (rc != 0 || cluster_write_files(f) == -1) {
         fault_check(&f->res, 0, "setup: zkelect init (exit %d) and the nodes' files", rc);
         goto teardown;
+    }
+    if (!f->has_command) {
+        /* [leader] command is another part of issue 14: not in this zkelectd yet */
+        f->kind_disabled[FK_COMMAND_EXIT] = 1;
+        fault_log(f, "command-exit skipped: zkelectd -n refuses [leader] command");
     }
     for (i = 0; i < f->nnodes; i++)
         if (cluster_start_node(f, i) == -1) {

@@ -10,7 +10,8 @@
  *   register.jsonl     the fenced register's journal (every write attempt)
  *   register.state     its state (highest epoch, counts)
  *   cli.log            output of every zkelect command the harness ran
- *   hooks/             the takeover and notify hooks
+ *   hooks/             the takeover, stepdown and notify hooks (and command)
+ *   service.log        the hooks' own stamps: "NODE start|end MONO EPOCH"
  *
  * Every time is CLOCK_MONOTONIC in milliseconds, the clock of the event logs.
  */
@@ -41,6 +42,11 @@ enum fault_kind {
     FK_SWITCHOVER,          /* zkelect switchover [--to NODE] */
     FK_SITE_PRIORITY,       /* zkelect set-site-priority SITE N */
     FK_HOOK_FAIL,           /* a node's takeover hook fails for a while (flag file) */
+    FK_KILL_RESTART,        /* kill -9 of a node (often the leader), restarted at once */
+    FK_ZK_FREEZE_LEADER_CONN, /* SIGSTOP of the member the leader is connected to, 3 x session */
+    FK_TAKEOVER_HANG,       /* a node's takeover hook hangs past its timeout (flag file) */
+    FK_STEPDOWN_SLOW,       /* the leader's stepdown hook takes 80% of its timeout (flag file) */
+    FK_COMMAND_EXIT,        /* the leader's supervised command ([leader] command) exits */
     FK__COUNT
 };
 
@@ -50,7 +56,17 @@ enum fault_act {
     ACT_NODE_CONT,          /* SIGCONT a stopped node */
     ACT_HEAL,               /* link up again */
     ACT_UNFLAG,             /* remove the failing-takeover flag */
-    ACT_ZK_RESTART          /* start a killed ZooKeeper member again */
+    ACT_ZK_RESTART,         /* start a killed ZooKeeper member again */
+    ACT_ZK_RESUME           /* SIGCONT a stopped ZooKeeper member */
+};
+
+/* The flag files that make a node's hooks (or command) misbehave. */
+enum fault_flag {
+    FLAG_NONE = 0,
+    FLAG_FAIL,                          /* fail-takeover.NODE: the takeover hook exits 1 */
+    FLAG_HANG,                          /* hang-takeover.NODE: ... sleeps past its timeout */
+    FLAG_SLOW,                          /* slow-stepdown.NODE: the stepdown hook is slow */
+    FLAG_EXIT                           /* command-exit.NODE: the supervised command exits */
 };
 
 #define FAULT_PENDING_MAX   64
@@ -83,7 +99,7 @@ struct fnode {
     int expect_exit;                    /* we killed or terminated it */
     int frozen;                         /* SIGSTOPped by us */
     int partitioned;                    /* link down */
-    int flagged;                        /* takeover hook fails */
+    enum fault_flag flagged;            /* its flag file, FLAG_NONE none */
     uint64_t stop_epoch;                /* the epoch it led at when stopped, 0 none */
     /* poller view: under fault.mu */
     unsigned gen;                       /* bumped at every start/kill: stale replies are dropped */
@@ -129,6 +145,7 @@ struct fault {
     /* paths */
     char builddir[PATH_MAX];
     char zkelectd[PATH_MAX], zkelect[PATH_MAX], regtool[PATH_MAX];
+    char mono[PATH_MAX];                /* tests/harness/zke-mono, for the hooks */
     char dir[PATH_MAX];                 /* work directory */
     int dir_made;                       /* we created it */
     /* run state */
@@ -137,6 +154,11 @@ struct fault {
     char hosts[512];                    /* its connection string */
     int zk_down[FAULT_ZK_SERVERS];      /* killed, not yet restarted */
     int zk_wait_serving[FAULT_ZK_SERVERS]; /* restarted, not yet serving */
+    int zk_frozen[FAULT_ZK_SERVERS];    /* SIGSTOPped (also counted in zk_down) */
+    /* what the daemon accepts (zkelectd -n on a probe configuration) */
+    int has_command;                    /* [leader] command */
+    int stepdown_timeout_ms;            /* [hooks] stepdown_timeout_ms set, 0: not known */
+    int has_state_dir;                  /* [node] state_dir */
     int quorum_lost;                    /* 2 of 3 killed and not back */
     int netns;                          /* namespaces are in use */
     int netns_used;                     /* ... were, in this run */
@@ -188,7 +210,8 @@ int cluster_start_pollers(struct fault *f);
 void cluster_stop_pollers(struct fault *f);
 int cluster_http_get(int port, const char *path, int timeout_ms, char *body, size_t len);
 int cluster_leader(struct fault *f);
-int cluster_flag(struct fault *f, int i, int on, int fault);
+int cluster_flag(struct fault *f, int i, enum fault_flag which, int on, int fault);
+void cluster_service_end(struct fault *f, int i);
 
 /* netns.c: one network namespace per node, partitions */
 int netns_setup(struct fault *f);
@@ -227,6 +250,9 @@ struct check_figures {
     int pauses_measured;
     uint64_t quorum_lost_ms;            /* total time without a quorum */
     int writes_accepted, writes_refused, stale_refused;
+    int service_intervals;              /* service.log: [takeover start, stepdown end] */
+    uint64_t service_overlap_ms;        /* longest overlap of two nodes' services */
+    uint64_t service_overlap_bad_ms;    /* ... outside a frozen window + the pause bound */
     int violations;
 };
 int check_run(const char *dir, struct results *r, struct check_figures *fig, int verbose);
@@ -235,7 +261,7 @@ int check_timeline(const char *dir, int all);
 /* The checker's checks, in the order check_run() records them. */
 enum check_id {
     CHK_WELLFORMED = 0, CHK_PAUSE, CHK_OVERLAP, CHK_EPOCHS, CHK_STALE, CHK_FOREIGN,
-    CHK_UNFENCED, CHK_LEADERLESS, CHK__COUNT
+    CHK_UNFENCED, CHK_LEADERLESS, CHK_SERVICE, CHK__COUNT
 };
 
 /* selftest.c: synthetic runs that each check must pass or fail */

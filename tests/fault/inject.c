@@ -10,7 +10,8 @@
  *
  * Limits that keep the cluster able to recover: at most nnodes - 3 nodes
  * out (killed, stopped or partitioned) at a time, one ZooKeeper fault at a
- * time, one failing takeover hook at a time.
+ * time, one flag file (failing, hanging or slow hook, exiting command) at a
+ * time.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -75,6 +76,22 @@ inject_zk_restart(struct fault *f, int s, int fault)
 }
 
 static void
+inject_zk_resume(struct fault *f, int s, int fault)
+{
+    if (!f->zk_frozen[s])
+        return;
+    if (zkh_resume(f->zk, s) == -1) {
+        fault_log(f, "cannot resume ZooKeeper server %d: %s; again in 1 s", s, strerror(errno));
+        inject_later(f, 1000, ACT_ZK_RESUME, s, fault);
+        return;
+    }
+    f->zk_frozen[s] = 0;
+    f->zk_down[s] = 0;
+    f->zk_wait_serving[s] = 1;
+    fault_journal(f, "zk-resume", -1, s, fault, "server %d", s);
+}
+
+static void
 inject_do(struct fault *f, struct fault_pending *p)
 {
     switch (p->act) {
@@ -92,10 +109,14 @@ inject_do(struct fault *f, struct fault_pending *p)
         }
         break;
     case ACT_UNFLAG:
-        cluster_flag(f, p->idx, 0, p->fault);
+        if (f->nodes[p->idx].flagged != FLAG_NONE)
+            cluster_flag(f, p->idx, f->nodes[p->idx].flagged, 0, p->fault);
         break;
     case ACT_ZK_RESTART:
         inject_zk_restart(f, p->idx, p->fault);
+        break;
+    case ACT_ZK_RESUME:
+        inject_zk_resume(f, p->idx, p->fault);
         break;
     }
 }
@@ -252,7 +273,30 @@ fault_kill_node(struct fault *f, int id)
     fault_journal(f, "fault", i, -1, id, "%s: kill -9 %s%s", fault_kind_name(FK_KILL_NODE),
         f->nodes[i].id, i == cluster_leader(f) ? " (the leader)" : "");
     cluster_kill_node(f, i, id);
+    /* this kill stands for the death of the machine: its service dies too */
+    cluster_service_end(f, i);
     inject_later(f, fault_rand_range(f, 500, 3000), ACT_NODE_START, i, id);
+    return 0;
+}
+
+/*
+ * kill -9 of zkelectd alone, restarted at once (as systemd's Restart=always
+ * would): the service its hooks started runs on until the new zkelectd
+ * stops it; nobody else may start one before.
+ */
+static int
+fault_kill_restart(struct fault *f, int id)
+{
+    int i;
+
+    if (inject_nout(f) >= f->nnodes - 3 || (i = inject_target(f)) < 0)
+        return -1;
+    fault_journal(f, "fault", i, -1, id, "%s: kill -9 %s%s, restarted at once",
+        fault_kind_name(FK_KILL_RESTART), f->nodes[i].id,
+        i == cluster_leader(f) ? " (the leader)" : "");
+    cluster_kill_node(f, i, id);
+    if (cluster_start_node(f, i) == -1)
+        inject_later(f, 1000, ACT_NODE_START, i, id);
     return 0;
 }
 
@@ -298,6 +342,32 @@ fault_zk_kill(struct fault *f, int id, int of_leader)
         of_leader ? ", the one leader " : "", of_leader ? f->nodes[l].id : "");
     inject_zk_kill(f, s, id);
     inject_later(f, fault_rand_range(f, 1000, 3000), ACT_ZK_RESTART, s, id);
+    return 0;
+}
+
+/*
+ * SIGSTOP of the member the leader's session is connected to for 3 x the
+ * session timeout: the leader hears nothing (no error, no EOF) until its
+ * client gives up on that server and moves to another one.
+ */
+static int
+fault_zk_freeze_leader_conn(struct fault *f, int id)
+{
+    int s, l, ms = 3 * f->session_ms;
+
+    if (!inject_zk_all_up(f) || (l = cluster_leader(f)) < 0 || (s = inject_server_of(f, l)) < 0)
+        return -1;
+    fault_journal(f, "fault", l, s, id, "%s: SIGSTOP ZooKeeper server %d, the one leader %s "
+        "is connected to, for %d ms", fault_kind_name(FK_ZK_FREEZE_LEADER_CONN), s,
+        f->nodes[l].id, ms);
+    if (zkh_pause(f->zk, s) == -1) {
+        fault_log(f, "cannot stop ZooKeeper server %d: %s", s, strerror(errno));
+        return -1;
+    }
+    f->zk_frozen[s] = 1;
+    f->zk_down[s] = 1;
+    fault_journal(f, "zk-freeze", -1, s, id, "server %d", s);
+    inject_later(f, ms, ACT_ZK_RESUME, s, id);
     return 0;
 }
 
@@ -373,31 +443,84 @@ fault_site_priority(struct fault *f, int id)
     return cluster_cli(f, 0, 0, NULL, 0, args);
 }
 
+static int
+inject_any_flag(struct fault *f)
+{
+    int k;
+
+    for (k = 0; k < f->nnodes; k++)
+        if (f->nodes[k].flagged != FLAG_NONE)
+            return 1;
+    return 0;
+}
+
 /*
- * A node's takeover hook fails for a while; a switchover to it makes sure
- * a takeover is attempted (and fails: the watchdog excludes it).
+ * A node's takeover hook fails (FLAG_FAIL) or hangs past its timeout
+ * (FLAG_HANG) for a while; a switchover to it makes sure a takeover is
+ * attempted (and fails: the watchdog excludes it).
  */
 static int
-fault_hook_fail(struct fault *f, int id)
+fault_hook_fail(struct fault *f, int id, enum fault_kind kind, enum fault_flag which)
 {
     const char *args[4] = { "switchover", "--to", NULL, NULL };
-    int i, k, ms;
+    int i, ms;
 
-    if (f->quorum_lost)
-        return -1;                      /* the switchover could not be written */
-    for (k = 0; k < f->nnodes; k++)
-        if (f->nodes[k].flagged)
-            return -1;
+    if (f->quorum_lost || inject_any_flag(f))
+        return -1;                      /* (no quorum: the switchover could not be written) */
     if ((i = inject_random_node(f, cluster_leader(f))) < 0)
         return -1;
     ms = fault_rand_range(f, 4000, 9000);
-    fault_journal(f, "fault", i, -1, id, "%s: %s's takeover hook fails for %d ms, "
-        "switchover to it", fault_kind_name(FK_HOOK_FAIL), f->nodes[i].id, ms);
-    if (cluster_flag(f, i, 1, id) == -1)
+    fault_journal(f, "fault", i, -1, id, "%s: %s's takeover hook %s for %d ms, "
+        "switchover to it", fault_kind_name(kind), f->nodes[i].id,
+        which == FLAG_HANG ? "hangs past its timeout" : "fails", ms);
+    if (cluster_flag(f, i, which, 1, id) == -1)
         return -1;
     inject_later(f, ms, ACT_UNFLAG, i, id);
     args[2] = f->nodes[i].id;
     cluster_cli(f, 0, 0, NULL, 0, args);
+    return 0;
+}
+
+/*
+ * The READY leader's stepdown hook takes 80% of its timeout for a while,
+ * and a switchover makes it step down: the next takeover must wait for it.
+ */
+static int
+fault_stepdown_slow(struct fault *f, int id)
+{
+    const char *args[2] = { "switchover", NULL };
+    int l, ms;
+
+    if (f->quorum_lost || inject_any_flag(f) || (l = cluster_leader(f)) < 0)
+        return -1;
+    ms = fault_rand_range(f, 4000, 9000);
+    fault_journal(f, "fault", l, -1, id, "%s: %s's stepdown hook is slow for %d ms, "
+        "switchover away from it", fault_kind_name(FK_STEPDOWN_SLOW), f->nodes[l].id, ms);
+    if (cluster_flag(f, l, FLAG_SLOW, 1, id) == -1)
+        return -1;
+    inject_later(f, ms, ACT_UNFLAG, l, id);
+    cluster_cli(f, 0, 0, NULL, 0, args);
+    return 0;
+}
+
+/*
+ * The READY leader's supervised command ([leader] command) exits by itself:
+ * the node must step down (unhealthy) and leadership move. The flag stays
+ * 2-4 s (a command started meanwhile on that node exits at once too).
+ */
+static int
+fault_command_exit(struct fault *f, int id)
+{
+    int l, ms;
+
+    if (!f->has_command || inject_any_flag(f) || (l = cluster_leader(f)) < 0)
+        return -1;
+    ms = fault_rand_range(f, 2000, 4000);
+    fault_journal(f, "fault", l, -1, id, "%s: %s's supervised command exits (flag for %d ms)",
+        fault_kind_name(FK_COMMAND_EXIT), f->nodes[l].id, ms);
+    if (cluster_flag(f, l, FLAG_EXIT, 1, id) == -1)
+        return -1;
+    inject_later(f, ms, ACT_UNFLAG, l, id);
     return 0;
 }
 
@@ -422,7 +545,17 @@ inject_one_kind(struct fault *f, enum fault_kind k, int id)
     case FK_SITE_PRIORITY:
         return fault_site_priority(f, id);
     case FK_HOOK_FAIL:
-        return fault_hook_fail(f, id);
+        return fault_hook_fail(f, id, FK_HOOK_FAIL, FLAG_FAIL);
+    case FK_KILL_RESTART:
+        return fault_kill_restart(f, id);
+    case FK_ZK_FREEZE_LEADER_CONN:
+        return fault_zk_freeze_leader_conn(f, id);
+    case FK_TAKEOVER_HANG:
+        return fault_hook_fail(f, id, FK_TAKEOVER_HANG, FLAG_HANG);
+    case FK_STEPDOWN_SLOW:
+        return fault_stepdown_slow(f, id);
+    case FK_COMMAND_EXIT:
+        return fault_command_exit(f, id);
     default:
         return -1;
     }
@@ -492,7 +625,7 @@ void
 inject_end_all(struct fault *f)
 {
     static const enum fault_act order[] = {
-        ACT_ZK_RESTART, ACT_NODE_CONT, ACT_HEAL, ACT_UNFLAG, ACT_NODE_START
+        ACT_ZK_RESUME, ACT_ZK_RESTART, ACT_NODE_CONT, ACT_HEAL, ACT_UNFLAG, ACT_NODE_START
     };
     struct fault_pending due[FAULT_PENDING_MAX];
     size_t o;

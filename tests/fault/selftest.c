@@ -8,7 +8,8 @@
  * The synthetic cluster: nodes n1, n2, n3; session 4000, watchdog 3000,
  * slack 6000 (leaderless bound 13000 ms), pause bound 1000 ms. n1 takes
  * over at +0.2 s and leads until the end at +20 s unless a scenario says
- * otherwise.
+ * otherwise. Its service (service.log) is stamped only where a scenario
+ * says so (an empty service.log has nothing to overlap).
  */
 #include <sys/stat.h>
 
@@ -26,7 +27,7 @@
 
 struct synth {
     char dir[PATH_MAX];
-    FILE *j, *ev[3], *reg;
+    FILE *j, *ev[3], *reg, *svc;
 };
 
 static int
@@ -50,6 +51,9 @@ synth_open(struct synth *s, const char *base, const char *name)
     snprintf(path, sizeof path, "%s/register.jsonl", s->dir);
     if ((s->reg = fopen(path, "w")) == NULL)
         return -1;
+    snprintf(path, sizeof path, "%s/service.log", s->dir);
+    if ((s->svc = fopen(path, "w")) == NULL)
+        return -1;
     fprintf(s->j, "{\"mono_ms\":%d,\"kind\":\"run-start\",\"params\":{\"session_ms\":4000,"
         "\"watchdog_ms\":3000,\"slack_ms\":6000,\"pause_bound_ms\":1000},"
         "\"nodes\":[\"n1\",\"n2\",\"n3\"]}\n", T0);
@@ -68,6 +72,7 @@ synth_close(struct synth *s)
     for (i = 0; i < 3; i++)
         fclose(s->ev[i]);
     fclose(s->reg);
+    fclose(s->svc);
 }
 
 /* A journal entry at T0 + ms (node 0: none). */
@@ -98,6 +103,13 @@ R(struct synth *s, int ms, int node, int epoch, const char *source, int accepted
     fprintf(s->reg, "{\"mono_ms\":%d,\"node\":\"n%d\",\"epoch\":%d,\"source\":\"%s\","
         "\"accepted\":%s,\"highest\":%d}\n", T0 + ms, node, epoch, source,
         accepted ? "true" : "false", epoch);
+}
+
+/* A service stamp of node (1..3): its takeover hook's start or stepdown hook's end. */
+static void
+S(struct synth *s, int ms, int node, const char *what, int epoch)
+{
+    fprintf(s->svc, "n%d %s %d.500 %d\n", node, what, T0 + ms, epoch);
 }
 
 /* n1 leads at epoch 1 from +0.2 s. */
@@ -245,6 +257,115 @@ sc_leaderless_quorum(struct synth *s)
     synth_end(s);
 }
 
+/* The service follows the events: n1 until its stepdown hook ended, then n2. */
+static void
+sc_service_good(struct synth *s)
+{
+    S(s, 199, 1, "start", 1);
+    synth_n1_leads(s);
+    E(s, 5000, 1, "-stepdown", 1);
+    S(s, 5005, 1, "end", 1);
+    S(s, 5009, 2, "start", 2);
+    synth_n2_takes_over(s, 5010);
+    synth_end(s);
+}
+
+/* A failed takeover's stepdown hook ends after the next node's takeover started. */
+static void
+sc_service_overlap(struct synth *s)
+{
+    S(s, 199, 1, "start", 1);
+    synth_n1_leads(s);
+    E(s, 5000, 1, "-stepdown", 1);
+    S(s, 5005, 1, "end", 1);
+    S(s, 6000, 3, "start", 2);          /* n3's takeover hook fails ... */
+    E(s, 6000, 3, "+takeover", 2);
+    E(s, 6100, 3, "-takeover-failed", 2);
+    S(s, 6150, 2, "start", 3);          /* ... n2 starts before n3 undid it */
+    E(s, 6150, 2, "+takeover", 3);
+    R(s, 6160, 2, 3, "takeover", 1);
+    E(s, 6170, 2, "+ready", 3);
+    S(s, 7100, 3, "end", 2);
+    synth_end(s);
+}
+
+/* A service with no end (a killed zkelectd whose service ran on) overlaps the next. */
+static void
+sc_service_open(struct synth *s)
+{
+    S(s, 199, 1, "start", 1);
+    synth_n1_leads(s);
+    J(s, 3000, "node-kill", 1);
+    S(s, 7509, 2, "start", 2);
+    synth_n2_takes_over(s, 7510);
+    synth_end(s);
+}
+
+/* A frozen leader ends its service 500 ms after SIGCONT: inside the bound. */
+static void
+sc_service_frozen_ok(struct synth *s)
+{
+    S(s, 199, 1, "start", 1);
+    sc_pause_ok(s);
+    S(s, 7499, 2, "start", 2);
+    S(s, 9500, 1, "end", 1);
+}
+
+/* ... but 1500 ms after: the service ran on past the bound. */
+static void
+sc_service_frozen_late(struct synth *s)
+{
+    S(s, 199, 1, "start", 1);
+    sc_pause_ok(s);
+    S(s, 7499, 2, "start", 2);
+    S(s, 10500, 1, "end", 1);
+}
+
+/* A leader that hears nothing for fence_ms steps down (-fenced): it acts no more. */
+static void
+sc_service_fenced(struct synth *s)
+{
+    S(s, 199, 1, "start", 1);
+    synth_n1_leads(s);
+    E(s, 3000, 1, "-fenced", 1);
+    S(s, 3200, 1, "end", 1);
+    S(s, 7499, 2, "start", 2);
+    synth_n2_takes_over(s, 7500);
+    synth_end(s);
+}
+
+/* Fenced, then heard again while still elected: READY again at its epoch. */
+static void
+sc_fenced_again(struct synth *s)
+{
+    synth_n1_leads(s);
+    E(s, 3000, 1, "-fenced", 1);
+    E(s, 3500, 1, "+takeover", 1);
+    R(s, 3510, 1, 1, "takeover", 1);
+    E(s, 3520, 1, "+ready", 1);
+    synth_end(s);
+}
+
+/* ... but not without the -fenced in between. */
+static void
+sc_ready_again(struct synth *s)
+{
+    synth_n1_leads(s);
+    E(s, 3000, 1, "-stepdown", 1);
+    E(s, 3500, 1, "+takeover", 1);
+    R(s, 3510, 1, 1, "takeover", 1);
+    E(s, 3520, 1, "+ready", 1);
+    synth_end(s);
+}
+
+static void
+sc_service_malformed(struct synth *s)
+{
+    synth_n1_leads(s);
+    fprintf(s->svc, "n1 begin %d 1\n", T0 + 200);
+    synth_end(s);
+}
+
 static void
 sc_malformed(struct synth *s)
 {
@@ -265,6 +386,7 @@ selftest_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 
 static const char *const check_names[CHK__COUNT] = {
     "well-formed", "pause", "overlap", "epochs", "stale", "foreign", "unfenced", "leaderless",
+    "service",
 };
 
 static void
@@ -299,6 +421,17 @@ selftest_run(struct results *res)
             1u << CHK_LEADERLESS },
         { "no leader while no quorum", sc_leaderless_quorum, 0 },
         { "an unknown event name", sc_malformed, 1u << CHK_WELLFORMED },
+        { "services one after the other", sc_service_good, 0 },
+        { "a failed takeover undone after the next one started", sc_service_overlap,
+            1u << CHK_SERVICE },
+        { "a killed zkelectd's service never stopped", sc_service_open, 1u << CHK_SERVICE },
+        { "a frozen leader's service ends within the bound", sc_service_frozen_ok, 0 },
+        { "a frozen leader's service ends past the bound", sc_service_frozen_late,
+            1u << CHK_SERVICE },
+        { "a leader fenced (-fenced) acts no more", sc_service_fenced, 0 },
+        { "a malformed service.log line", sc_service_malformed, 1u << CHK_SERVICE },
+        { "a fenced leader READY again at its epoch", sc_fenced_again, 0 },
+        { "READY again at the same epoch without -fenced", sc_ready_again, 1u << CHK_EPOCHS },
     };
     char base[PATH_MAX], want[128], got[128];
     struct check_figures fig;

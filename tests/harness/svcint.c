@@ -260,16 +260,29 @@ put_ms(FILE *out, int64_t us)
         (us < 0 ? -us : us) / 1000, (us < 0 ? -us : us) % 1000);
 }
 
+/* A time: absolute milliseconds, or "+S.sss s" after the origin. */
 static void
-put_iv(FILE *out, const struct svc_iv *v)
+put_t(FILE *out, const struct svc *s, int64_t us)
+{
+    if (s->origin_us <= 0) {
+        put_ms(out, us);
+        return;
+    }
+    us -= s->origin_us;
+    fprintf(out, "%s%" PRId64 ".%03" PRId64 " s", us < 0 ? "-" : "+",
+        (us < 0 ? -us : us) / 1000000, (us < 0 ? -us : us) / 1000 % 1000);
+}
+
+static void
+put_iv(FILE *out, const struct svc *s, const struct svc_iv *v)
 {
     fprintf(out, "%s [", v->node);
-    put_ms(out, v->from_us);
+    put_t(out, s, v->from_us);
     fputs(" - ", out);
     if (v->open)
         fputs("still active", out);
     else
-        put_ms(out, v->to_us);
+        put_t(out, s, v->to_us);
     if (v->epoch >= 0)
         fprintf(out, ", epoch %" PRId64 "]", v->epoch);
     else
@@ -334,15 +347,15 @@ svc_check(const struct svc *s, int64_t end_us, int64_t bound_us, FILE *out,
             if (out == NULL)
                 continue;
             fputs(len - cov > 0 ? "VIOLATION: two services active: " : "allowed: ", out);
-            put_iv(out, &iv[i]);
+            put_iv(out, s, &iv[i]);
             fputs(" and ", out);
-            put_iv(out, &iv[j]);
+            put_iv(out, s, &iv[j]);
             fputs(" overlap ", out);
             put_ms(out, len);
             fputs(" ms (", out);
-            put_ms(out, a);
+            put_t(out, s, a);
             fputs(" - ", out);
-            put_ms(out, b);
+            put_t(out, s, b);
             fputs("), ", out);
             put_ms(out, len - cov);
             fputs(" ms outside frozen windows", out);

@@ -45,6 +45,7 @@ struct svc {
     size_t nst, cst;
     struct svc_win *win;                /* owned; svc_free() */
     size_t nwin, cwin;
+    int64_t origin_us;                  /* > 0: times printed as "+S.sss s" after it */
 };
 
 struct svc_figures {

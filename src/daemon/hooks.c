@@ -42,6 +42,7 @@
 
 #include "log.h"
 #include "proc.h"
+#include "statefile.h"
 #include "zkelectd.h"
 
 #define HOOK_ENV_MAX 16                 /* ZKELECT_* variables passed, at most */
@@ -351,6 +352,8 @@ run_stepdown(struct zkd_hooks *hk, uint64_t epoch, const char *event,
         envb_free(&e);
         free(path);
     }
+    if (active != 0)
+        state_inactive(d);              /* the service is stopped: say so */
     if (call_done) {
         rc = zkelect_stepdown_done(hooks_group(d), epoch);
         if (rc != 0)
@@ -380,6 +383,7 @@ run_takeover(struct zkd_hooks *hk, const struct job *j)
     hk->running_takeover = j->epoch;
     drain_fd(hk->cancel_fd);
     pthread_mutex_unlock(&hk->mu);
+    state_active(d, j->epoch);          /* on disk before anything starts */
 
     rc = 0;
     memset(&r, 0, sizeof(r));
@@ -499,6 +503,7 @@ hooks_on_takeover(void *data, zkelect_group_t *g, uint64_t epoch)
         hk->active_epoch = epoch;
         hk->ok_epoch = epoch;
         pthread_mutex_unlock(&hk->mu);
+        state_active(d, epoch);
         log_debug("takeover of epoch %llu: no takeover hook, done at once",
             (unsigned long long)epoch);
         return ZKELECT_OK;
@@ -537,6 +542,7 @@ hooks_on_stepdown(void *data, zkelect_group_t *g, uint64_t epoch)
         hk->head == NULL)) {
         hk->active_epoch = 0;
         pthread_mutex_unlock(&hk->mu);
+        state_inactive(d);
         log_debug("step-down of epoch %llu: no stepdown hook, done at once",
             (unsigned long long)epoch);
         return ZKELECT_OK;

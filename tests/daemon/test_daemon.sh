@@ -174,6 +174,7 @@ id = $1
 site = dc1
 priority = $2
 tags = ${4:-t1}
+state_dir = $T
 [election]
 policy = site
 watchdog_ms = $WATCHDOG_MS

@@ -151,6 +151,7 @@ path = $GROUP
 id = $n
 site = $(site_of "$n")
 priority = $(prio_of "$n")
+state_dir = $PH
 [election]
 policy = site
 watchdog_ms = $WATCHDOG_MS

@@ -154,6 +154,7 @@ cluster_write_files(struct fault *f)
             "id = %s\n"
             "site = %s\n"
             "priority = %d\n"
+            "state_dir = %s\n"
             "[election]\n"
             "policy = site\n"
             "watchdog_ms = %d\n"
@@ -167,7 +168,7 @@ cluster_write_files(struct fault *f)
             "[log]\n"
             "level = info\n"
             "events = %s\n",
-            n->id, f->seed, f->hosts, f->session_ms, n->id, n->site, n->priority,
+            n->id, f->seed, f->hosts, f->session_ms, n->id, n->site, n->priority, f->dir,
             f->watchdog_ms, f->exclude_ms, f->dir, f->dir, f->hook_timeout_ms,
             n->http_port, n->events);
         if (cluster_write(n->ini, text, 0644) == -1)

@@ -844,6 +844,61 @@ test_fake_expiry_contract(void)
     fz_end();
 }
 
+/* zkelect_get_session, zkelect_ping, zkelect_end_session (session.c): a
+ * leader whose process is gone (its session cut off, its znodes still
+ * there) is ended from outside with its saved id and password: its
+ * ephemerals go at once and the other node leads. */
+struct endsess_arg {
+    int64_t id;
+    unsigned char pw[16];
+    int len;
+};
+
+static int
+endsess_run(void *arg)
+{
+    struct endsess_arg *a = arg;
+    struct zkelect_options o;
+
+    memset(&o, 0, sizeof(o));
+    o.size = sizeof(o);
+    o.hosts = "fake:2181";
+    o.connect_timeout_ms = 2000;
+    return zkelect_end_session(&o, a->id, a->pw, a->len);
+}
+
+static void
+test_session_api(void)
+{
+    struct endsess_arg a;
+    struct zkelect_options o;
+
+    fz_begin();
+    open_group(2);
+    CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
+    CU_ASSERT(zkelect_ping(N[0].h, 1000) == 0);
+    CU_ASSERT(zkelect_get_session(N[0].h, &a.id, a.pw, &a.len) == 0);
+    CU_ASSERT(a.id == fz_sid(&N[0]) && a.id != 0);
+    CU_ASSERT(a.len == 16);
+    memset(&o, 0, sizeof(o));
+    o.size = sizeof(o);
+    o.hosts = "fake:2181";
+    CU_ASSERT(zkelect_end_session(&o, 0, a.pw, 16) == ZKELECT_EINVAL);
+    CU_ASSERT(zkelect_end_session(&o, a.id, a.pw, 17) == ZKELECT_EINVAL);
+    /* n1's process "dies": its connection is gone, its session and znodes
+       stay (as until ZooKeeper's session timeout) */
+    CU_ASSERT(fakezk_disconnect(a.id, FZ_BACK) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fakezk_owner("/g/leader") == a.id);
+    CU_ASSERT(fz_run_settling(endsess_run, &a, 5000) == 0);
+    CU_ASSERT(!fakezk_exists("/g/nodes/n1"));
+    CU_ASSERT(fz_election_children("/g", "n1") == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[1], 0));
+    CU_ASSERT(fakezk_owner("/g/leader") == fz_sid(&N[1]));
+    fz_end();
+}
+
 static CU_TestInfo fake_tests[] = {
     {"semantics", test_fake_semantics},
     CU_TEST_INFO_NULL,
@@ -872,6 +927,7 @@ static CU_TestInfo role_tests[] = {
     {"elected_changed_before_ready", test_elected_changed_before_ready},
     {"id_in_use", test_id_in_use},
     {"fake_expiry_contract", test_fake_expiry_contract},
+    {"session_api", test_session_api},
     CU_TEST_INFO_NULL,
 };
 

@@ -190,6 +190,10 @@ state_boot(struct zkd *d)
     pthread_mutex_lock(&state_mu);
     state_init_locked(d);
     pthread_mutex_unlock(&state_mu);
+    /* a stepdown hook, then a connection to close the old session: longer
+       than the unit's start timeout may allow */
+    sdnotify_extend_ms((uint64_t)d->boot.hook_timeout_ms + PROC_GRACE_MS +
+        (uint64_t)d->boot.connect_timeout_ms + 5000);
     if (statefile_check_dir(d->boot.state_dir, true, err, sizeof(err)) != 0) {
         log_emit(LOG_ERR, "[node] state_dir: %s: the state file cannot be kept", err);
         return;

@@ -184,54 +184,81 @@ out:
 
 /* ---- ping: a round trip through the library thread --------------------- */
 
-/* Shared by the caller and the library thread; freed by whichever is last
- * (a caller that timed out leaves it to the library thread). All under h->mu. */
+/*
+ * Shared by the caller and the library thread, under its own lock (not h->mu:
+ * a library thread stuck in a callback holds h->mu, and the caller must still
+ * get its answer in time); freed by whichever lets go last.
+ */
 struct ping {
-    bool ran;                           /* the library thread ran it */
-    bool abandoned;                     /* the caller stopped waiting */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int refs;                           /* (mu) 2 while both hold it */
+    bool ran;                           /* (mu) the library thread ran it */
 };
+
+static void
+ping_unref(struct ping *p)
+{
+    int left;
+
+    pthread_mutex_lock(&p->mu);
+    left = --p->refs;
+    pthread_mutex_unlock(&p->mu);
+    if (left == 0) {
+        pthread_cond_destroy(&p->cv);
+        pthread_mutex_destroy(&p->mu);
+        free(p);
+    }
+}
 
 static void
 ping_run(struct zkelect *h, void *arg)
 {
     struct ping *p = arg;
 
-    pthread_mutex_lock(&h->mu);
-    if (p->abandoned)
-        free(p);
-    else
-        p->ran = true;
-    pthread_mutex_unlock(&h->mu);
-}
-
-static bool
-ping_pred(void *arg)
-{
-    return ((struct ping *)arg)->ran;
+    (void)h;
+    pthread_mutex_lock(&p->mu);
+    p->ran = true;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    ping_unref(p);
 }
 
 ZKELECT_API int
 zkelect_ping(zkelect_t *h, int timeout_ms)
 {
+    pthread_condattr_t ca;
+    struct timespec ts;
     struct ping *p;
-    int rc;
+    int rc = 0;
 
     if (h == NULL || timeout_ms < 0)
         return ZKELECT_EINVAL;
+    if (pthread_equal(pthread_self(), h->thread))
+        return 0;                       /* the library thread itself: it runs */
     if ((p = calloc(1, sizeof(*p))) == NULL)
         return ZKELECT_ENOMEM;
-    rc = zke_call_wait(h, ping_run, p, ping_pred, p, timeout_ms);
-    if (rc == ZKELECT_ESTATE) {         /* on the library thread itself: it runs */
-        free(p);
-        return 0;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&p->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    p->refs = 2;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += timeout_ms / 1000;
+    ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
     }
-    pthread_mutex_lock(&h->mu);
-    if (p->ran) {
-        rc = 0;
-        free(p);
-    } else {
-        p->abandoned = true;            /* ping_run frees it when it runs */
-    }
-    pthread_mutex_unlock(&h->mu);
+    zke_call(h, ping_run, p);
+    pthread_mutex_lock(&p->mu);
+    while (!p->ran)
+        if (pthread_cond_timedwait(&p->cv, &p->mu, &ts) == ETIMEDOUT)
+            break;
+    if (!p->ran)
+        rc = ZKELECT_ETIMEDOUT;
+    pthread_mutex_unlock(&p->mu);
+    ping_unref(p);
     return rc;
 }

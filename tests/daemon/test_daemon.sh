@@ -469,6 +469,9 @@ log "kill -9 of n3 and an immediate restart (node id still in use)"
 kill -KILL "$n3_daemon_pid"
 wait_until 5000 dead_pid "$n3_daemon_pid"
 rm -f "$T/n3.pid"
+# without its state file (lost, or another disk): otherwise the restart
+# closes the old session first (tests/daemon/test_restart)
+rm -f "$T/n3.state"
 check "n3 restarts in the foreground" start_node n3 10
 check "n3 logs that its id is held by another live session" \
     wait_until 5000 grep -q "held by another live ZooKeeper session" "$T/n3.log"

@@ -22,6 +22,7 @@
 
 #include "cutest.h"
 #include "harness.h"
+#include "internal.h"   /* zke_call: a library thread stuck in a callback */
 
 #define SETTLE_MS 20000
 
@@ -899,6 +900,48 @@ test_session_api(void)
     fz_end();
 }
 
+/* zkelect_ping answers only while the library thread runs: one stuck in a
+ * callback (here a posted call that waits for the test) makes it time out,
+ * and it answers again once the thread moves on. */
+static pthread_mutex_t stuck_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t stuck_cv = PTHREAD_COND_INITIALIZER;
+static int stuck_state;                 /* 1 stuck, 2 released */
+
+static void
+stuck_fn(struct zkelect *h, void *arg)
+{
+    (void)h;
+    (void)arg;
+    pthread_mutex_lock(&stuck_mu);
+    stuck_state = 1;
+    pthread_cond_broadcast(&stuck_cv);
+    while (stuck_state != 2)
+        pthread_cond_wait(&stuck_cv, &stuck_mu);
+    pthread_mutex_unlock(&stuck_mu);
+}
+
+static void
+test_ping_stuck_thread(void)
+{
+    fz_begin();
+    open_group(1);
+    CU_ASSERT(zkelect_ping(N[0].h, 1000) == 0);
+    stuck_state = 0;
+    zke_call(N[0].h, stuck_fn, NULL);
+    pthread_mutex_lock(&stuck_mu);
+    while (stuck_state != 1)
+        pthread_cond_wait(&stuck_cv, &stuck_mu);
+    pthread_mutex_unlock(&stuck_mu);
+    CU_ASSERT(zkelect_ping(N[0].h, 200) == ZKELECT_ETIMEDOUT);
+    CU_ASSERT(zkelect_ping(N[0].h, 0) == ZKELECT_ETIMEDOUT);
+    pthread_mutex_lock(&stuck_mu);
+    stuck_state = 2;
+    pthread_cond_broadcast(&stuck_cv);
+    pthread_mutex_unlock(&stuck_mu);
+    CU_ASSERT(zkelect_ping(N[0].h, 2000) == 0);
+    fz_end();
+}
+
 static CU_TestInfo fake_tests[] = {
     {"semantics", test_fake_semantics},
     CU_TEST_INFO_NULL,
@@ -928,6 +971,7 @@ static CU_TestInfo role_tests[] = {
     {"id_in_use", test_id_in_use},
     {"fake_expiry_contract", test_fake_expiry_contract},
     {"session_api", test_session_api},
+    {"ping_stuck_thread", test_ping_stuck_thread},
     CU_TEST_INFO_NULL,
 };
 

@@ -540,9 +540,12 @@ hooks_on_stepdown(void *data, zkelect_group_t *g, uint64_t epoch)
     cancel_takeover_locked(hk, epoch);
     if (!hk->lstarted || (!hook_configured(d, ZKD_HOOK_STEPDOWN) && !hk->busy &&
         hk->head == NULL)) {
+        bool undone = hk->lstarted || !hook_configured(d, ZKD_HOOK_STEPDOWN);
+
         hk->active_epoch = 0;
         pthread_mutex_unlock(&hk->mu);
-        state_inactive(d);
+        if (undone)                     /* hooks stopped: the next start runs it */
+            state_inactive(d);
         log_debug("step-down of epoch %llu: no stepdown hook, done at once",
             (unsigned long long)epoch);
         return ZKELECT_OK;

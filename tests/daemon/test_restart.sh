@@ -95,9 +95,8 @@ export SVC MONO T
 
 cat > "$T/service.sh" <<'EOF'
 #!/bin/sh
-# the service: runs until killed
-trap 'exit 0' TERM
-while :; do sleep 1; done
+# the service: runs until killed (SIGTERM ends it at once)
+exec sleep 1000000
 EOF
 # takeover: stamp, then start the service in its own session (zkelectd does
 # not own it: a SIGKILL of zkelectd leaves it running)

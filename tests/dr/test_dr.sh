@@ -266,7 +266,7 @@ phase_begin() {
     GROUP=/dr/$1
     PH_POLICY=$2
     PH_EXCLUDE_MS=$3
-    mkdir -p "$PH"
+    mkdir -p -m 0700 "$PH"             # also [node] state_dir: not group-writable
     : > "$PH/exits"
     port=()
     export ZKELECT_PATH=$GROUP

@@ -133,9 +133,11 @@ zkelect_end_session(const struct zkelect_options *o, int64_t id,
     zh = zookeeper_init2(o->hosts, endsess_watcher, t_ms, &cid, &es,
                          ZOO_NO_LOG_CLIENTENV, endsess_zk_log);
     if (zh == NULL) {
+        int e = errno;
+
         zke_log(lh, ZKELECT_LOG_ERR, "zookeeper_init(%s) failed: %s", o->hosts,
-                strerror(errno));
-        rc = errno == ENOMEM ? ZKELECT_ENOMEM : ZKELECT_EINVAL;
+                strerror(e));
+        rc = e == ENOMEM ? ZKELECT_ENOMEM : ZKELECT_EINVAL;
         goto out;
     }
     if (lh->auth != NULL)

@@ -227,6 +227,31 @@ ZKELECT_API int64_t zkelect_session_id(zkelect_t *h);
 /* Non-zero while the session is connected. */
 ZKELECT_API int zkelect_connected(zkelect_t *h);
 
+/* The current session's id and password (16 bytes into passwd, their number
+ * in *passwd_len): what zkelect_end_session() needs to close the session from
+ * another process, e.g. after this one was killed. ZKELECT_ECONNLOSS (and
+ * *id 0) while no session is connected. Keep the password secret: whoever
+ * holds it can act as this session. */
+ZKELECT_API int zkelect_get_session(zkelect_t *h, int64_t *id, unsigned char passwd[16],
+                                    int *passwd_len);
+
+/* Reattach to session id (with its password, from zkelect_get_session() of
+ * an earlier process) and close it, so that ZooKeeper deletes its ephemeral
+ * znodes at once instead of after the session timeout. opts as for
+ * zkelect_open() (hosts, session and connect timeouts, auth_file, log; the
+ * event fields are not used). Blocks up to connect_timeout_ms. Returns 0
+ * (closed), ZKELECT_EEXPIRED (ZooKeeper says the session is gone already, or
+ * refuses the password), ZKELECT_ECONNECT (no server answered in time),
+ * ZKELECT_EAUTHFAILED, ZKELECT_EINVAL. Never use it on a live handle's own
+ * session: that handle would see its session expire. */
+ZKELECT_API int zkelect_end_session(const struct zkelect_options *opts, int64_t id,
+                                    const unsigned char *passwd, int passwd_len);
+
+/* A no-op posted to the handle's library thread: 0 once it ran, within
+ * timeout_ms; ZKELECT_ETIMEDOUT when the thread did not get to it (it is
+ * stuck or far behind: what a service manager's watchdog wants to know). */
+ZKELECT_API int zkelect_ping(zkelect_t *h, int timeout_ms);
+
 /* Takeover callback: this node was elected at `epoch`; the leader znode is in
  * PROGRESS. Return ZKELECT_OK when the takeover is complete (the node goes
  * READY), a negative code when it failed, or ZKELECT_EBUSY to finish later

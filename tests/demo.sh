@@ -135,6 +135,7 @@ path = $ZKELECT_PATH
 id = $n
 site = $(site_of $n)
 priority = $prio
+state_dir = $tmp
 [election]
 policy = site
 watchdog_ms = 3000

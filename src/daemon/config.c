@@ -42,6 +42,7 @@
 static const char zkd_config_def_path[] = "/cluster";
 static const char zkd_config_def_site[] = "";
 static const char zkd_config_def_policy[] = "site";
+static const char zkd_config_def_state_dir[] = "/var/lib/zkelect";
 
 /* How a key's value is parsed. */
 enum zkd_config_kind {
@@ -79,6 +80,7 @@ static int zkd_config_check_policy(const char *, char *, size_t);
 static int zkd_config_check_searchpath(const char *, char *, size_t);
 static int zkd_config_check_file(const char *, char *, size_t);
 static int zkd_config_check_abspath(const char *, char *, size_t);
+static int zkd_config_check_dir(const char *, char *, size_t);
 static int zkd_config_check_command(const char *, char *, size_t);
 static int zkd_config_check_listen(const char *, char *, size_t);
 static int zkd_config_check_datafile(const char *, char *, size_t);
@@ -103,6 +105,8 @@ static const struct zkd_config_key zkd_config_keys[] = {
       NULL },
     { "node", "tags", ZKD_CONFIG_TAGS, OFF(tags), 0, 0, 0, NULL },
     { "node", "eligible", ZKD_CONFIG_BOOL, OFF(eligible), 0, 1, 0, NULL },
+    { "node", "state_dir", ZKD_CONFIG_STR, OFF(state_dir), 0, 0, 0,
+      zkd_config_check_dir },
     { "election", "policy", ZKD_CONFIG_STR, OFF(policy), 0, 0, 0,
       zkd_config_check_policy },
     { "election", "policy_path", ZKD_CONFIG_STR, OFF(policy_path), 0, 0,
@@ -200,6 +204,7 @@ zkd_config_init(struct zkd_config *c)
     c->priority = 0;
     c->eligible = 1;
     c->policy = (char *)zkd_config_def_policy;
+    c->state_dir = (char *)zkd_config_def_state_dir;
     c->watchdog_ms = 10000;
     c->exclude_ms = 60000;
     c->hook_timeout_ms = 30000;
@@ -217,7 +222,7 @@ static void
 zkd_config_str_free(char *s)
 {
     if (s == zkd_config_def_path || s == zkd_config_def_site ||
-        s == zkd_config_def_policy)
+        s == zkd_config_def_policy || s == zkd_config_def_state_dir)
         return;
     free(s);
 }
@@ -661,6 +666,28 @@ zkd_config_check_file(const char *v, char *msg, size_t msglen)
         return 0;
     snprintf(msg, msglen, "file name '%s' contains control characters", e);
     return -1;
+}
+
+/* A directory the daemon keeps files in: absolute (it runs in '/'), short
+ * enough for "<dir>/<id>.state.tmp", no control characters. */
+static int
+zkd_config_check_dir(const char *v, char *msg, size_t msglen)
+{
+    ZKD_ESC(e, v);
+
+    if (v[0] != '/') {
+        snprintf(msg, msglen, "'%s' must be an absolute path", e);
+        return -1;
+    }
+    if (strlen(v) > 3000) {
+        snprintf(msg, msglen, "directory name too long (over 3000 bytes)");
+        return -1;
+    }
+    if (zkd_config_has_control(v, 0)) {
+        snprintf(msg, msglen, "directory name '%s' contains control characters", e);
+        return -1;
+    }
+    return 0;
 }
 
 static int

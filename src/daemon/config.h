@@ -61,6 +61,8 @@ struct zkd_config {
                                            16, no duplicates; NULL when none */
     int ntags;                          /* number of entries in tags */
     int eligible;                       /* eligible: 1 (yes) or 0 */
+    char *state_dir;                    /* state_dir: "/var/lib/zkelect"; an absolute
+                                           directory for <id>.state (statefile.c) */
     /* [election] */
     char *policy;                       /* policy: "site"; a module name ([a-z0-9_-],
                                            1..64) or a path containing '/' */

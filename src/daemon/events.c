@@ -25,6 +25,7 @@
 
 #include "log.h"
 #include "proc.h"
+#include "statefile.h"
 #include "zkelectd.h"
 
 /* Events that run the notify hook. */
@@ -179,6 +180,8 @@ events_on_event(void *data, const struct zkelect_event *ev)
     }
     pthread_mutex_unlock(&d->mu);
 
+    if (ev->type == ZKELECT_EV_CONNECTED)
+        state_session(d);               /* a new session goes into the state file */
     if (ev->type == ZKELECT_EV_AUTH_FAILED) {
         log_emit(LOG_ERR, "ZooKeeper refused the credentials: nothing can be "
             "done on this session; exiting");

@@ -48,6 +48,7 @@
 #include "log.h"
 #include "proc.h"
 #include "supervise.h"
+#include "statefile.h"
 #include "zkelectd.h"
 
 #define HOOK_ENV_MAX 16                 /* ZKELECT_* variables passed, at most */
@@ -411,6 +412,8 @@ run_stepdown(struct zkd_hooks *hk, uint64_t epoch, const char *event,
         envb_free(&e);
         free(path);
     }
+    if (active != 0)
+        state_inactive(d);              /* the service is stopped: say so */
     if (call_done) {
         rc = zkelect_stepdown_done(hooks_group(d), epoch);
         if (rc != 0)
@@ -471,6 +474,7 @@ run_takeover(struct zkd_hooks *hk, const struct job *j)
     hk->running_takeover = j->epoch;
     drain_fd(hk->cancel_fd);
     pthread_mutex_unlock(&hk->mu);
+    state_active(d, j->epoch);          /* on disk before anything starts */
 
     rc = 0;
     memset(&r, 0, sizeof(r));
@@ -600,6 +604,7 @@ hooks_on_takeover(void *data, zkelect_group_t *g, uint64_t epoch)
         hk->active_epoch = epoch;
         hk->ok_epoch = epoch;
         pthread_mutex_unlock(&hk->mu);
+        state_active(d, epoch);
         log_debug("takeover of epoch %llu: no takeover hook, done at once",
             (unsigned long long)epoch);
         return ZKELECT_OK;
@@ -640,8 +645,12 @@ hooks_on_stepdown(void *data, zkelect_group_t *g, uint64_t epoch)
     cancel_takeover_locked(hk, epoch);
     if (!hk->lstarted || (!hook_configured(d, ZKD_HOOK_STEPDOWN) &&
         !supervise_running(d) && !hk->busy && hk->head == NULL)) {
+        bool undone = hk->lstarted || !hook_configured(d, ZKD_HOOK_STEPDOWN);
+
         hk->active_epoch = 0;
         pthread_mutex_unlock(&hk->mu);
+        if (undone)                     /* hooks stopped: the next start runs it */
+            state_inactive(d);
         log_debug("step-down of epoch %llu: no stepdown hook, done at once",
             (unsigned long long)epoch);
         return ZKELECT_OK;

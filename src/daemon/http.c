@@ -31,6 +31,7 @@
 
 #include "log.h"
 #include "proc.h"
+#include "statefile.h"
 #include "zkelectd.h"
 
 #define HTTP_CONN_MAX     64            /* concurrent connections */
@@ -296,6 +297,8 @@ body_status(struct zkd *d, const struct view *v)
         cJSON_AddNumberToObject(c, "watchdog_firings", (double)v->st.watchdog_firings);
         cJSON_AddNumberToObject(c, "stalled_requests", (double)v->st.stalled_requests);
         cJSON_AddNumberToObject(c, "notify_dropped", (double)v->notify_dropped);
+        cJSON_AddNumberToObject(c, "state_write_failures",
+            (double)state_write_failures());
         hk = cJSON_AddObjectToObject(c, "hooks");
         for (i = 0; hk != NULL && i < ZKD_HOOK__COUNT; i++) {
             if ((x = cJSON_AddObjectToObject(hk, http_hook_names[i])) == NULL)
@@ -409,6 +412,9 @@ body_metrics(struct zkd *d, const struct view *v)
     metric(f, "zkelect_notify_dropped_total", "counter",
         "Notify hook runs dropped because the queue was full.",
         "%llu", (unsigned long long)v->notify_dropped);
+    metric(f, "zkelect_state_write_failures_total", "counter",
+        "State file writes that failed ([node] state_dir).",
+        "%llu", (unsigned long long)state_write_failures());
     if (fclose(f) != 0) {
         free(buf);
         return NULL;

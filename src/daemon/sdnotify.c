@@ -10,19 +10,32 @@
  * Outside a service manager (no NOTIFY_SOCKET) sd_notify() does nothing
  * either.
  *
+ * The watchdog (WatchdogSec=, sd_watchdog_enabled(3)): one thread sends
+ * WATCHDOG=1 every half interval, each time only after zkelect_ping() got
+ * through the library thread within a quarter interval. A library thread
+ * that is stuck (a deadlock, a callback that never returns) stops the pings,
+ * and systemd kills and restarts the daemon; a timer that pinged on its own
+ * would keep a stuck election alive for ever. Before the handle exists (the
+ * start: state file, session) the pings go out unconditionally: that phase
+ * is bounded by its own timeouts.
+ *
  * Called from the main thread and from the library thread (sdnotify_event).
  * sd_notify() is one sendmsg(2) and keeps no state; the last line about the
  * group, which READY=1 repeats, is guarded by sdnotify_mu.
  */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <syslog.h>
+#include <time.h>
 
 #ifdef HAVE_LIBSYSTEMD
 #include <systemd/sd-daemon.h>
 #endif
 
+#include "log.h"
 #include "zkelectd.h"
 
 #ifdef HAVE_LIBSYSTEMD
@@ -138,6 +151,101 @@ sdnotify_event(struct zkd *d, const struct zkelect_event *ev)
     pthread_mutex_unlock(&sdnotify_mu);
 }
 
+/* ---- the watchdog ---------------------------------------------------- */
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t thread;
+    bool started;                       /* thread runs */
+    bool stop;                          /* (mu) the thread must exit */
+    uint64_t interval_us;               /* WatchdogSec, in microseconds */
+    struct zkd *d;
+} wd = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static void *
+sdnotify_watchdog_main(void *arg)
+{
+    struct timespec ts;
+    uint64_t half_ms = wd.interval_us / 2000, quarter_ms = wd.interval_us / 4000;
+    zkelect_t *h;
+    bool warned = false;
+    int rc;
+
+    (void)arg;
+    if (half_ms == 0)
+        half_ms = 1;
+    for (;;) {
+        pthread_mutex_lock(&wd.d->mu);
+        h = wd.d->h;
+        pthread_mutex_unlock(&wd.d->mu);
+        /* the main thread stops this thread before it closes h */
+        rc = h != NULL ? zkelect_ping(h, (int)(quarter_ms > 0 ? quarter_ms : 1)) : 0;
+        if (rc == 0) {
+            (void)sd_notify(0, "WATCHDOG=1");
+            warned = false;
+        } else if (!warned) {
+            log_emit(LOG_ERR, "watchdog: the library thread did not answer within "
+                "%llu ms: WATCHDOG=1 withheld", (unsigned long long)quarter_ms);
+            warned = true;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_sec += (time_t)(half_ms / 1000);
+        ts.tv_nsec += (long)(half_ms % 1000) * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_mutex_lock(&wd.mu);
+        while (!wd.stop && pthread_cond_timedwait(&wd.cv, &wd.mu, &ts) == 0)
+            ;
+        if (wd.stop) {
+            pthread_mutex_unlock(&wd.mu);
+            return NULL;
+        }
+        pthread_mutex_unlock(&wd.mu);
+    }
+}
+
+int
+sdnotify_watchdog_start(struct zkd *d)
+{
+    pthread_condattr_t ca;
+    uint64_t usec = 0;
+    int rc;
+
+    if (sd_watchdog_enabled(0, &usec) <= 0 || usec == 0)
+        return 0;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&wd.cv, &ca);
+    pthread_condattr_destroy(&ca);
+    wd.interval_us = usec;
+    wd.d = d;
+    wd.stop = false;
+    if ((rc = pthread_create(&wd.thread, NULL, sdnotify_watchdog_main, NULL)) != 0) {
+        log_warnx("watchdog: cannot start a thread: %s", strerror(rc));
+        return -1;
+    }
+    wd.started = true;
+    log_info("watchdog: WATCHDOG=1 every %llu ms while the library thread answers",
+        (unsigned long long)(usec / 2000));
+    return 0;
+}
+
+void
+sdnotify_watchdog_stop(void)
+{
+    if (!wd.started)
+        return;
+    pthread_mutex_lock(&wd.mu);
+    wd.stop = true;
+    pthread_cond_broadcast(&wd.cv);
+    pthread_mutex_unlock(&wd.mu);
+    pthread_join(wd.thread, NULL);
+    wd.started = false;
+}
+
 #else /* !HAVE_LIBSYSTEMD */
 
 void
@@ -157,6 +265,17 @@ sdnotify_ready(const struct zkd *d)
 
 void
 sdnotify_event(struct zkd *d, const struct zkelect_event *ev)
+{
+}
+
+int
+sdnotify_watchdog_start(struct zkd *d)
+{
+    return 0;
+}
+
+void
+sdnotify_watchdog_stop(void)
 {
 }
 

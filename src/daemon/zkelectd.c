@@ -28,6 +28,7 @@
 
 #include "log.h"
 #include "proc.h"
+#include "statefile.h"
 #include "zkelectd.h"
 
 #ifndef ZKELECTD_CONFIG
@@ -188,6 +189,10 @@ check_runtime(const char *path, const struct zkd_config *c, bool auth, char *err
     if (c->log_events != NULL &&
         events_file_open(c->log_events, true, why, sizeof(why)) != 0) {
         snprintf(err, errlen, "%s: [log] events: %s", path, why);
+        return -1;
+    }
+    if (statefile_check_dir(c->state_dir, false, why, sizeof(why)) != 0) {
+        snprintf(err, errlen, "%s: [node] state_dir: %s", path, why);
         return -1;
     }
     return 0;
@@ -638,6 +643,7 @@ reload_restart_keys(const struct zkd_config *boot, const struct zkd_config *n)
         { str_eq(boot->path, n->path), "cluster", "path" },
         { str_eq(boot->node_id, n->node_id), "node", "id" },
         { str_eq(boot->site, n->site), "node", "site" },
+        { str_eq(boot->state_dir, n->state_dir), "node", "state_dir" },
         { str_eq(boot->policy, n->policy), "election", "policy" },
         { str_eq(boot->policy_path, n->policy_path), "election", "policy_path" },
         { boot->watchdog_ms == n->watchdog_ms, "election", "watchdog_ms" },
@@ -812,6 +818,7 @@ zkd_stop(struct zkd *d, int code)
     int rc, timeout_ms;
 
     health_stop(d);
+    sdnotify_watchdog_stop();           /* it pings d->h: before the close */
     pthread_mutex_lock(&d->mu);
     g = d->g;
     timeout_ms = d->live->hook_timeout_ms + PROC_GRACE_MS +
@@ -963,9 +970,13 @@ main(int argc, char **argv)
     sdnotify_send(NULL, "connecting to ZooKeeper %s", d.boot.zk_hosts);
     /* a session, then the registration: connect_timeout_ms each, at most */
     sdnotify_extend_ms(2 * (uint64_t)d.boot.connect_timeout_ms + 5000);
+    if (sdnotify_watchdog_start(&d) != 0)
+        return zkd_stop(&d, 1);
+    state_boot(&d);                     /* what a killed predecessor left behind */
     if (hooks_start(&d) != 0 || http_start(&d) != 0 || zkd_open(&d) != 0 ||
         zkd_group_open(&d) != 0)
         return zkd_stop(&d, 1);
+    state_session(&d);                  /* the first +connected came before d.h */
     if ((rc = zkd_join(&d, &set)) != 0)
         return zkd_stop(&d, rc == 1 ? 1 : 0);
     if (health_start(&d) != 0)

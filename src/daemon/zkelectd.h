@@ -162,6 +162,10 @@ void sdnotify_ready(const struct zkd *d);
 void sdnotify_extend_ms(uint64_t ms);
 /* The STATUS= line that follows the group's events (events.c). */
 void sdnotify_event(struct zkd *d, const struct zkelect_event *ev);
+/* WatchdogSec= (WATCHDOG_USEC): a thread sends WATCHDOG=1 every half
+ * interval once zkelect_ping(d->h) succeeded; stop it before d->h is closed. */
+int sdnotify_watchdog_start(struct zkd *d);
+void sdnotify_watchdog_stop(void);
 
 /* ---- http.c -------------------------------------------------------------- */
 

@@ -177,6 +177,7 @@ struct zkelect {
     int nudged_count;                 /* nudges sent for it */
     int sess_public;                  /* copy of sess for API readers (mu) */
     int64_t session_id_public;        /* copy of session_id for API readers (mu) */
+    unsigned char session_passwd[16]; /* its password, copied when connected (mu) */
 
     /* queue lock: the only lock ZooKeeper's threads take */
     pthread_mutex_t qmu;              /* guards the fields below */
@@ -411,6 +412,9 @@ void req_free(struct req *r);
 /* How long the oldest request of the current session has been outstanding. */
 uint64_t zke_oldest_request_ms(struct zkelect *h, uint64_t now);
 void zke_call(struct zkelect *h, void (*fn)(struct zkelect *, void *), void *arg);
+/* The digest credential of zkelect_options.auth_file (or the environment) into
+ * h->auth; logs through h->log. 0, ZKELECT_EIO or ZKELECT_EINVAL. */
+int zke_load_auth(struct zkelect *h, const char *auth_file);
 int zke_call_wait(struct zkelect *h, void (*fn)(struct zkelect *, void *), void *arg,
                   bool (*pred)(void *), void *pred_arg, int timeout_ms);
 void data_completion(int rc, const char *value, int len, const struct Stat *stat, const void *data);

@@ -464,6 +464,8 @@ on_session(struct zkelect *h, struct zev *ev)
         session_send_auth(h); /* before the groups send anything */
         int64_t old = h->session_id;
         h->session_id = cid ? cid->client_id : 0;
+        if (cid)                /* zkelect_get_session (session.c) */
+            memcpy(h->session_passwd, cid->passwd, sizeof(h->session_passwd));
         h->negotiated_timeout_ms = zoo_recv_timeout(h->zh);
         fence_negotiated(h, h->negotiated_timeout_ms);
         h->disconnected_ms = 0;
@@ -969,8 +971,8 @@ zke_call_wait(struct zkelect *h, void (*fn)(struct zkelect *, void *), void *arg
 
 /* The digest credential: opts->auth_file, else $ZKELECT_AUTH_FILE, else
    $ZKELECT_AUTH (src/common/secret.c checks the file and the text). */
-static int
-load_auth(struct zkelect *h, const char *auth_file)
+int
+zke_load_auth(struct zkelect *h, const char *auth_file)
 {
     char err[600];
     int rc;
@@ -1114,7 +1116,7 @@ zkelect_open(const struct zkelect_options *o, zkelect_t **out)
         handle_free(h);
         return ZKELECT_ENOMEM;
     }
-    rc = load_auth(h, o->auth_file);
+    rc = zke_load_auth(h, o->auth_file);
     if (rc != 0) {
         handle_free(h);
         return rc;

@@ -192,6 +192,7 @@ id = $1
 site = dc1
 priority = $2
 tags = ${4:-t1}
+state_dir = $T
 [election]
 policy = site
 watchdog_ms = $WATCHDOG_MS
@@ -489,6 +490,9 @@ kill -KILL "$n3_daemon_pid"
 wait_until 5000 dead_pid "$n3_daemon_pid"
 service_end n3
 rm -f "$T/n3.pid"
+# without its state file (lost, or another disk): otherwise the restart
+# closes the old session first (tests/daemon/test_restart)
+rm -f "$T/n3.state"
 check "n3 restarts in the foreground" start_node n3 10
 check "n3 logs that its id is held by another live session" \
     wait_until 5000 grep -q "held by another live ZooKeeper session" "$T/n3.log"

@@ -165,6 +165,7 @@ path = $GROUP
 id = $n
 site = $(site_of "$n")
 priority = $(prio_of "$n")
+state_dir = $PH
 [election]
 policy = site
 watchdog_ms = $WATCHDOG_MS
@@ -282,7 +283,7 @@ phase_begin() {
     GROUP=/dr/$1
     PH_POLICY=$2
     PH_EXCLUDE_MS=$3
-    mkdir -p "$PH"
+    mkdir -p -m 0700 "$PH"             # also [node] state_dir: not group-writable
     : > "$PH/exits"
     export SVC_LOG=$PH/service.log
     : > "$SVC_LOG"

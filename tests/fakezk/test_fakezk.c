@@ -22,6 +22,7 @@
 
 #include "cutest.h"
 #include "harness.h"
+#include "internal.h"   /* zke_call: a library thread stuck in a callback */
 
 #define SETTLE_MS 20000
 
@@ -844,6 +845,103 @@ test_fake_expiry_contract(void)
     fz_end();
 }
 
+/* zkelect_get_session, zkelect_ping, zkelect_end_session (session.c): a
+ * leader whose process is gone (its session cut off, its znodes still
+ * there) is ended from outside with its saved id and password: its
+ * ephemerals go at once and the other node leads. */
+struct endsess_arg {
+    int64_t id;
+    unsigned char pw[16];
+    int len;
+};
+
+static int
+endsess_run(void *arg)
+{
+    struct endsess_arg *a = arg;
+    struct zkelect_options o;
+
+    memset(&o, 0, sizeof(o));
+    o.size = sizeof(o);
+    o.hosts = "fake:2181";
+    o.connect_timeout_ms = 2000;
+    return zkelect_end_session(&o, a->id, a->pw, a->len);
+}
+
+static void
+test_session_api(void)
+{
+    struct endsess_arg a;
+    struct zkelect_options o;
+
+    fz_begin();
+    open_group(2);
+    CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
+    CU_ASSERT(zkelect_ping(N[0].h, 1000) == 0);
+    CU_ASSERT(zkelect_get_session(N[0].h, &a.id, a.pw, &a.len) == 0);
+    CU_ASSERT(a.id == fz_sid(&N[0]) && a.id != 0);
+    CU_ASSERT(a.len == 16);
+    memset(&o, 0, sizeof(o));
+    o.size = sizeof(o);
+    o.hosts = "fake:2181";
+    CU_ASSERT(zkelect_end_session(&o, 0, a.pw, 16) == ZKELECT_EINVAL);
+    CU_ASSERT(zkelect_end_session(&o, a.id, a.pw, 17) == ZKELECT_EINVAL);
+    /* n1's process "dies": its connection is gone, its session and znodes
+       stay (as until ZooKeeper's session timeout) */
+    CU_ASSERT(fakezk_disconnect(a.id, FZ_BACK) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fakezk_owner("/g/leader") == a.id);
+    CU_ASSERT(fz_run_settling(endsess_run, &a, 5000) == 0);
+    CU_ASSERT(!fakezk_exists("/g/nodes/n1"));
+    CU_ASSERT(fz_election_children("/g", "n1") == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[1], 0));
+    CU_ASSERT(fakezk_owner("/g/leader") == fz_sid(&N[1]));
+    fz_end();
+}
+
+/* zkelect_ping answers only while the library thread runs: one stuck in a
+ * callback (here a posted call that waits for the test) makes it time out,
+ * and it answers again once the thread moves on. */
+static pthread_mutex_t stuck_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t stuck_cv = PTHREAD_COND_INITIALIZER;
+static int stuck_state;                 /* 1 stuck, 2 released */
+
+static void
+stuck_fn(struct zkelect *h, void *arg)
+{
+    (void)h;
+    (void)arg;
+    pthread_mutex_lock(&stuck_mu);
+    stuck_state = 1;
+    pthread_cond_broadcast(&stuck_cv);
+    while (stuck_state != 2)
+        pthread_cond_wait(&stuck_cv, &stuck_mu);
+    pthread_mutex_unlock(&stuck_mu);
+}
+
+static void
+test_ping_stuck_thread(void)
+{
+    fz_begin();
+    open_group(1);
+    CU_ASSERT(zkelect_ping(N[0].h, 1000) == 0);
+    stuck_state = 0;
+    zke_call(N[0].h, stuck_fn, NULL);
+    pthread_mutex_lock(&stuck_mu);
+    while (stuck_state != 1)
+        pthread_cond_wait(&stuck_cv, &stuck_mu);
+    pthread_mutex_unlock(&stuck_mu);
+    CU_ASSERT(zkelect_ping(N[0].h, 200) == ZKELECT_ETIMEDOUT);
+    CU_ASSERT(zkelect_ping(N[0].h, 0) == ZKELECT_ETIMEDOUT);
+    pthread_mutex_lock(&stuck_mu);
+    stuck_state = 2;
+    pthread_cond_broadcast(&stuck_cv);
+    pthread_mutex_unlock(&stuck_mu);
+    CU_ASSERT(zkelect_ping(N[0].h, 2000) == 0);
+    fz_end();
+}
+
 static CU_TestInfo fake_tests[] = {
     {"semantics", test_fake_semantics},
     CU_TEST_INFO_NULL,
@@ -872,6 +970,8 @@ static CU_TestInfo role_tests[] = {
     {"elected_changed_before_ready", test_elected_changed_before_ready},
     {"id_in_use", test_id_in_use},
     {"fake_expiry_contract", test_fake_expiry_contract},
+    {"session_api", test_session_api},
+    {"ping_stuck_thread", test_ping_stuck_thread},
     CU_TEST_INFO_NULL,
 };
 

@@ -162,6 +162,7 @@ check_defaults_at(const struct zkd_config *c, int line)
     CHECK_AT(c->priority == 0, line);
     CHECK_AT(c->tags == NULL && c->ntags == 0, line);
     CHECK_AT(c->eligible == 1, line);
+    CHECK_AT(c->state_dir != NULL && strcmp(c->state_dir, "/var/lib/zkelect") == 0, line);
     CHECK_AT(c->policy != NULL && strcmp(c->policy, "site") == 0, line);
     CHECK_AT(c->policy_path == NULL, line);
     CHECK_AT(c->watchdog_ms == 10000, line);
@@ -540,6 +541,7 @@ static void
 test_bool_bad(void)
 {
     EXPECT_BAD("node", "eligible", "maybe", "got 'maybe'");
+    EXPECT_BAD("node", "state_dir", "var/lib/zkelect", "must be an absolute path");
     EXPECT_BAD("node", "eligible", "yess", "yes/no");
     EXPECT_BAD("node", "eligible", "2", "got '2'");
     EXPECT_BAD("node", "eligible", "y", "got 'y'");

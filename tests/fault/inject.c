@@ -482,7 +482,7 @@ fault_hook_fail(struct fault *f, int id, enum fault_kind kind, enum fault_flag w
 }
 
 /*
- * The READY leader's stepdown hook takes 80% of its timeout for a while,
+ * The READY leader's stepdown hook takes 60% of the step-down budget for a while,
  * and a switchover makes it step down: the next takeover must wait for it.
  */
 static int

@@ -74,6 +74,7 @@ struct rsd {
     uint64_t arm_ms;                /* ... at or after this mono_ms */
     uint64_t ready_ms;              /* the first such +ready: mono_ms (0: none yet) */
     uint64_t ready_epoch;
+    bool elector;                   /* by its +elector and -elector events */
 };
 
 /* The section's files. */
@@ -129,7 +130,8 @@ write_hooks(const char *mono)
         "# stamp, then start the service in its own session (zkelectd does not own it)\n"
         "echo \"$ZKELECT_NODE_ID start $('%s') $ZKELECT_EPOCH\" >> '%s'\n"
         "setsid '%s/service.sh' < /dev/null > /dev/null 2>&1 &\n"
-        "echo $! > '%s/svc.'\"$ZKELECT_NODE_ID\".pid\n", mono, svclog, tmpdir, tmpdir);
+        "echo $! > '%s/svc.'\"$ZKELECT_NODE_ID\".pid\n"
+        "echo $! >> '%s/svc.all'\n", mono, svclog, tmpdir, tmpdir, tmpdir);
     if (write_file(path, 0755, text) != 0)
         return -1;
     snprintf(path, sizeof(path), "%s/stepdown.sh", tmpdir);
@@ -265,8 +267,7 @@ any_gone(struct rsd *d)
 
 /* SIGTERM every daemon (they resign: the leader's stepdown hook stops its
  * service), SIGKILL those left after RS_STOP_MS; always reaps. Then any
- * service left running (a pid file: its stepdown hook did not run) is
- * killed. */
+ * service left running (its stepdown hook did not run) is killed. */
 static void
 stop_all(struct rsd *d)
 {
@@ -299,22 +300,40 @@ stop_all(struct rsd *d)
         }
     for (i = 0; i < RS_N; i++) {
         snprintf(path, sizeof(path), "%s/svc.%s.pid", tmpdir, d[i].id);
-        if ((f = fopen(path, "r")) == NULL)
-            continue;
-        if (fgets(buf, sizeof(buf), f) != NULL && atoi(buf) > 1) {
-            warnx_("restart: %s's service (pid %d) still ran after its zkelectd stopped; "
-                "killing it", d[i].id, atoi(buf));
-            kill(atoi(buf), SIGKILL);
-        }
-        fclose(f);
         unlink(path);
     }
+    /* every service ever started (the takeover hook lists them): one still
+       running is one whose stepdown never ran (a violation, or a run cut
+       short); it is still our "sleep" when it leads its own session */
+    snprintf(path, sizeof(path), "%s/svc.all", tmpdir);
+    if ((f = fopen(path, "r")) == NULL)
+        return;
+    while (fgets(buf, sizeof(buf), f) != NULL) {
+        char stat[PATH_MAX], comm[64], state;
+        int pid = atoi(buf), sid;
+        FILE *sf;
+
+        snprintf(stat, sizeof(stat), "/proc/%d/stat", pid);
+        if (pid <= 1 || (sf = fopen(stat, "r")) == NULL)
+            continue;
+        /* a zombie is stopped already (its new parent has not reaped it) */
+        if (fscanf(sf, "%*d (%63[^)]) %c %*d %*d %d", comm, &state, &sid) == 3 &&
+            strcmp(comm, "sleep") == 0 && sid == pid && state != 'Z') {
+            warnx_("restart: a service (pid %d) still ran after every zkelectd stopped; "
+                "killing it", pid);
+            kill(pid, SIGKILL);
+        }
+        fclose(sf);
+    }
+    fclose(f);
+    unlink(path);
 }
 
 /* ---- event logs and stamps ----------------------------------------------- */
 
-/* Read d's event log on from where the last call stopped (whole lines only)
- * and note the first +ready above arm_epoch at or after arm_ms. */
+/* Read d's event log on from where the last call stopped (whole lines only):
+ * whether it is the elector, and the first +ready above arm_epoch at or
+ * after arm_ms. */
 static void
 events_tail(struct rsd *d)
 {
@@ -335,6 +354,10 @@ events_tail(struct rsd *d)
         if (n == 0 || line[n - 1] != '\n')
             break;              /* being written: read it next time */
         d->ev_off += (long)n;
+        if (strstr(line, "\"+elector\"") != NULL)
+            d->elector = true;
+        else if (strstr(line, "\"-elector\"") != NULL)
+            d->elector = false;
         if (strstr(line, "\"+ready\"") == NULL || (o = cJSON_Parse(line)) == NULL)
             continue;
         ev = cJSON_GetObjectItemCaseSensitive(o, "event");
@@ -516,11 +539,12 @@ section_restart(struct zkh *z)
     zhandle_t *ctl = NULL;
     FILE *csv = NULL;
     char group[128], outdir[PATH_MAX], policy_dir[PATH_MAX], load0[128], load1[128];
+    char mtext[32];
     const char *pdir = NULL, *tmp;
     uint64_t epoch = 0, t_kill, t_restart, kill_ms, until;
     int64_t owners[RS_N], old_owner;
     double t_end, t_start, min_margin = 0;
-    int i, k, nk, runs = 0, within = 0, violations = 0, no_end = 0, rc = 1;
+    int i, k, nk, runs = 0, within = 0, violations = 0, no_end = 0, elector_runs = 0, rc = 1;
 
     loadavg(load0, sizeof(load0));
     printf("\n8. Restart: kill -9 of the leader's zkelectd, restarted %d ms later "
@@ -583,21 +607,23 @@ section_restart(struct zkh *z)
                 "(logs: %s/restart-d*.log)\n", RS_START_MS, outdir);
         goto out;
     }
-    csv = csv_open("restart.csv", "run,killed,killed_epoch,new_leader,new_epoch,"
+    csv = csv_open("restart.csv", "run,killed,killed_epoch,killed_elector,new_leader,new_epoch,"
         "kill_to_restart_ms,kill_to_ready_ms,kill_to_old_end_ms,kill_to_new_start_ms,margin_ms,settle_ms");
 
     for (runs = 0; runs < bopt.restart_runs; runs++) {
         struct rsd *v = &d[k];
         uint64_t old_epoch = epoch;
         uint64_t t_settled;
+        bool was_elector;
 
         old_owner = owners[k];
         for (i = 0; i < RS_N; i++) {
             events_tail(&d[i]);     /* what is there now does not count */
             d[i].ready_ms = 0;
         }
-        vlog("restart: run %d: kill -9 %s (pid %d, READY at epoch %llu)", runs + 1, v->id,
-            (int)v->pid, (unsigned long long)old_epoch);
+        was_elector = v->elector;
+        vlog("restart: run %d: kill -9 %s (pid %d, READY at epoch %llu%s)", runs + 1, v->id,
+            (int)v->pid, (unsigned long long)old_epoch, v->elector ? ", the elector too" : "");
         t_kill = now_us();
         kill_ms = t_kill / 1000u;
         for (i = 0; i < RS_N; i++) {
@@ -608,6 +634,7 @@ section_restart(struct zkh *z)
         while (waitpid(v->pid, &v->status, 0) == -1 && errno == EINTR)
             ;
         v->pid = -1;
+        v->elector = false;         /* the restarted process starts without */
         /* the scenario's delay (RestartSec), not a wait for a condition */
         while ((t_restart = now_us()) < t_kill + RS_RESTART_MS * 1000u)
             pace_ms((int)((t_kill + RS_RESTART_MS * 1000u - t_restart + 999) / 1000u));
@@ -648,6 +675,8 @@ section_restart(struct zkh *z)
             goto out;
         }
         samples_add(&ready, (int64_t)(d[nk].ready_ms * 1000u) - (int64_t)t_kill);
+        if (was_elector)
+            elector_runs++;
         if ((int64_t)(d[nk].ready_ms * 1000u) - (int64_t)t_kill <= RS_TARGET_MS * 1000)
             within++;
         samples_add(&start, (int64_t)(t_start * 1000.0) - (int64_t)t_kill);
@@ -679,19 +708,26 @@ section_restart(struct zkh *z)
             goto out;
         }
         t_settled = now_us();
-        vlog("restart: run %d: %s READY %.1f ms after the kill, margin %.3f ms; settled "
-            "(%s READY, epoch %llu) after %.1f s", runs + 1, d[nk].id,
-            (double)((int64_t)(d[nk].ready_ms * 1000u) - (int64_t)t_kill) / 1000.0,
-            t_end >= 0 ? t_start - t_end : -1.0, d[k].id, (unsigned long long)epoch,
-            (double)(t_settled - t_kill) / 1e6);
-        if (csv)
-            fprintf(csv, "%d,%s,%llu,%s,%llu,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", runs + 1,
-                v->id, (unsigned long long)old_epoch, d[nk].id,
+        if (t_end >= 0)
+            snprintf(mtext, sizeof(mtext), "%.3f ms", t_start - t_end);
+        else
+            snprintf(mtext, sizeof(mtext), "none (no end)");
+        vlog("restart: run %d: %s READY %.1f ms after the kill, margin %s; settled (%s READY, "
+            "epoch %llu) after %.1f s", runs + 1, d[nk].id,
+            (double)((int64_t)(d[nk].ready_ms * 1000u) - (int64_t)t_kill) / 1000.0, mtext,
+            d[k].id, (unsigned long long)epoch, (double)(t_settled - t_kill) / 1e6);
+        if (csv) {
+            char e[32] = "", m[32] = "";    /* empty: the old service never ended */
+            if (t_end >= 0) {
+                snprintf(e, sizeof(e), "%.3f", t_end - (double)t_kill / 1000.0);
+                snprintf(m, sizeof(m), "%.3f", t_start - t_end);
+            }
+            fprintf(csv, "%d,%s,%llu,%d,%s,%llu,%.3f,%.3f,%s,%.3f,%s,%.3f\n", runs + 1,
+                v->id, (unsigned long long)old_epoch, was_elector, d[nk].id,
                 (unsigned long long)d[nk].ready_epoch, (double)(t_restart - t_kill) / 1000.0,
-                (double)((int64_t)(d[nk].ready_ms * 1000u) - (int64_t)t_kill) / 1000.0,
-                t_end >= 0 ? t_end - (double)t_kill / 1000.0 : -1.0,
-                t_start - (double)t_kill / 1000.0, t_end >= 0 ? t_start - t_end : -1.0,
-                (double)(t_settled - t_kill) / 1000.0);
+                (double)((int64_t)(d[nk].ready_ms * 1000u) - (int64_t)t_kill) / 1000.0, e,
+                t_start - (double)t_kill / 1000.0, m, (double)(t_settled - t_kill) / 1000.0);
+        }
     }
     rc = 0;
 
@@ -714,15 +750,24 @@ out:
         samples_summary(&margin, &sm);
         table_row("service margin: new start - old end", &sm);
         summary_csv("restart", "service margin", &sm);
-        printf("  within %d ms: %d of %zu (%.0f %%); min service margin %.3f ms; violations "
-            "(old end not before new start) %d%s\n", RS_TARGET_MS, within, ready.n,
-            100.0 * within / (double)ready.n, min_margin, violations,
-            no_end ? " (old service never ended in some)" : "");
+        if (margin.n)
+            snprintf(mtext, sizeof(mtext), "%.3f ms", min_margin);
+        else
+            snprintf(mtext, sizeof(mtext), "none");
+        printf("  within %d ms: %d of %zu (%.0f %%); min service margin %s; violations "
+            "(old end not before new start) %d", RS_TARGET_MS, within, ready.n,
+            100.0 * within / (double)ready.n, mtext, violations);
+        if (no_end)
+            printf(" (in %d the old service never ended)", no_end);
+        printf("\n");
         printf("  target (new leader READY within 1 s at T = 10 s, old service stopped first): "
             "%s\n", within == (int)ready.n && violations == 0 ? "met" : "MISSED");
         summary_csv_value("restart", "within 1 s", 100.0 * within / (double)ready.n, "%");
-        summary_csv_value("restart", "min service margin", min_margin, "ms");
+        if (margin.n)
+            summary_csv_value("restart", "min service margin", min_margin, "ms");
         summary_csv_value("restart", "violations", violations, "count");
+        printf("  the killed leader was the elector too in %d of %zu runs (restart.csv: "
+            "killed_elector)\n", elector_runs, ready.n);
     }
     printf("  load average: %s at the start, %s at the end\n", load0, load1);
     if (rc != 0)

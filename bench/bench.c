@@ -4,7 +4,8 @@
  *
  * usage: zkbench [-SFJRv] [-o DIR] [-n N] [-H N] [-w N] [-c N] [-t MS,...]
  *                [-E N] [-e MS] [-T MS] [-g MS] [-x SECTIONS] [-p POLICIES]
- *                [-P DIR] [-N PATH] [-L FILE] [-D SECONDS]
+ *                [-P DIR] [-N PATH] [-L FILE] [-M N,...] [-G N,...] [-I SECONDS]
+ *                [-Z PATH] [-r N] [-D SECONDS]
  *
  * It starts its own servers through the test harness, prints a table per
  * section on stdout and writes CSV files (every sample, and summary.csv)
@@ -79,7 +80,8 @@ usage(int status)
     fprintf(f,
         "usage: %s [-SFJRv] [-o DIR] [-n N] [-H N] [-w N] [-c N] [-t MS,...] [-E N] [-e MS]\n"
         "               [-T MS] [-g MS] [-x SECTIONS] [-p POLICIES] [-P DIR] [-N PATH]\n"
-        "               [-L FILE] [-M N,...] [-G N,...] [-I SECONDS] [-Z PATH] [-D SECONDS]\n"
+        "               [-L FILE] [-M N,...] [-G N,...] [-I SECONDS] [-Z PATH] [-r N]\n"
+        "               [-D SECONDS]\n"
         "  -o DIR      CSV output directory (default bench-results)\n"
         "  -n N        samples per bare ZooKeeper operation (default 300)\n"
         "  -H N        graceful-leave handovers per policy (default 300)\n"
@@ -91,7 +93,7 @@ usage(int status)
         "  -T MS       session timeout of the handover nodes (default 10000)\n"
         "  -g MS       pause between samples (default 50)\n"
         "  -x LIST     sections: rtt,handover,switchover,crash,elector,scale,groups,\n"
-        "              footprint or all (default all)\n"
+        "              footprint,restart or all (default all)\n"
         "  -p LIST     handover policies: nodeid,roundrobin (default both)\n"
         "  -S          also measure rtt, handover and switchover on a standalone server\n"
         "  -F          forceSync=no on the servers (default: yes, ZooKeeper's default)\n"
@@ -105,7 +107,9 @@ usage(int status)
         "  -M N,...    members of the scale runs (default 10,100,1000)\n"
         "  -G N,...    groups on one handle (default 1,100,1000,10000)\n"
         "  -I SECONDS  idle time of the footprint section (default 60)\n"
-        "  -Z PATH     zkelectd for the footprint section (default: the build tree's)\n"
+        "  -Z PATH     zkelectd for the footprint and restart sections (default: the\n"
+        "              build tree's)\n"
+        "  -r N        kill -9 + restart runs of the restart section (default 20)\n"
         "  -D SECONDS  stop everything after this long (default 3600)\n"
         "  -v          progress on stderr\n", prog);
     exit(status);
@@ -117,7 +121,8 @@ parse_sections(const char *s)
     static const struct { const char *name; unsigned bit; } names[] = {
         {"rtt", SEC_RTT}, {"handover", SEC_HANDOVER}, {"switchover", SEC_SWITCHOVER},
         {"crash", SEC_CRASH}, {"elector", SEC_ELECTOR}, {"scale", SEC_SCALE},
-        {"groups", SEC_GROUPS}, {"footprint", SEC_FOOTPRINT}, {"all", SEC_ALL},
+        {"groups", SEC_GROUPS}, {"footprint", SEC_FOOTPRINT},
+        {"restart", SEC_RESTART}, {"all", SEC_ALL},
     };
     char buf[256], *tok, *save = NULL;
     unsigned bits = 0;
@@ -130,7 +135,7 @@ parse_sections(const char *s)
                 break;
         if (i == sizeof(names) / sizeof(names[0])) {
             fprintf(stderr, "%s: -x: unknown section '%s' (known: rtt, handover, switchover, "
-                "crash, elector, scale, groups, footprint, all)\n", prog, tok);
+                "crash, elector, scale, groups, footprint, restart, all)\n", prog, tok);
             exit(2);
         }
         bits |= names[i].bit;
@@ -457,8 +462,9 @@ main(int argc, char **argv)
     bopt.nscale = parse_list('M', "10,100,1000", bopt.scale_sizes, 2, 100000);
     bopt.ngroup_counts = parse_list('G', "1,100,1000,10000", bopt.group_counts, 1, 1000000);
     bopt.idle_s = 60;
+    bopt.restart_runs = 20;
 
-    while ((c = getopt(argc, argv, "o:n:H:w:c:t:E:e:T:g:x:p:SFJRP:N:L:D:M:G:I:Z:vh")) != -1) {
+    while ((c = getopt(argc, argv, "o:n:H:w:c:t:E:e:T:g:x:p:SFJRP:N:L:D:M:G:I:Z:r:vh")) != -1) {
         switch (c) {
         case 'o': bopt.outdir = optarg; break;
         case 'n': bopt.rtt_samples = opt_num(prog, c, optarg, 1, 1000000); break;
@@ -484,6 +490,7 @@ main(int argc, char **argv)
         case 'G': bopt.ngroup_counts = parse_list(c, optarg, bopt.group_counts, 1, 1000000); break;
         case 'I': bopt.idle_s = opt_num(prog, c, optarg, 1, 3600); break;
         case 'Z': bopt.daemon_prog = optarg; break;
+        case 'r': bopt.restart_runs = opt_num(prog, c, optarg, 1, 10000); break;
         case 'v': bopt.verbose = 1; break;
         case 'h': usage(0); break;
         default: usage(2);
@@ -494,7 +501,7 @@ main(int argc, char **argv)
         usage(2);
     }
     if (bopt.rtt_samples < 200 || bopt.handovers < 200 || bopt.switchovers < 200 ||
-        bopt.crash_runs < 20 || bopt.elector_runs < 20)
+        bopt.crash_runs < 20 || bopt.elector_runs < 20 || bopt.restart_runs < 20)
         warnx_("fewer samples than the figures call for (200 per operation/handover, 20 "
             "crash runs): the tails are less meaningful");
 
@@ -543,11 +550,21 @@ main(int argc, char **argv)
     if (bopt.daemon_prog == NULL)
         bopt.daemon_prog = BENCH_DAEMON;
 #endif
-    if ((bopt.sections & SEC_FOOTPRINT) &&
+    if ((bopt.sections & (SEC_FOOTPRINT | SEC_RESTART)) &&
         (bopt.daemon_prog == NULL || access(bopt.daemon_prog, X_OK) != 0)) {
         fprintf(stderr, "%s: zkelectd %s: %s (build it with make, or give -Z)\n", prog,
             bopt.daemon_prog ? bopt.daemon_prog : "(none)",
             bopt.daemon_prog ? strerror(errno) : "no path");
+        return 2;
+    }
+#ifdef BENCH_MONO
+    bopt.mono_prog = BENCH_MONO;
+#endif
+    if ((bopt.sections & SEC_RESTART) &&
+        (bopt.mono_prog == NULL || access(bopt.mono_prog, X_OK) != 0)) {
+        fprintf(stderr, "%s: zke-mono %s: %s (the restart section's hooks stamp with it; build "
+            "it with make bench)\n", prog, bopt.mono_prog ? bopt.mono_prog : "(none)",
+            bopt.mono_prog ? strerror(errno) : "no path");
         return 2;
     }
     if ((bopt.sections & (SEC_CRASH | SEC_ELECTOR)) && access(bopt.node_prog, X_OK) != 0) {
@@ -614,6 +631,8 @@ main(int argc, char **argv)
             if (section_groups(z, bopt.group_counts[i]) != 0)
                 rc = 1;
     if ((bopt.sections & SEC_FOOTPRINT) && section_footprint(z) != 0)
+        rc = 1;
+    if ((bopt.sections & SEC_RESTART) && section_restart(z) != 0)
         rc = 1;
 
     if (bopt.standalone && (bopt.sections & (SEC_RTT | SEC_HANDOVER | SEC_SWITCHOVER))) {

@@ -16,6 +16,9 @@
  *               requests and notifications per change)
  *   groups.c    section 6: many groups on one handle
  *   footprint.c section 7: zkelectd's memory and CPU
+ *   restart.c   section 8: kill -9 of the leader's zkelectd and a restart
+ *               100 ms later (systemd's RestartSec): kill -> new READY, and
+ *               the gap between the old and the new service
  *   trace.c     -L/-R diagnosis: wrappers (ld --wrap) around the ZooKeeper
  *               calls libzkelect makes
  *   node.c      zkbench-node, a separate program: one node in its own process
@@ -84,6 +87,8 @@ struct bench_opts {
     int ngroup_counts;
     int idle_s;                     /* -I: idle seconds of the footprint section (60) */
     const char *daemon_prog;        /* -Z: zkelectd (default: the build tree's) */
+    const char *mono_prog;          /* zke-mono for the hooks' stamps (the build tree's) */
+    int restart_runs;               /* -r: kill -9 + restart runs (20) */
     const char *swarm_prog;         /* zkbench-swarm, next to zkbench */
 };
 
@@ -95,7 +100,8 @@ struct bench_opts {
 #define SEC_SCALE      0x20u
 #define SEC_GROUPS     0x40u
 #define SEC_FOOTPRINT  0x80u
-#define SEC_ALL        0xffu
+#define SEC_RESTART    0x100u
+#define SEC_ALL        0x1ffu
 
 extern struct bench_opts bopt;
 
@@ -303,5 +309,8 @@ int section_scale(struct zkh *z, int members);
 int section_groups(struct zkh *z, int ngroups);
 /* Section 7 (footprint.c): zkelectd RSS and CPU, idle and during elections. */
 int section_footprint(struct zkh *z);
+/* Section 8 (restart.c): kill -9 of the leader's zkelectd, restarted 100 ms
+ * later, bopt.restart_runs times. */
+int section_restart(struct zkh *z);
 
 #endif /* ZKBENCH_H */

@@ -526,8 +526,17 @@ zkd_join(struct zkd *d, const sigset_t *set)
     struct zkelect_node n;
     uint64_t start = proc_now_ms(), bound;
     int rc, sig, retry_ms, tries = 0;
+    char host[256];
 
     memset(&n, 0, sizeof(n));
+    /* the member record names this machine: operators see it in zkelect
+       status, a successor's takeover hook gets it as ZKELECT_PREVIOUS_HOST */
+    if (gethostname(host, sizeof(host)) == 0) {
+        host[sizeof(host) - 1] = '\0';
+        n.host = host;
+    } else {
+        log_warn("gethostname: the member record names no host");
+    }
     n.id = d->boot.node_id;
     n.site = d->boot.site;
     n.priority = d->boot.priority;

@@ -141,7 +141,7 @@ service_end() { echo "$1 end $("$MONO") -" >> "$SVC_LOG"; }
 cat > "$T/takeover.sh" <<'EOF'
 #!/bin/sh
 echo "$ZKELECT_NODE_ID start $("$MONO") ${ZKELECT_EPOCH:--}" >> "$SVC_LOG"
-echo "takeover $ZKELECT_NODE_ID $ZKELECT_EPOCH event=$ZKELECT_EVENT prev=$ZKELECT_PREVIOUS" >> "$ORDER"
+echo "takeover $ZKELECT_NODE_ID $ZKELECT_EPOCH event=$ZKELECT_EVENT prev=$ZKELECT_PREVIOUS prev_host=$ZKELECT_PREVIOUS_HOST" >> "$ORDER"
 EOF
 cat > "$T/takeover-fail.sh" <<'EOF'
 #!/bin/sh
@@ -456,6 +456,9 @@ check "n1's stepdown hook ran before n2's takeover hook (lines $sd < $to)" \
 grep -F "stepdown n1 " "$ORDER" > "$T/out"
 check "during n1's stepdown hook its leader znode was there (a peer saw n1 READY)" \
     grep -qF 'peer_saw="leader":{"id":"n1","status":"READY"' "$T/out"
+grep "^takeover n2 " "$ORDER" > "$T/out2"
+check "n2's takeover hook got ZKELECT_PREVIOUS=n1, ZKELECT_PREVIOUS_HOST=$(uname -n)" \
+    grep -qF "prev=n1 prev_host=$(uname -n)" "$T/out2"
 check "n1's stepdown hook got ZKELECT_REASON=resigning, ZKELECT_EVENT=-stepdown" \
     eval 'grep -qF "reason=resigning" "$T/out" && grep -qF "event=-stepdown" "$T/out"'
 check "n1's event log: -stepdown then -registered" \

@@ -141,6 +141,7 @@ connect_timeout_ms = 15000
 path = $GROUP
 [node]
 id = $1
+state_dir = $PH
 site = dc1
 priority = $2
 [election]

@@ -179,6 +179,7 @@ connect_timeout_ms = 15000
 path = $3
 [node]
 id = $1
+state_dir = $T
 site = dc1
 priority = $2
 [election]

@@ -163,6 +163,7 @@ auth_file = ${5:-}
 path = $2
 [node]
 id = $1
+state_dir = $T
 site = $3
 priority = $4
 [election]

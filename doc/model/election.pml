@@ -1005,6 +1005,14 @@ inline normalize(n) {
 #define A_FENCE 6
 
 #define WD_EN(n) (is_el[n] && wd[n] && CONNECTED(n) && TA_OK(n) && (QUIET || FAULT_OK(n_early, MAX_EARLY)))
+/* The watchdog is re-armed for a decision not yet watched. FIX_REARM (a
+   proposed fix, README "Bugs found", 2): also when the elected node has no
+   leader znode at all (a retake at the same epoch failed after READY) */
+#ifdef FIX_REARM
+#define WD_NEW(n) (wd_ep[n] != e_ep[n] || l_ver[n] == 0)
+#else
+#define WD_NEW(n) (wd_ep[n] != e_ep[n])
+#endif
 #define EXCL_EN(n) (ELECTOR_READY(n) && (excl[n].s[0] || excl[n].s[1] || excl[n].s[2]))
 /* the application's step-down ends (zkelect_stepdown_done); a takeover
    still running ends first (zkelectd runs its hooks one at a time) */
@@ -1323,7 +1331,8 @@ end_node:
                 :: rc == OK ->
                     l_ver[i]++;
                     if :: hl[i] && l_id[i] == i -> l_st[i] = ST_PROGRESS :: else fi;
-                    start_takeover(i)
+                    start_takeover(i);
+                    rdy_ep[i] = 0               /* S6: a new takeover of the epoch, it may fail */
                 :: else -> fenced(i); cs = 1    /* refused or unanswered: decide again */
                 fi
             fi
@@ -1390,7 +1399,7 @@ end_node:
             /* a decision naming a leader that is not READY always has a
                watchdog (write outcome unknown, read after a reconnect) */
             if
-            :: !wd[i] && he[i] && e_ld[i] != NONE && wd_ep[i] != e_ep[i] && e_rd[i] && l_rd[i] &&
+            :: !wd[i] && he[i] && e_ld[i] != NONE && WD_NEW(i) && e_rd[i] && l_rd[i] &&
                !(ez && l_st[i] == ST_READY) -> wd[i] = 1; wd_ep[i] = e_ep[i]; wd_f[i] = 0
             :: else
             fi;

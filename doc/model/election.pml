@@ -23,6 +23,8 @@
  *   STABLE_START  0, 1 or 2: start from a stable leader (see init); 3: from
  *               a takeover in flight (node 1 PROGRESS at epoch 1)
  *   ONLY_ELIG   only this node is eligible
+ *   FIX_REARM   a proposed elector fix (README, "Bugs found", 2): the
+ *               watchdog re-armed when the elected node has no leader znode
  *   MUT_*       deliberate bugs (mutants) that the check must catch:
  *               MUT_READY_NOCHECK, MUT_CREATE_NOCHECK, MUT_NO_SUSPEND,
  *               MUT_DELETE_FIRST, MUT_NEWREG (bug 1 of the README, the fix

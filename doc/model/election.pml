@@ -11,27 +11,36 @@
  *
  * Build-time knobs (spin -D...):
  *   MAXFAULTS   total fault budget (default 2)
- *   MAX_DISC, MAX_EXP, MAX_CRASH, MAX_LOSE, MAX_SWITCH, MAX_EARLY, MAX_TFAIL
- *               per-kind budgets (disconnects, expiries of running clients,
+ *   MAX_DISC, MAX_EXP, MAX_CRASH, MAX_LOSE, MAX_SWITCH, MAX_EARLY, MAX_TFAIL,
+ *   MAX_FREEZE  per-kind budgets (disconnects, expiries of running clients,
  *               crashes, `elected` deleted by an operator, policy switches,
  *               watchdog firings before the system is quiet, takeovers that
- *               the application fails)
+ *               the application fails, SIGSTOPs longer than the session
+ *               timeout)
  *   LIVE        compile the liveness claim (and let the fault process stop)
  *   FENCE_ANYTIME  drop the timing assumption on fencing (see README):
  *               shows the documented limit of a lease-less design
  *   STABLE_START  0, 1 or 2: start from a stable leader (see init); 3: from
  *               a takeover in flight (node 1 PROGRESS at epoch 1)
  *   ONLY_ELIG   only this node is eligible
+ *   FIX_REARM   a proposed elector fix (README, "Bugs found", 2): the
+ *               watchdog re-armed when the elected node has no leader znode
  *   MUT_*       deliberate bugs (mutants) that the check must catch:
  *               MUT_READY_NOCHECK, MUT_CREATE_NOCHECK, MUT_NO_SUSPEND,
  *               MUT_DELETE_FIRST, MUT_NEWREG (bug 1 of the README, the fix
  *               reverted), MUT_TFAIL_AT_ONCE (a vanished PROGRESS znode read
- *               as a failed takeover at once, without the fresh listing);
+ *               as a failed takeover at once, without the fresh listing),
+ *               MUT_NO_FENCE (no self-fence: the session of an ACTIVE node
+ *               may expire), MUT_RELEASE_FIRST (a failed takeover releases
+ *               the leader znode before its step-down), MUT_RESUME_FENCED (a
+ *               fenced node resumes READY without taking over again),
+ *               MUT_FENCE_EARLY (the elector deletes the old leader znode
+ *               while the old leader is still ACTIVE);
  *               MUT_NO_REARM (no watchdog re-arm in view_changed) is not
  *               caught within the budgets tried
  *
- * Safety: the monitor process asserts S1, S3 and L1 in every state; S2, S4,
- * S5 and S6 are assertions where the step happens. Liveness (-DLIVE): the LTL
+ * Safety: the monitor process asserts S1, S3, S7, S8 and L1 in every state;
+ * S2, S4, S5 and S6 are assertions where the step happens. Liveness (-DLIVE): the LTL
  * formula `live`, checked with pan -a -f.
  */
 
@@ -65,6 +74,9 @@
 #ifndef MAX_TFAIL
 #define MAX_TFAIL 1
 #endif
+#ifndef MAX_FREEZE
+#define MAX_FREEZE 1
+#endif
 #ifndef MAXEPOCH
 #define MAXEPOCH 12             /* a decision beyond this is a livelock: assert */
 #endif
@@ -92,6 +104,7 @@
 #define Q_READY     13          /* amulti: check elected, set leader READY */
 #define Q_DELETE    14          /* adelete leader (version) */
 #define Q_FENCE     15          /* adelete stale leader (elector, version) */
+#define Q_RETAKE    16          /* amulti: check elected, set leader PROGRESS (version) */
 /* other events on a node's queue */
 #define EV_CONNECTING 20        /* session event: connection lost */
 #define EV_CONNECTED  21        /* session event: (re)connected */
@@ -120,6 +133,7 @@
 #define R_STEPPING  7
 #define R_DELETING  8
 #define R_SUSPENDED 9
+#define R_FENCED    10          /* stepped down unheard; the leader znode waits */
 
 /* enum reg_state (REG_LEAVING: unnominate is not modelled) */
 #define RG_NONE     0
@@ -149,6 +163,9 @@ byte nextseq = 1;                       /* parent's sequence counter */
 bool live[N];                           /* server: the node's current session is live */
 bool conn[N];                           /* transport connected */
 bool crashed[N];                        /* the node process stopped */
+bool fz[N];                             /* the node process is frozen (SIGSTOP) */
+bool exp_pend[N];                       /* cut off beyond the session timeout: the server
+                                           expires the session once the timing allows */
 byte inc[N];                            /* handle generation (loop.c h->gen) */
 brow W[3];                              /* watches on elected (0), leader (1), election children (2):
                                            0 none, 1 armed, 2 fired while disconnected */
@@ -175,6 +192,11 @@ byte f_ep[N];                   /* g->failed_epoch */
 bool t_ok[N];                   /* g->takeover_ok */
 bool app[N];                    /* the application's takeover is running */
 byte app_ep[N];                 /* ... for this epoch */
+bool actv[N];                    /* ACTIVE: the application's service is on, from the
+                                   takeover callback's call to its step-down's end */
+bool sd[N];                     /* the application's step-down is running */
+bool fnc[N];                    /* STEPPING: the step-down is the self-fence
+                                   (g->fence_stepdown) */
 /* the shared view */
 bool he[N];                     /* g->have_elected */
 byte e_ld[N], e_ep[N], e_rg[N]; /* g->elected.leader, .epoch, .leader_znode */
@@ -203,7 +225,7 @@ byte tc_ep[N];                  /* g->takeover_check_epoch */
 bool rrt[N];                    /* g->release_retry: DELETING, release again once re-read */
 
 /* faults used */
-byte nf, n_disc, n_exp, n_crash, n_lose, n_switch, n_early, n_tfail;
+byte nf, n_disc, n_exp, n_crash, n_lose, n_switch, n_early, n_tfail, n_frz;
 
 /* ghosts for the properties */
 bool noticed[N];                /* processed CONNECTING, not yet CONNECTED/EXPIRED */
@@ -215,6 +237,9 @@ bool S3_expired_never_acts = 1;
 bool S4_leader_writes_follow_decision = 1;
 bool S5_stop_before_delete = 1;
 bool S6_ready_never_takeover_failed = 1;
+bool S7_one_active_service = 1;
+bool S8_ready_is_active = 1;
+bool frz[N];                    /* ghost: ACTIVE when frozen, until its step-down ended */
 byte rdy_ep[N];                 /* ghost: the epoch at which each node last became READY */
 bool bounds_ok = 1;                     /* the model's bounds (queues, epochs) held */
 bool L1_quiescent_stable = 1;
@@ -255,12 +280,22 @@ hidden byte named, mine, fall, lowest, vc, cs, ez;
 #define S1 (!(BEL(0) && BEL(1)) && !(BEL(0) && BEL(2)) && !(BEL(1) && BEL(2)))
 /* S3: a node whose session expired never acts as leader once it has
    noticed the disconnect */
-#define S3N(n) (crashed[n] || live[n] || !noticed[n] || !ROLE_LEADING(role[n]))
+#define S3N(n) (crashed[n] || live[n] || !noticed[n] || !ROLE_LEADING(role[n]) || role[n] == R_STEPPING)
 #define S3 (S3N(0) && S3N(1) && S3N(2))
+/* S7: never two nodes whose service is ACTIVE at once, except one that was
+   frozen (SIGSTOP) while ACTIVE: its overlap lasts the freeze and its own
+   step-down after it */
+#define ACT(n) (actv[n] && !frz[n])
+#define S7 (!(ACT(0) && ACT(1)) && !(ACT(0) && ACT(2)) && !(ACT(1) && ACT(2)))
+/* S8: a node that believes it is the READY leader is ACTIVE (it took over:
+   a fenced node never resumes READY without taking over again) */
+#define S8N(n) (crashed[n] || role[n] != R_READY || actv[n])
+#define S8 (S8N(0) && S8N(1) && S8N(2))
 
 /* Everything delivered has been processed: the timers (watchdog, tens of
    seconds) are slower than message delivery and processing. */
-#define QN(n) (crashed[n] || (len(ev[n]) == 0 && (len(rq[n]) == 0 || !conn[n] || !live[n]) && !app[n]))
+#define QN(n) (crashed[n] || fz[n] || (len(ev[n]) == 0 && (len(rq[n]) == 0 || !conn[n] || !live[n]) && \
+                !app[n] && !sd[n]))
 #define QUIET (QN(0) && QN(1) && QN(2))
 
 /* The timing assumption on fencing (README): watchdog_ms >= the session
@@ -272,10 +307,20 @@ hidden byte named, mine, fall, lowest, vc, cs, ez;
 #define FENCING(n) (he[n] && e_ep[n] == wd_ep[n] && e_ld[n] != NONE && \
                     !(hl[n] && l_ep[n] == e_ep[n] && l_id[n] == e_ld[n] && l_st[n] == ST_READY) && \
                     l_ver[n] != 0 && (!hl[n] || l_ep[n] < e_ep[n]) && !wd_f[n])
+/* The elector deletes a stale leader znode only once the decision is T old
+   (elector.c): by then the old leader holding it is not ACTIVE (a heard one
+   saw the decision and stepped down within D; a cut-off one fenced within
+   F + D <= T/2), or its session is gone, or it is frozen. */
+#ifdef MUT_FENCE_EARLY
+#define FOK(o) 1
+#else
+#define FOK(o) (!(L_own == SID(o) && live[o]) || !actv[o] || fz[o])
+#endif
 #ifdef FENCE_ANYTIME
 #define TA_OK(n) 1
 #else
-#define TA_OK(n) (!FENCING(n) || L_ver == 0 || (OWN_OK(0) && OWN_OK(1) && OWN_OK(2)))
+#define TA_OK(n) (!FENCING(n) || L_ver == 0 || (OWN_OK(0) && OWN_OK(1) && OWN_OK(2) && \
+                  FOK(0) && FOK(1) && FOK(2)))
 #endif
 
 #define FAULT_OK(cnt, max) (nf < MAXFAULTS && cnt < max)
@@ -470,6 +515,22 @@ inline zk_apply(n, nr) {
         :: else
         fi;
         x0 = qc
+    :: qk == Q_RETAKE ->
+        check_elected(qa);
+        if
+        :: zrc == OK && L_ver == 0 -> zrc = NONODE
+        :: zrc == OK && L_ver != 0 && L_ver != qb -> zrc = BADVERSION
+        :: else
+        fi;
+        if
+        :: zrc == OK ->
+            S4_leader_writes_follow_decision = (E_ld == n && E_rg == REG[n] && E_ep == qc && L_own == SID(n));
+            assert(S4_leader_writes_follow_decision);
+            L_ver++; L_id = n; L_st = ST_PROGRESS; L_ep = qc;
+            trigger(WLD, EV_W_LD, 0)
+        :: else
+        fi;
+        x0 = qc
     :: qk == Q_DELETE || qk == Q_FENCE ->
         if
         :: L_ver == 0 -> zrc = NONODE
@@ -495,7 +556,7 @@ inline zk_apply(n, nr) {
 inline fail_reply(n, r0) {
     if
     :: qk == Q_CREATE -> evsend(n, qk, r0, qb, 0, 0, 0)
-    :: qk == Q_READY -> evsend(n, qk, r0, qc, 0, 0, 0)
+    :: qk == Q_READY || qk == Q_RETAKE -> evsend(n, qk, r0, qc, 0, 0, 0)
     :: qk == Q_STAT_MINE || qk == Q_LIST -> evsend(n, qk, r0, qa, 0, 0, 0)
     :: else -> evsend(n, qk, r0, 0, 0, 0, 0)
     fi
@@ -504,7 +565,7 @@ inline fail_reply(n, r0) {
 /* Session expiry on the server: ephemerals go at once, watches die. */
 inline zk_expire(n) {
     T(printf("TRACE zk: session of node %d expires\n", n));
-    live[n] = 0;
+    live[n] = 0; exp_pend[n] = 0;
     W[WEL].s[n] = 0; W[WLD].s[n] = 0; W[WCH].s[n] = 0; W_pr[n] = 0; W_pst[n] = 0;
     if
     :: REG[n] != 0 ->
@@ -643,10 +704,27 @@ inline leader_delete(n) {               /* leader_delete */
 
 inline start_takeover(n) {              /* start_takeover: the callback runs on */
     role[n] = R_PROGRESS; t_ok[n] = 0;
+    actv[n] = 1;                         /* cand_set_active(g, true) */
     app[n] = 1; app_ep[n] = r_ep[n]
 }
 
-inline start_stepdown(n) {              /* start_stepdown + stepdown_result (callback done at once) */
+/* FENCED (or SUSPENDED with nothing acting), heard again, still elected at
+   the epoch of our leader znode: set it back to PROGRESS, checked against
+   `elected` and the znode's version, then take over again (leader_retake) */
+inline leader_retake(n) {
+    role[n] = R_CREATING; r_ep[n] = e_ep[n]; r_ev[n] = e_ver[n];
+    send(n, Q_RETAKE, e_ver[n], l_ver[n], e_ep[n], 0)
+}
+
+/* FENCED: decide on a view read after the step-down ended (fence_viewed) */
+inline fenced(n) {
+    role[n] = R_FENCED; e_rd[n] = 0; l_rd[n] = 0;
+    read_elected(n); read_leader(n)
+}
+
+/* stepdown(): the step-down callback runs (A_SD ends it) if the application
+   may be acting, else the release follows at once (cand_stepdown_result) */
+inline start_stepdown(n) {
 #ifdef MUT_DELETE_FIRST
     /* mutant: delete the znode first, stop believing when the reply comes */
     if
@@ -655,8 +733,16 @@ inline start_stepdown(n) {              /* start_stepdown + stepdown_result (cal
     fi
 #else
     role[n] = R_STEPPING;
-    leader_delete(n)
+    if
+    :: actv[n] -> sd[n] = 1
+    :: else -> leader_delete(n)
+    fi
 #endif
+}
+
+/* -leadership-lost with nothing to release: the application stops */
+inline lost(n) {
+    if :: actv[n] && !sd[n] -> sd[n] = 1 :: else fi
 }
 
 inline became_ready(n) {                /* +ready / +resumed: S2 on beliefs */
@@ -675,7 +761,16 @@ inline takeover_result(n, epoch, ok) {  /* takeover_result */
     :: role[n] == R_PROGRESS && r_ep[n] == epoch ->
         if
         :: ok -> t_ok[n] = 1; leader_set_ready(n)
-        :: else -> f_ep[n] = epoch; t_ok[n] = 0; leader_delete(n)
+        :: else ->
+            f_ep[n] = epoch; t_ok[n] = 0;
+#ifdef MUT_RELEASE_FIRST
+            /* mutant: the release first, the step-down after it (the old
+               library, zkelectd running the stepdown hook on its own) */
+            leader_delete(n); sd[n] = 1
+#else
+            /* undo the takeover, then release (cand_takeover_result) */
+            start_stepdown(n)
+#endif
         fi
     :: else
     fi
@@ -696,17 +791,34 @@ inline cand_step(n) {
             :: named && mine && hl[n] && l_ep[n] == e_ep[n] && l_id[n] == n ->
                 r_ep[n] = e_ep[n]; r_ev[n] = e_ver[n];
                 if
-                :: l_st[n] == ST_READY -> role[n] = R_READY; became_ready(n)
+                :: l_st[n] == ST_READY && actv[n] -> role[n] = R_READY; became_ready(n)
+                :: l_st[n] == ST_READY && !actv[n] -> leader_retake(n)  /* nothing acts */
                 :: else -> start_takeover(n)
                 fi
-            :: else ->
-                role[n] = R_MEMBER;
-                if :: mine -> start_stepdown(n) :: else fi
+            :: else ->                  /* cand_lost */
+                if
+                :: actv[n] -> start_stepdown(n)
+                :: else -> role[n] = R_MEMBER; leader_delete(n)
+                fi
+            fi
+        :: role[n] == R_FENCED ->
+            if
+            :: named && mine && hl[n] && l_ep[n] == e_ep[n] && l_id[n] == n && f_ep[n] != e_ep[n] ->
+#ifdef MUT_RESUME_FENCED
+                /* mutant: resume READY as a suspended leader does */
+                if
+                :: l_st[n] == ST_READY -> r_ep[n] = e_ep[n]; r_ev[n] = e_ver[n]; role[n] = R_READY; became_ready(n)
+                :: else -> leader_retake(n)
+                fi
+#else
+                leader_retake(n)
+#endif
+            :: else -> leader_delete(n) /* ours: release it; else nothing to release */
             fi
         :: role[n] == R_READY || role[n] == R_PROGRESS ->
             if
             /* -leadership-lost; act again only on a freshly read `elected` */
-            :: !mine -> role[n] = R_MEMBER; e_rd[n] = 0; read_elected(n)
+            :: !mine -> role[n] = R_MEMBER; lost(n); e_rd[n] = 0; read_elected(n)
             :: else ->
                 if
                 :: !he[n] -> skip       /* elected unreadable: hold on */
@@ -728,7 +840,8 @@ inline cand_step(n) {
         :: else -> fall = 1
         fi;
         if
-        :: fall ->                      /* ROLE_MEMBER / ROLE_WAITING */
+        :: fall && actv[n] -> skip       /* the application still stops: nothing new yet */
+        :: fall && !actv[n] ->           /* ROLE_MEMBER / ROLE_WAITING */
             if
             :: !named ->
                 if :: role[n] == R_WAITING -> role[n] = R_MEMBER :: else fi;
@@ -864,6 +977,8 @@ inline eval_finish(n) {
    that states differing only in them are one state. */
 inline normalize(n) {
     if :: role[n] != R_DELETING -> rrt[n] = 0 :: else fi;
+    if :: role[n] != R_STEPPING -> fnc[n] = 0 :: else fi;
+    if :: actv[n] -> skip :: else -> frz[n] = 0 fi;
     if
     :: role[n] == R_CREATING || role[n] == R_PROGRESS || role[n] == R_READYING || role[n] == R_READY -> skip
     :: else -> r_ep[n] = 0
@@ -888,9 +1003,33 @@ inline normalize(n) {
 #define A_APP   2
 #define A_WD    3
 #define A_EXCL  4
+#define A_SD    5
+#define A_FENCE 6
 
 #define WD_EN(n) (is_el[n] && wd[n] && CONNECTED(n) && TA_OK(n) && (QUIET || FAULT_OK(n_early, MAX_EARLY)))
+/* The watchdog is re-armed for a decision not yet watched. FIX_REARM (a
+   proposed fix, README "Bugs found", 2): also when the elected node has no
+   leader znode at all (a retake at the same epoch failed after READY) */
+#ifdef FIX_REARM
+#define WD_NEW(n) (wd_ep[n] != e_ep[n] || l_ver[n] == 0)
+#else
+#define WD_NEW(n) (wd_ep[n] != e_ep[n])
+#endif
 #define EXCL_EN(n) (ELECTOR_READY(n) && (excl[n].s[0] || excl[n].s[1] || excl[n].s[2]))
+/* the application's step-down ends (zkelect_stepdown_done); a takeover
+   still running ends first (zkelectd runs its hooks one at a time) */
+#define SD_EN(n) (sd[n] && !app[n])
+/* The self-fence (fence.c): a node whose application may be acting and that
+   the server does not hear (cut off, or its server silent: the model's
+   disconnect, noticed or not yet) steps down once nothing was heard for F.
+   Any moment while cut off: a reconnect before F is the short disconnect. */
+#ifdef MUT_NO_FENCE
+#define FENCE_EN(n) 0
+#else
+#define FENCE_EN(n) (actv[n] && !sd[n] && !conn[n] && \
+                     (role[n] == R_PROGRESS || role[n] == R_READYING || role[n] == R_READY || \
+                      role[n] == R_SUSPENDED))
+#endif
 
 proctype node(byte i) {
     byte act, ch, cur, ee, opts;
@@ -899,7 +1038,8 @@ proctype node(byte i) {
 end_node:
     do
     :: atomic {
-        !crashed[i] && (len(ev[i]) > 0 || app[i] || WD_EN(i) || EXCL_EN(i)) ->
+        !crashed[i] && !fz[i] && (len(ev[i]) > 0 || app[i] || WD_EN(i) || EXCL_EN(i) || SD_EN(i) ||
+                                   FENCE_EN(i)) ->
         if
         :: len(ev[i]) > 0 -> act = A_EVENT
         :: app[i] -> act = A_APP; ok = 1
@@ -908,6 +1048,8 @@ end_node:
         :: EXCL_EN(i) && excl[i].s[0] -> act = A_EXCL; ch = 0
         :: EXCL_EN(i) && excl[i].s[1] -> act = A_EXCL; ch = 1
         :: EXCL_EN(i) && excl[i].s[2] -> act = A_EXCL; ch = 2
+        :: SD_EN(i) -> act = A_SD
+        :: FENCE_EN(i) -> act = A_FENCE
         fi;
         d_step {
         if
@@ -922,7 +1064,14 @@ end_node:
             :: else ->
                 c_sess[i] = CS_CONNECTING; noticed[i] = 1;
 #ifndef MUT_NO_SUSPEND
-                if :: ROLE_LEADING(role[i]) -> role[i] = R_SUSPENDED :: else fi
+                /* a leader suspends; a step-down goes on (never undone), a
+                   release is sent again once heard */
+                if
+                :: role[i] == R_CREATING || role[i] == R_PROGRESS || role[i] == R_READYING ||
+                   role[i] == R_READY -> role[i] = R_SUSPENDED
+                :: role[i] == R_DELETING -> rrt[i] = 1
+                :: else
+                fi
 #endif
             fi
         :: k == EV_CONNECTED ->
@@ -946,6 +1095,7 @@ end_node:
             fi
         :: k == EV_EXPIRED ->
             if :: is_el[i] -> elector_stop(i) :: else fi;
+            lost(i);                    /* -leadership-lost: the application stops */
             role[i] = (reg[i] != RG_NONE -> R_MEMBER : R_NONE);
             if :: reg[i] != RG_NONE -> reg[i] = RG_PENDING :: else fi;
             my_seq[i] = 0; l_ver[i] = 0; e_ver[i] = 0;
@@ -1169,7 +1319,23 @@ end_node:
                     /* cand_release_retry: the step-down is over; release
                        again with the version a fresh read gives */
                     rrt[i] = 1; l_rd[i] = 0; read_leader(i)
-                :: else -> role[i] = R_SUSPENDED
+                :: else ->
+                    /* no answer: the step-down is over, release again once
+                       heard (never back to a leading role) */
+                    rrt[i] = 1; l_rd[i] = 0; read_leader(i)
+                fi
+            fi
+        :: k == Q_RETAKE ->             /* cand_on_leader_retake_reply */
+            if
+            :: role[i] != R_CREATING || r_ep[i] != a -> skip
+            :: else ->
+                if
+                :: rc == OK ->
+                    l_ver[i]++;
+                    if :: hl[i] && l_id[i] == i -> l_st[i] = ST_PROGRESS :: else fi;
+                    start_takeover(i);
+                    rdy_ep[i] = 0               /* S6: a new takeover of the epoch, it may fail */
+                :: else -> fenced(i); cs = 1    /* refused or unanswered: decide again */
                 fi
             fi
         :: k == Q_FENCE -> skip
@@ -1202,6 +1368,20 @@ end_node:
                     fi
                 fi
             fi
+        /* ---- the application's step-down ends (cand_stepdown_result) ---- */
+        :: act == A_SD ->
+            T(printf("TRACE node %d: step-down done (role %d, fenced %d)\n", i, role[i], fnc[i]));
+            sd[i] = 0; actv[i] = 0; frz[i] = 0;
+            if
+            :: role[i] == R_STEPPING && (fnc[i] || !CONNECTED(i)) -> fenced(i)
+            :: role[i] == R_STEPPING && !fnc[i] && CONNECTED(i) -> leader_delete(i)
+            :: else
+            fi;
+            fnc[i] = 0; cs = 1
+        /* ---- the self-fence (fence.c fence_tick -> candidate.c cand_fence) ---- */
+        :: act == A_FENCE ->
+            T(printf("TRACE node %d: self-fence (role %d)\n", i, role[i]));
+            fnc[i] = 1; role[i] = R_STEPPING; sd[i] = 1
         /* ---- an exclusion ends (elector_eval drops it) ---- */
         :: act == A_EXCL ->
             T(printf("TRACE node %d: exclusion of %d ends\n", i, ch));
@@ -1221,7 +1401,7 @@ end_node:
             /* a decision naming a leader that is not READY always has a
                watchdog (write outcome unknown, read after a reconnect) */
             if
-            :: !wd[i] && he[i] && e_ld[i] != NONE && wd_ep[i] != e_ep[i] && e_rd[i] && l_rd[i] &&
+            :: !wd[i] && he[i] && e_ld[i] != NONE && WD_NEW(i) && e_rd[i] && l_rd[i] &&
                !(ez && l_st[i] == ST_READY) -> wd[i] = 1; wd_ep[i] = e_ep[i]; wd_f[i] = 0
             :: else
             fi;
@@ -1262,6 +1442,8 @@ end_node:
 #ifdef LIVE
         S1_one_ready_leader = S1; assert(S1_one_ready_leader);
         S3_expired_never_acts = S3; assert(S3_expired_never_acts);
+        S7_one_active_service = S7; assert(S7_one_active_service);
+        S8_ready_is_active = S8; assert(S8_ready_is_active);
 #endif
         act = 0; k = 0; rc = 0; a = 0; b = 0; c = 0; d = 0; vc = 0; cs = 0; ok = 0
         }   /* d_step */
@@ -1320,7 +1502,17 @@ inline reconnect(n) {
     qk = 0; qa = 0; qb = 0; qc = 0; qd = 0; fa = 0
 }
 
-#define CAN_RECONNECT(n) (!conn[n] && live[n] && !crashed[n])
+#define CAN_RECONNECT(n) (!conn[n] && live[n] && !crashed[n] && !exp_pend[n] && !fz[n])
+/* The server may expire a session cut off beyond the timeout only once its
+   node is not ACTIVE, unless frozen: the self-fence starts after F unheard
+   and ends within D, F + D <= T/2, and the other half of T allows for this
+   machine's clock running down to half the server's (fence.c) */
+#ifdef MUT_NO_FENCE
+#define EXP_OK(n) 1
+#else
+#define EXP_OK(n) (!actv[n] || fz[n])
+#endif
+#define EXP_DUE(n) (exp_pend[n] && live[n] && EXP_OK(n))
 
 proctype net() {
     byte n;
@@ -1341,6 +1533,15 @@ end_net:
     :: d_step { crashed[0] && live[0] -> zk_expire(0) }
     :: d_step { crashed[1] && live[1] -> zk_expire(1) }
     :: d_step { crashed[2] && live[2] -> zk_expire(2) }
+    /* a cut-off node's session expires, once the fence let it */
+    :: d_step { EXP_DUE(0) -> exp_pend[0] = 0; zk_expire(0) }
+    :: d_step { EXP_DUE(1) -> exp_pend[1] = 0; zk_expire(1) }
+    :: d_step { EXP_DUE(2) -> exp_pend[2] = 0; zk_expire(2) }
+    /* a frozen node is thawed (after its session expired: shorter freezes
+       are disconnects) */
+    :: d_step { fz[0] && !live[0] -> fz[0] = 0 }
+    :: d_step { fz[1] && !live[1] -> fz[1] = 0 }
+    :: d_step { fz[2] && !live[2] -> fz[2] = 0 }
     od
 }
 
@@ -1371,9 +1572,9 @@ inline disconnect(n) {
 
 #define CAN_DISC(n) (conn[n] && !crashed[n])
 #ifdef EXP_NODE
-#define CAN_EXP(n) (live[n] && !crashed[n] && n == EXP_NODE)
+#define CAN_EXP(n) (live[n] && !crashed[n] && !fz[n] && !exp_pend[n] && n == EXP_NODE)
 #else
-#define CAN_EXP(n) (live[n] && !crashed[n])
+#define CAN_EXP(n) (live[n] && !crashed[n] && !fz[n] && !exp_pend[n])
 #endif
 
 proctype faults() {
@@ -1395,11 +1596,11 @@ end_faults:
         od;
         d_step { nf++; n_disc++; disconnect(n); n = 0 }
        }
-    /* the server expires a running client's session (a partition or a
-       pause longer than the session timeout): the connection drops if it
-       has not yet, and the session ends on the server at once; the client
-       may not even have processed CONNECTING yet, and learns of the expiry
-       later (net) */
+    /* the server expires a running client's session (a partition longer
+       than the session timeout): the connection drops if it has not yet,
+       and the session ends on the server - at once if the node is not
+       ACTIVE, else once it has fenced (net); the client may not even have
+       processed CONNECTING yet, and learns of the expiry later */
     :: atomic {
         FAULT_OK(n_exp, MAX_EXP) && (CAN_EXP(0) || CAN_EXP(1) || CAN_EXP(2)) ->
         if
@@ -1414,17 +1615,47 @@ end_faults:
         od;
         d_step {
             nf++; n_exp++;
-            T(printf("TRACE fault: node %d paused or cut off beyond the session timeout\n", n));
+            T(printf("TRACE fault: node %d cut off beyond the session timeout\n", n));
+            if :: conn[n] -> disconnect(n) :: else fi;
+            if
+            :: EXP_OK(n) -> zk_expire(n)
+            :: else -> exp_pend[n] = 1
+            fi;
+            n = 0
+        }
+       }
+    /* the node is frozen (SIGSTOP) beyond the session timeout: it cannot
+       fence; its connection drops and its session expires (net thaws it
+       later) */
+    :: atomic {
+        FAULT_OK(n_frz, MAX_FREEZE) && (CAN_EXP(0) || CAN_EXP(1) || CAN_EXP(2)) ->
+        if
+        :: CAN_EXP(0) -> n = 0
+        :: CAN_EXP(1) -> n = 1
+        :: CAN_EXP(2) -> n = 2
+        fi;
+        p = 0;
+        do
+        :: conn[n] && p < len(rq[n]) -> p++
+        :: true -> break
+        od;
+        d_step {
+            nf++; n_frz++;
+            T(printf("TRACE fault: node %d frozen beyond the session timeout (active %d)\n", n, actv[n]));
+            fz[n] = 1; frz[n] = actv[n];
             if :: conn[n] -> disconnect(n) :: else fi;
             zk_expire(n); n = 0
         }
        }
     /* a process crash: it stops; its session expires later (net) */
     :: d_step { FAULT_OK(n_crash, MAX_CRASH) && !crashed[0] -> nf++; n_crash++; crashed[0] = 1; conn[0] = 0;
+                actv[0] = 0; sd[0] = 0; frz[0] = 0;   /* the supervised command dies with it */
                 T(printf("TRACE fault: node 0 crashes\n")) }
     :: d_step { FAULT_OK(n_crash, MAX_CRASH) && !crashed[1] -> nf++; n_crash++; crashed[1] = 1; conn[1] = 0;
+                actv[1] = 0; sd[1] = 0; frz[1] = 0;   /* the supervised command dies with it */
                 T(printf("TRACE fault: node 1 crashes\n")) }
     :: d_step { FAULT_OK(n_crash, MAX_CRASH) && !crashed[2] -> nf++; n_crash++; crashed[2] = 1; conn[2] = 0;
+                actv[2] = 0; sd[2] = 0; frz[2] = 0;   /* the supervised command dies with it */
                 T(printf("TRACE fault: node 2 crashes\n")) }
     /* an operator asks for a switchover (zkelect switchover): the elector,
        watching the switchover znode, evaluates again */
@@ -1464,10 +1695,12 @@ end_faults:
    quiet), exactly one node believes it is the READY leader and ZooKeeper
    agrees. With the fault budget finite, this and the absence of cycles
    (the LTL check, -DLIVE) is "eventually exactly one READY leader". */
-#define NODE_IDLE(n) (crashed[n] || (len(ev[n]) == 0 && !app[n] && !EXCL_EN(n) && \
+#define NODE_IDLE(n) (crashed[n] || (len(ev[n]) == 0 && !app[n] && !EXCL_EN(n) && !SD_EN(n) && !FENCE_EN(n) && \
                       !(is_el[n] && wd[n] && CONNECTED(n) && TA_OK(n) && QUIET)))
 #define NET_IDLE (!CAN_RECONNECT(0) && !CAN_RECONNECT(1) && !CAN_RECONNECT(2) && \
-                  !(crashed[0] && live[0]) && !(crashed[1] && live[1]) && !(crashed[2] && live[2]))
+                  !(crashed[0] && live[0]) && !(crashed[1] && live[1]) && !(crashed[2] && live[2]) && \
+                  !EXP_DUE(0) && !EXP_DUE(1) && !EXP_DUE(2) && \
+                  !(fz[0] && !live[0]) && !(fz[1] && !live[1]) && !(fz[2] && !live[2]))
 #define QUIESCENT (started && NODE_IDLE(0) && NODE_IDLE(1) && NODE_IDLE(2) && NET_IDLE && \
                    !SRV(0) && !SRV(1) && !SRV(2))
 
@@ -1477,6 +1710,8 @@ end_mon:
     do
     :: atomic { !S1 -> S1_one_ready_leader = 0; assert(S1_one_ready_leader) }
     :: atomic { !S3 -> S3_expired_never_acts = 0; assert(S3_expired_never_acts) }
+    :: atomic { !S7 -> S7_one_active_service = 0; assert(S7_one_active_service) }
+    :: atomic { !S8 -> S8_ready_is_active = 0; assert(S8_ready_is_active) }
     :: atomic { QUIESCENT && !STABLE -> L1_quiescent_stable = 0; assert(L1_quiescent_stable) }
     od
 }
@@ -1515,6 +1750,7 @@ init {
             c_sess[n] = CS_CONNECTED; c_sid[n] = SID(n);
             REG[n] = n + 1; reg[n] = RG_DONE; my_seq[n] = n + 1; czx[n] = 1;
             role[n] = (n == ld -> R_READY : R_MEMBER);
+            actv[n] = (n == ld);
             r_ep[n] = (n == ld -> 1 : 0);
             r_ev[n] = (n == ld -> 1 : 0);
             t_ok[n] = 0;

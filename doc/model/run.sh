@@ -102,23 +102,25 @@ check() {
 }
 
 SAFE="-DSAFETY -DCOLLAPSE"
+S6FLAGS="-DSTABLE_START=3 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_SWITCH=0 -DMAX_FREEZE=0"
 LIVE="-DCOLLAPSE -DNFAIR=3"
 
 bounded() {
     # safety: from the stable state (node 0 the elector and the READY
-    # leader, nodes 1 and 2 members), any one fault: disconnect (with requests applied or not),
-    # expiry, crash, switchover, failed takeover, early watchdog
+    # leader, nodes 1 and 2 members), any one fault: disconnect (with requests applied or not,
+    # with or without the self-fence), expiry, freeze, crash, switchover, failed takeover,
+    # early watchdog
     check "safety, stable start (leader = elector), 1 fault" pass -O1 \
         "-DSTABLE_START=0 -DMAXFAULTS=1" "$SAFE" "-m100000"
     # safety (S6 with the rest): a takeover in flight, the new leader's
-    # session expires
-    check "safety, a takeover in flight, the new leader's expiry" pass -O1 \
-        "-DSTABLE_START=3 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_SWITCH=0" \
-        "$SAFE" "-m100000"
+    # session expires (after its self-fence). 10.9 M states: hash-compacted
+    # here (0.9 GB, ~50 s; a collision may hide a state), exhaustive in --deep
+    check "safety, a takeover in flight, the new leader's expiry (hash-compact)" pass -O1 \
+        "$S6FLAGS" "-DSAFETY -DHC4" "-m100000 -w26"
     # liveness: under weak fairness once the faults stop, eventually one
     # READY leader for good: the leader (also the elector) crashes
     check "liveness, stable start, leader crash" pass -O0 \
-        "-DLIVE -DSTABLE_START=0 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_SWITCH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0" \
+        "-DLIVE -DSTABLE_START=0 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_SWITCH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_FREEZE=0" \
         "$LIVE" "-m100000 -a -f"
 }
 
@@ -129,6 +131,26 @@ mutants_fast() {
         "-DMUT_DELETE_FIRST -DSTABLE_START=0 -DMAXFAULTS=1" "$SAFE" "-m100000"
     check "mutant MUT_NEWREG (bug 1: a re-registered leader is 'no change')" L1_quiescent_stable -O0 \
         "-DMUT_NEWREG -DSTABLE_START=1 -DMAXFAULTS=1" "$SAFE" "-m100000"
+    # issue 14: one mutant per rule of the service's activity
+    # the leader's expiry: it did not fence, a new leader takes over
+    check "mutant MUT_NO_FENCE (no self-fence: an ACTIVE node's session expires)" \
+        S7_one_active_service -O0 \
+        "-DMUT_NO_FENCE -DSTABLE_START=0 -DMAXFAULTS=1 -DMAX_FREEZE=0" "$SAFE" "-m100000"
+    # a takeover in flight fails: its PROGRESS znode goes before its
+    # step-down ended, the elector moves on
+    check "mutant MUT_RELEASE_FIRST (a failed takeover releases before its step-down)" \
+        S7_one_active_service -O0 \
+        "-DMUT_RELEASE_FIRST -DSTABLE_START=3 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_CRASH=0 -DMAX_FREEZE=0 -DMAX_EARLY=0 -DMAX_SWITCH=0" \
+        "$SAFE" "-m100000"
+    # the leader is cut off, fences, is heard again: READY without a takeover
+    check "mutant MUT_RESUME_FENCED (a fenced node resumes READY)" S8_ready_is_active -O0 \
+        "-DMUT_RESUME_FENCED -DSTABLE_START=0 -DMAXFAULTS=1 -DMAX_FREEZE=0" "$SAFE" "-m100000"
+    # a switchover, then an early watchdog: the elector deletes the old
+    # leader znode while the old leader still steps down
+    check "mutant MUT_FENCE_EARLY (the elector deletes an ACTIVE leader's znode)" \
+        S7_one_active_service -O0 \
+        "-DMUT_FENCE_EARLY -DSTABLE_START=0 -DMAXFAULTS=2 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_CRASH=0 -DMAX_TFAIL=0 -DMAX_FREEZE=0" \
+        "$SAFE" "-m100000"
 }
 
 mutants_slow() {
@@ -136,7 +158,7 @@ mutants_slow() {
     # does not check `elected` is applied for a decision that moved on
     check "mutant MUT_READY_NOCHECK (READY without the check on elected)" \
         S4_leader_writes_follow_decision -O0 \
-        "-DMUT_READY_NOCHECK -DSTABLE_START=0 -DMAXFAULTS=2 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_CRASH=0 -DMAX_TFAIL=0" \
+        "-DMUT_READY_NOCHECK -DSTABLE_START=0 -DMAXFAULTS=2 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_CRASH=0 -DMAX_TFAIL=0 -DMAX_FREEZE=0" \
         "$SAFE" "-m100000"
 }
 
@@ -147,16 +169,18 @@ mutants_deep() {
     # member cache as a failed takeover
     check "mutant MUT_TFAIL_AT_ONCE (a vanished PROGRESS znode excluded without a fresh listing)" \
         S6_ready_never_takeover_failed -O0 \
-        "-DMUT_TFAIL_AT_ONCE -DSTABLE_START=3 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_SWITCH=0" \
+        "-DMUT_TFAIL_AT_ONCE -DSTABLE_START=3 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_SWITCH=0 -DMAX_FREEZE=0" \
         "$SAFE" "-m100000"
     check "mutant MUT_CREATE_NOCHECK (create without the check on elected)" \
         S4_leader_writes_follow_decision -O0 \
-        "-DMUT_CREATE_NOCHECK -DSTABLE_START=0 -DMAXFAULTS=2 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_CRASH=0 -DMAX_TFAIL=0" \
+        "-DMUT_CREATE_NOCHECK -DSTABLE_START=0 -DMAXFAULTS=2 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_CRASH=0 -DMAX_TFAIL=0 -DMAX_FREEZE=0" \
         "$SAFE" "-m100000"
 }
 
 deep() {
     bounded
+    check "safety, a takeover in flight, the new leader's expiry (exhaustive)" pass -O1 \
+        "$S6FLAGS" "$SAFE" "-m100000"
     check "safety, stable start (either leader; node 0 the elector), 1 fault" pass -O1 \
         "-DSTABLE_START=2 -DMAXFAULTS=1" "$SAFE" "-m100000"
     # any one fault, liveness: weak fairness, once the faults stop

@@ -937,9 +937,13 @@ elector_view_changed(struct zkelect_group *g)
     retake = elected_znode && g->leader.status == ZKELECT_STATUS_PROGRESS &&
              g->ready_seen_epoch == g->elected.epoch;
     /* a decision naming a leader that is not READY always has a watchdog,
-       also one whose write outcome was unknown, or read after a reconnect */
+       also one whose write outcome was unknown, or read after a reconnect,
+       and again when the elected node's leader znode is gone at an epoch it
+       was READY at (a take-over-again that failed before this elector saw
+       its PROGRESS: the model's FIX_REARM) */
     if (!g->watchdog_ms_deadline && g->have_elected && *g->elected.leader &&
-        (g->watchdog_epoch != g->elected.epoch || retake) && g->elected_read && g->leader_read &&
+        (g->watchdog_epoch != g->elected.epoch || retake || g->leader_version < 0) &&
+        g->elected_read && g->leader_read &&
         !(elected_znode && g->leader.status == ZKELECT_STATUS_READY)) {
         g->ready_seen_epoch = 0;
         g->watchdog_ms_deadline = zke_now_ms() + (uint64_t)effective_watchdog_ms(g);

@@ -166,6 +166,37 @@ test_failed_retake_moves_leadership(void)
 }
 
 /*
+ * The same, with the elector cut off while the retake starts and fails: it
+ * never sees the PROGRESS, only the elected node's leader znode gone at an
+ * epoch it was READY at. Its watchdog is armed for that too, and moves
+ * leadership when it fires. (With a re-arm on PROGRESS alone the group was
+ * left leaderless: the Spin model's FIX_REARM.)
+ */
+static void
+test_failed_retake_unseen_by_elector(void)
+{
+    int64_t sid;
+
+    fz_begin();
+    fz_session_ms = 2000;
+    fz_watchdog_ms = 1000;
+    open_three();
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    sid = fz_sid(&N[1]);
+    fakezk_hold(sid, true);
+    CU_ASSERT_FATAL(fz_settle_until(n2_fenced, NULL, 5000) == 0);
+    N[1].grp[0].takeover_mode = ZKELECT_EIO;
+    fakezk_hold(fz_sid(&N[0]), true);  /* the elector hears nothing meanwhile */
+    fakezk_hold(sid, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_TAKEOVER_FAILED), 1);
+    CU_ASSERT(!fakezk_exists("/g/leader"));
+    fakezk_hold(fz_sid(&N[0]), false);
+    CU_ASSERT(fz_settle_until(n3_ready, NULL, 8000) == 0);
+    fz_end();
+}
+
+/*
  * A short silence (under fence_ms) costs nothing: no step-down. The fence
  * is off with fence_ms < 0.
  */
@@ -280,6 +311,7 @@ static CU_TestInfo fence_tests[] = {
     {"failed_takeover_steps_down_before_release", test_failed_takeover_steps_down_before_release},
     {"fenced_leader_takes_over_again", test_fenced_leader_takes_over_again},
     {"failed_retake_moves_leadership", test_failed_retake_moves_leadership},
+    {"failed_retake_unseen_by_elector", test_failed_retake_unseen_by_elector},
     {"short_silence_no_fence", test_short_silence_no_fence},
     {"stepdown_survives_disconnect", test_stepdown_survives_disconnect},
     {"release_lost_sent_again", test_release_lost_sent_again},

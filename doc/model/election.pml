@@ -23,8 +23,8 @@
  *   STABLE_START  0, 1 or 2: start from a stable leader (see init); 3: from
  *               a takeover in flight (node 1 PROGRESS at epoch 1)
  *   ONLY_ELIG   only this node is eligible
- *   FIX_REARM   a proposed elector fix (README, "Bugs found", 2): the
- *               watchdog re-armed when the elected node has no leader znode
+ *   MUT_NO_REARM_GONE  bug 2 of the README put back: the watchdog is not re-armed
+ *               when the elected node has no leader znode at its epoch
  *   MUT_*       deliberate bugs (mutants) that the check must catch:
  *               MUT_READY_NOCHECK, MUT_CREATE_NOCHECK, MUT_NO_SUSPEND,
  *               MUT_DELETE_FIRST, MUT_NEWREG (bug 1 of the README, the fix
@@ -1007,10 +1007,11 @@ inline normalize(n) {
 #define A_FENCE 6
 
 #define WD_EN(n) (is_el[n] && wd[n] && CONNECTED(n) && TA_OK(n) && (QUIET || FAULT_OK(n_early, MAX_EARLY)))
-/* The watchdog is re-armed for a decision not yet watched. FIX_REARM (a
-   proposed fix, README "Bugs found", 2): also when the elected node has no
-   leader znode at all (a retake at the same epoch failed after READY) */
-#ifdef FIX_REARM
+/* The watchdog is re-armed for a decision not yet watched, and also when
+   the elected node has no leader znode at all (a retake at the same epoch
+   failed after READY: README "Bugs found", 2; elector_view_changed's
+   leader_version < 0) */
+#ifndef MUT_NO_REARM_GONE
 #define WD_NEW(n) (wd_ep[n] != e_ep[n] || l_ver[n] == 0)
 #else
 #define WD_NEW(n) (wd_ep[n] != e_ep[n])

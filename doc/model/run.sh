@@ -104,6 +104,7 @@ check() {
 SAFE="-DSAFETY -DCOLLAPSE"
 S6FLAGS="-DSTABLE_START=3 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_SWITCH=0 -DMAX_FREEZE=0"
 LIVE="-DCOLLAPSE -DNFAIR=3"
+REARM="-DLIVE -DSTABLE_START=1 -DMAXFAULTS=2 -DMAX_DISC=1 -DMAX_EXP=0 -DMAX_CRASH=0 -DMAX_SWITCH=0 -DMAX_EARLY=0 -DMAX_FREEZE=0"
 
 bounded() {
     # safety: from the stable state (node 0 the elector and the READY
@@ -122,6 +123,10 @@ bounded() {
     check "liveness, stable start, leader crash" pass -O0 \
         "-DLIVE -DSTABLE_START=0 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_SWITCH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_FREEZE=0" \
         "$LIVE" "-m100000 -a -f"
+    # liveness (bug 2): the leader is cut off, fences, is heard again and
+    # takes over again, and that takeover fails
+    check "liveness, a fenced leader's retake fails (disconnect + failed takeover)" pass -O0 \
+        "$REARM" "$LIVE" "-m100000 -a -f"
 }
 
 mutants_fast() {
@@ -143,6 +148,8 @@ mutants_fast() {
         "-DMUT_RELEASE_FIRST -DSTABLE_START=3 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_CRASH=0 -DMAX_FREEZE=0 -DMAX_EARLY=0 -DMAX_SWITCH=0" \
         "$SAFE" "-m100000"
     # the leader is cut off, fences, is heard again: READY without a takeover
+    check "mutant MUT_NO_REARM_GONE (bug 2: no watchdog once a retake failed)" acceptance -O0 \
+        "-DMUT_NO_REARM_GONE $REARM" "$LIVE" "-m100000 -a -f"
     check "mutant MUT_RESUME_FENCED (a fenced node resumes READY)" S8_ready_is_active -O0 \
         "-DMUT_RESUME_FENCED -DSTABLE_START=0 -DMAXFAULTS=1 -DMAX_FREEZE=0" "$SAFE" "-m100000"
     # a switchover, then an early watchdog: the elector deletes the old

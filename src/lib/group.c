@@ -373,8 +373,10 @@ group_role_set(struct zkelect_group *g, enum role to, enum zkelect_event_type ev
         g->role_since_ms = zke_now_ms();
         /* back to a member: the application was told (the step-down ended,
            or -leadership-lost says it) */
-        if (to == ROLE_MEMBER || to == ROLE_NONE)
+        if (to == ROLE_MEMBER || to == ROLE_NONE) {
             g->active = false;
+            g->fence_stepdown = false;
+        }
         fence_update(g);
         zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: role %s -> %s%s%s", g->path, group_role_name(from),
                 group_role_name(to), *detail ? ": " : "", detail);

@@ -889,7 +889,8 @@ read_run(struct run *r, const char *dir)
             r->bad_lines++;
         }
     }
-    qsort(r->ev.v, r->ev.n, r->ev.size, ev_cmp);
+    if (r->ev.n > 0)
+        qsort(r->ev.v, r->ev.n, r->ev.size, ev_cmp); /* (NULL, 0) is undefined */
     snprintf(path, sizeof path, "%s/register.jsonl", dir);
     each_line(path, read_register_line, r, NULL);
     return 0;

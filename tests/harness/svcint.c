@@ -234,7 +234,8 @@ covered(const struct svc *s, const char *n1, const char *n2, int64_t a, int64_t 
         if (wb > wa)
             sp[n++] = (struct span){ wa, wb };
     }
-    qsort(sp, n, sizeof *sp, span_cmp);
+    if (n > 0)
+        qsort(sp, n, sizeof *sp, span_cmp);
     for (i = 0; i < n; i++) {
         if (have && sp[i].a <= cur_b) {
             if (sp[i].b > cur_b)
@@ -304,7 +305,8 @@ svc_check(const struct svc *s, int64_t end_us, int64_t bound_us, FILE *out,
         goto out;
     for (i = 0; i < s->nst; i++)
         ord[i] = &s->st[i];
-    qsort(ord, s->nst, sizeof *ord, stamp_cmp);
+    if (s->nst > 0)
+        qsort(ord, s->nst, sizeof *ord, stamp_cmp); /* (NULL, 0) is undefined */
     /*
      * A start opens an interval unless one is open (a takeover hook started
      * again without a stepdown in between: the service never stopped); an

@@ -56,6 +56,7 @@ node|priority|high|not an integer
 node|priority|1000001|out of range
 node|tags|ssd, bad tag!|bad tag!
 node|eligible|maybe|expected yes/no
+node|state_dir|relative/dir|must be an absolute path
 election|policy|Site!|invalid policy
 election|policy_path|relative/dir|absolute path
 election|watchdog_ms|99|out of range
@@ -69,6 +70,13 @@ hooks|takeover|/nonexistent/takeover|/nonexistent/takeover
 hooks|stepdown|/tmp/|names a directory
 hooks|notify|notify.sh|must be an absolute path
 hooks|timeout_ms|99|out of range
+hooks|stepdown_timeout_ms|9|out of range
+leader|command|run\001|control characters
+leader|ready_command|check\001|control characters
+leader|stop_timeout_ms|-1|out of range
+leader|stop_timeout_ms|5000|must be less than [hooks] stepdown_timeout_ms
+leader|fence_ms|99|out of range
+leader|fence_ms|4000|exceeds half of [zookeeper] session_timeout_ms
 health|command|check\001|control characters
 health|interval_ms|99|out of range
 health|failures|0|out of range

@@ -490,8 +490,16 @@ run_takeover(struct zkd_hooks *hk, const struct job *j)
             rc = -1;
             r.spawn_err = ENOMEM;
         } else {
-            rc = hook_run(d, ZKD_HOOK_TAKEOVER, path, timeout_ms, e.v, &hk->cancel_fd, 1,
-                what, &r);
+            /* a step-down cancels it: its SIGTERM..SIGKILL grace comes out of
+               the step-down's budget D, so it gets a quarter of D at most */
+            int grace_ms = d->boot.stepdown_timeout_ms / 4;
+
+            if (grace_ms > PROC_GRACE_MS)
+                grace_ms = PROC_GRACE_MS;
+            if (grace_ms < 10)
+                grace_ms = 10;
+            rc = hook_run_grace(d, ZKD_HOOK_TAKEOVER, path, timeout_ms, grace_ms, e.v,
+                &hk->cancel_fd, 1, what, &r);
         }
         envb_free(&e);
         free(path);

@@ -50,6 +50,20 @@ fi
 [ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi >/dev/null
 
 jobs=$(nproc 2>/dev/null || echo 2)
+
+# show_failures DIR LABEL N: for each test under DIR that automake marked
+# FAIL or ERROR, its failed checks (with the lines before each) and its last
+# N lines.
+show_failures() {
+    for trs in $(grep -l -E '^:test-result: (FAIL|ERROR)' \
+                 $(find "$1" -name '*.trs' 2>/dev/null) 2>/dev/null); do
+        log=${trs%.trs}.log
+        echo "--- $2: ${log#"$1"/}: failed checks, each after what led to it"
+        grep -B 6 -E '^(FAIL|not ok)|Assertion|ERROR|runtime error|deadline' "$log" | head -n 40
+        echo "--- $2: ${log#"$1"/}: last lines"
+        tail -n "$3" "$log"
+    done
+}
 if [ "$mode" = test ]; then
     # 1. the packaging check: a tarball that builds, passes `make check` and
     #    installs from a read-only source tree (a plain build, no sanitizers)
@@ -63,20 +77,14 @@ if [ "$mode" = test ]; then
     make -j"$jobs"
     status=0
     make -j"$jobs" check || status=$?
+    # what each failed test said, where a CI log's tail shows it
+    [ "$status" = 0 ] || show_failures . check 12
     if [ "$dist" = 0 ]; then
         echo "distcheck: passed"
     else
         echo "distcheck: FAILED (see build-dist/distcheck.log):"
         tail -n 30 ../build-dist/distcheck.log
-        # what each failed test said: its failed checks and its last lines
-        for trs in $(grep -l -E '^:test-result: (FAIL|ERROR)' \
-                     $(find ../build-dist -name '*.trs' 2>/dev/null) 2>/dev/null); do
-            log=${trs%.trs}.log
-            echo "--- distcheck: ${log#../build-dist/}"
-            grep -E '^(FAIL|not ok)|Assertion|ERROR|runtime error' "$log" | head -n 40
-            echo "--- last lines:"
-            tail -n 40 "$log"
-        done
+        show_failures ../build-dist distcheck 40
         status=1
     fi
     make check-summary || status=1

@@ -197,6 +197,10 @@ static const struct codec_int codec_int_remaining = {
 static const struct codec_int codec_int_watchdog = {
     ZKE_WATCHDOG_MIN, ZKE_WATCHDOG_MAX, true };
 static const struct codec_int codec_int_exclude = { 1, ZKE_EXCLUDE_MAX, true };
+static const struct codec_int codec_int_settle = { 0, ZKE_SETTLE_MAX, false };
+static const struct codec_int codec_int_delay = { 0, ZKE_DELAY_MAX, false };
+static const struct codec_int codec_int_expect = { 1, ZKE_EXPECT_MAX, true };
+static const struct codec_int codec_int_wall = { 1, (int64_t)ZKE_EPOCH_MAX, false };
 
 /* Non-zero for [A-Za-z0-9._-] (no locale involved). */
 static int
@@ -1235,7 +1239,12 @@ out:
 
 static const char *const codec_elected_fields[] = {
     "v", "epoch", "leader", "leader_site", "leader_znode", "previous", "elector",
-    "policy", "reason", "at_ms", "switchover_id", "config_version", "excluded", NULL
+    "policy", "reason", "at_ms", "switchover_id", "config_version", "excluded",
+    "hold", NULL
+};
+
+static const char *const codec_hold_fields[] = {
+    "kind", "node", "until_ms", NULL
 };
 
 static const char *const codec_exclusion_fields[] = {
@@ -1289,6 +1298,17 @@ zke_elected_encode(const struct zke_elected *e, char **out, size_t *outlen)
     if (enc.rc == 0 && codec_dup(e->excluded[0].id, sizeof(e->excluded[0]),
         e->nexcluded) >= 0)
         enc.rc = ZKELECT_EINVAL;
+    if (e->hold.kind[0] != '\0') {
+        it = codec_put_container(&enc, root, "hold", cJSON_Object);
+        if (it != NULL) {
+            codec_put_str(&enc, it, "kind", 0, CODEC_NAME, ZKE_NAME_MAX,
+                e->hold.kind, sizeof(e->hold.kind));
+            codec_put_str(&enc, it, "node", 0, CODEC_ID0, ZKE_ID_MAX,
+                e->hold.node, sizeof(e->hold.node));
+            codec_put_int(&enc, it, "until_ms", &codec_int_count,
+                e->hold.until_ms);
+        }
+    }
     return codec_enc_end(&enc, root, out, outlen);
 }
 
@@ -1354,6 +1374,18 @@ zke_elected_decode(const char *buf, int len, struct zke_elected *e, char *err,
         snprintf(field, sizeof(field), "excluded[%d].id", j);
         CODEC_TRY(codec_fail(&d, ZKELECT_EBADVALUE, field,
             "node excluded twice"));
+    }
+    CODEC_TRY(codec_get_container(&d, &o, "hold", CODEC_OPTIONAL,
+        cJSON_Object, CODEC_FIELDS_MAX, &it));
+    if (it != NULL) {
+        CODEC_TRY(codec_obj_init(&d, &xo, it, codec_hold_fields, "hold."));
+        CODEC_TRY(codec_get_str(&d, &xo, "kind", CODEC_REQUIRED, CODEC_NAME,
+            ZKE_NAME_MAX, e->hold.kind, sizeof(e->hold.kind)));
+        CODEC_TRY(codec_get_str(&d, &xo, "node", CODEC_OPTIONAL, CODEC_ID0,
+            ZKE_ID_MAX, e->hold.node, sizeof(e->hold.node)));
+        CODEC_TRY(codec_get_int(&d, &xo, "until_ms", CODEC_OPTIONAL,
+            &codec_int_count, &v));
+        e->hold.until_ms = v;
     }
 out:
     return codec_end(root, rc, e, sizeof(*e));
@@ -1434,7 +1466,12 @@ out:
 
 static const char *const codec_config_fields[] = {
     "v", "policy", "sites", "watchdog_ms", "exclude_ms", "options", "paused",
+    "settle_ms", "expect", "failback_delay_ms", "min_move_interval_ms", "drains",
     NULL
+};
+
+static const char *const codec_drain_fields[] = {
+    "until_ms", "reason", "by", NULL
 };
 
 int
@@ -1474,6 +1511,39 @@ zke_config_encode(const struct zke_config *c, char **out, size_t *outlen)
         c->noptions) >= 0)
         e.rc = ZKELECT_EINVAL;
     codec_put_bool(&e, root, "paused", c->paused);
+    if (c->settle_set)
+        codec_put_u64(&e, root, "settle_ms", &codec_int_settle, c->settle_ms);
+    if (c->expect)
+        codec_put_u64(&e, root, "expect", &codec_int_expect, c->expect);
+    if (c->failback_set)
+        codec_put_u64(&e, root, "failback_delay_ms", &codec_int_delay,
+            c->failback_delay_ms);
+    if (c->min_move_set)
+        codec_put_u64(&e, root, "min_move_interval_ms", &codec_int_delay,
+            c->min_move_interval_ms);
+    if (e.rc == 0 && (c->ndrains < 0 || c->ndrains > ZKE_DRAINS_MAX))
+        e.rc = ZKELECT_EINVAL;
+    if (e.rc == 0 && c->ndrains > 0) {
+        map = codec_put_container(&e, root, "drains", cJSON_Object);
+        for (i = 0; i < c->ndrains && map != NULL && e.rc == 0; i++) {
+            cJSON *it;
+            if (!codec_enc_check(&e, CODEC_ID, ZKE_ID_MAX, c->drains[i].id,
+                sizeof(c->drains[i].id)))
+                break;
+            it = codec_put_container(&e, map, c->drains[i].id, cJSON_Object);
+            if (it == NULL)
+                break;
+            codec_put_int(&e, it, "until_ms", &codec_int_wall,
+                c->drains[i].until_ms);
+            codec_put_str(&e, it, "reason", 0, CODEC_TEXT, ZKE_REASON_MAX,
+                c->drains[i].reason, sizeof(c->drains[i].reason));
+            codec_put_str(&e, it, "by", 0, CODEC_TEXT, ZKE_NAME_MAX,
+                c->drains[i].by, sizeof(c->drains[i].by));
+        }
+        if (e.rc == 0 && codec_dup(c->drains[0].id, sizeof(c->drains[0]),
+            c->ndrains) >= 0)
+            e.rc = ZKELECT_EINVAL;
+    }
     return codec_enc_end(&e, root, out, outlen);
 }
 
@@ -1540,6 +1610,53 @@ zke_config_decode(const char *buf, int len, struct zke_config *c, char *err,
     }
 
     CODEC_TRY(codec_get_bool(&d, &o, "paused", CODEC_OPTIONAL, &c->paused));
+
+    c->settle_set = codec_obj_get(&o, "settle_ms") != NULL;
+    CODEC_TRY(codec_get_int(&d, &o, "settle_ms", CODEC_OPTIONAL,
+        &codec_int_settle, &v));
+    c->settle_ms = (uint32_t)v;
+    CODEC_TRY(codec_get_int(&d, &o, "expect", CODEC_OPTIONAL,
+        &codec_int_expect, &v));
+    c->expect = (uint32_t)v;
+    c->failback_set = codec_obj_get(&o, "failback_delay_ms") != NULL;
+    CODEC_TRY(codec_get_int(&d, &o, "failback_delay_ms", CODEC_OPTIONAL,
+        &codec_int_delay, &v));
+    c->failback_delay_ms = (uint32_t)v;
+    c->min_move_set = codec_obj_get(&o, "min_move_interval_ms") != NULL;
+    CODEC_TRY(codec_get_int(&d, &o, "min_move_interval_ms", CODEC_OPTIONAL,
+        &codec_int_delay, &v));
+    c->min_move_interval_ms = (uint32_t)v;
+
+    CODEC_TRY(codec_get_container(&d, &o, "drains", CODEC_OPTIONAL,
+        cJSON_Object, ZKE_DRAINS_MAX, &map));
+    i = 0;
+    cJSON_ArrayForEach(it, map) {
+        struct codec_obj xo;
+        char prefix[ZKE_ID_MAX * 4 + 16];
+        struct zke_drain *dr = &c->drains[i];
+
+        codec_escape(esc, sizeof(esc), it->string, strlen(it->string));
+        snprintf(field, sizeof(field), "drains.%s", esc);
+        CODEC_TRY(codec_text_in(&d, field, it->string, CODEC_ID, ZKE_ID_MAX,
+            dr->id, sizeof(dr->id)));
+        if (!cJSON_IsObject(it))
+            CODEC_TRY(codec_fail(&d, ZKELECT_ETYPE, field,
+                "expected an object, got %s", codec_type_name(it)));
+        snprintf(prefix, sizeof(prefix), "drains.%s.", dr->id);
+        CODEC_TRY(codec_obj_init(&d, &xo, it, codec_drain_fields, prefix));
+        CODEC_TRY(codec_get_int(&d, &xo, "until_ms", CODEC_REQUIRED,
+            &codec_int_wall, &v));
+        dr->until_ms = v;
+        CODEC_TRY(codec_get_str(&d, &xo, "reason", CODEC_OPTIONAL, CODEC_TEXT,
+            ZKE_REASON_MAX, dr->reason, sizeof(dr->reason)));
+        CODEC_TRY(codec_get_str(&d, &xo, "by", CODEC_OPTIONAL, CODEC_TEXT,
+            ZKE_NAME_MAX, dr->by, sizeof(dr->by)));
+        c->ndrains = ++i;
+    }
+    if ((j = codec_dup(c->drains[0].id, sizeof(c->drains[0]), c->ndrains)) >= 0) {
+        snprintf(field, sizeof(field), "drains.%s", c->drains[j].id);
+        CODEC_TRY(codec_fail(&d, ZKELECT_EBADVALUE, field, "duplicate node"));
+    }
 out:
     return codec_end(root, rc, c, sizeof(*c));
 }
@@ -1549,7 +1666,7 @@ out:
 /* ======================================================================== */
 
 static const char *const codec_switchover_fields[] = {
-    "v", "id", "to", "at_ms", "by", NULL
+    "v", "id", "to", "at_ms", "by", "site", "due_ms", "cancel", NULL
 };
 
 int
@@ -1567,6 +1684,15 @@ zke_switchover_encode(const struct zke_switchover *s, char **out, size_t *outlen
     codec_put_int(&e, root, "at_ms", &codec_int_count, s->at_ms);
     codec_put_str(&e, root, "by", 0, CODEC_TEXT, ZKE_NAME_MAX, s->by,
         sizeof(s->by));
+    if (e.rc == 0 && s->site[0] != '\0' && s->to[0] != '\0')
+        e.rc = ZKELECT_EINVAL;
+    if (s->site[0] != '\0')
+        codec_put_str(&e, root, "site", 0, CODEC_SITEKEY, ZKE_SITE_MAX, s->site,
+            sizeof(s->site));
+    if (s->due_ms != 0)
+        codec_put_int(&e, root, "due_ms", &codec_int_count, s->due_ms);
+    if (s->cancel)
+        codec_put_bool(&e, root, "cancel", true);
     return codec_enc_end(&e, root, out, outlen);
 }
 
@@ -1593,6 +1719,14 @@ zke_switchover_decode(const char *buf, int len, struct zke_switchover *s,
     s->at_ms = v;
     CODEC_TRY(codec_get_str(&d, &o, "by", CODEC_OPTIONAL, CODEC_TEXT,
         ZKE_NAME_MAX, s->by, sizeof(s->by)));
+    CODEC_TRY(codec_get_str(&d, &o, "site", CODEC_OPTIONAL, CODEC_SITEKEY,
+        ZKE_SITE_MAX, s->site, sizeof(s->site)));
+    if (s->site[0] != '\0' && s->to[0] != '\0')
+        CODEC_TRY(codec_fail(&d, ZKELECT_EBADVALUE, "site",
+            "a switchover names a node (\"to\") or a site, not both"));
+    CODEC_TRY(codec_get_int(&d, &o, "due_ms", CODEC_OPTIONAL, &codec_int_count, &v));
+    s->due_ms = v;
+    CODEC_TRY(codec_get_bool(&d, &o, "cancel", CODEC_OPTIONAL, &s->cancel));
 out:
     return codec_end(root, rc, s, sizeof(*s));
 }

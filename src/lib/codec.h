@@ -106,6 +106,10 @@
 #define ZKE_WATCHDOG_MIN  100                 /* zke_config.watchdog_ms, when not 0 */
 #define ZKE_WATCHDOG_MAX  3600000             /* zke_config.watchdog_ms: 1 hour */
 #define ZKE_EXCLUDE_MAX   86400000            /* zke_config.exclude_ms: 1 day */
+#define ZKE_SETTLE_MAX    3600000             /* zke_config.settle_ms: 1 hour */
+#define ZKE_DELAY_MAX     86400000            /* failback_delay_ms, min_move_interval_ms: 1 day */
+#define ZKE_EXPECT_MAX    10000               /* zke_config.expect */
+#define ZKE_DRAINS_MAX    32                  /* drains in config */
 
 /* Status of the leader znode: enum zkelect_status of zkelect.h ("PROGRESS",
  * "READY"; NONE is never encoded). */
@@ -132,6 +136,14 @@ struct zke_exclusion {
     uint64_t remaining_ms;                    /* required, 0..ZKE_REMAINING_MAX */
 };
 
+/* What the elector waits for before it decides (elected "hold"). */
+struct zke_hold {
+    char kind[ZKE_NAME_MAX + 1];              /* "" = none, "settle", "failback", "anti-flap" */
+    char node[ZKE_ID_MAX + 1];                /* the node that may lead when it ends, or "" */
+    int64_t until_ms;                         /* wall-clock ms since 1970 (display only),
+                                                 0..ZKE_EPOCH_MAX */
+};
+
 /* elected: the elector's decision. */
 struct zke_elected {
     uint64_t epoch;                           /* required, 1..ZKE_EPOCH_MAX */
@@ -152,6 +164,7 @@ struct zke_elected {
                                                  -1 = config absent; 0 when not written */
     struct zke_exclusion excluded[ZKE_EXCLUDED_MAX]; /* required array of distinct ids (may be empty) */
     int nexcluded;                            /* number of exclusions, 0..ZKE_EXCLUDED_MAX */
+    struct zke_hold hold;                     /* optional: what the elector waits for */
 };
 
 /* leader: the elected node's own znode. */
@@ -174,6 +187,15 @@ struct zke_option {
     char value[ZKE_VALUE_MAX + 1];            /* text, may be "" */
 };
 
+/* One entry of config "drains" ({"n1": {"until_ms": W, "reason": "...", "by": "..."}}):
+   an operator keeps the node from leading until a wall-clock time. */
+struct zke_drain {
+    char id[ZKE_ID_MAX + 1];                  /* node id */
+    int64_t until_ms;                         /* required wall-clock ms, 1..ZKE_EPOCH_MAX */
+    char reason[ZKE_REASON_MAX + 1];          /* optional text */
+    char by[ZKE_NAME_MAX + 1];                /* optional text: who drained it */
+};
+
 /* config: the operator's settings; every field is optional except "v". */
 struct zke_config {
     char policy[ZKE_NAME_MAX + 1];            /* "" = the node's own configured policy */
@@ -184,6 +206,16 @@ struct zke_config {
     struct zke_option options[ZKE_OPTIONS_MAX]; /* distinct keys, in payload order */
     int noptions;                             /* number of options, 0..ZKE_OPTIONS_MAX */
     bool paused;                              /* elections paused; default false */
+    bool settle_set;                          /* "settle_ms" present (else the node default) */
+    uint32_t settle_ms;                       /* cold-start wait, 0..ZKE_SETTLE_MAX; 0 = none */
+    uint32_t expect;                          /* members expected at a cold start,
+                                                 0 = not set, else 1..ZKE_EXPECT_MAX */
+    bool failback_set;                        /* "failback_delay_ms" present */
+    uint32_t failback_delay_ms;               /* 0..ZKE_DELAY_MAX */
+    bool min_move_set;                        /* "min_move_interval_ms" present */
+    uint32_t min_move_interval_ms;            /* 0..ZKE_DELAY_MAX */
+    struct zke_drain drains[ZKE_DRAINS_MAX];  /* distinct ids, in payload order */
+    int ndrains;                              /* 0..ZKE_DRAINS_MAX */
 };
 
 /* switchover: an operator's request to move leadership. */
@@ -193,6 +225,11 @@ struct zke_switchover {
     char to[ZKE_ID_MAX + 1];                  /* required node id; null <-> "" = any other node */
     int64_t at_ms;                            /* optional wall-clock ms, 0..ZKE_EPOCH_MAX */
     char by[ZKE_NAME_MAX + 1];                /* optional text: who asked */
+    char site[ZKE_SITE_MAX + 1];              /* optional: move to the best node of this
+                                                 site ("" = none); not with a "to" */
+    int64_t due_ms;                           /* optional wall-clock ms at which to act,
+                                                 0 = at once */
+    bool cancel;                              /* optional: cancels the pending request */
 };
 
 /* One past decision in history. */

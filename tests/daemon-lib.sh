@@ -1,7 +1,7 @@
 # daemon-lib.sh - what the shell tests that run real zkelectd daemons on a
 # zk-local ensemble share (bash; sourced after tests/lib.sh). Used by
-# tests/dr/test_dr_ops.sh; test_dr.sh and tests/daemon/test_service.sh still
-# carry their own copies of the same helpers.
+# tests/dr/test_dr_ops.sh and tests/dr/test_dr.sh; tests/daemon/test_service.sh still
+# carries its own copies of the same helpers.
 #
 # The test sets, before calling these:
 #   T          its work directory          WAIT_MS   deadline for "eventually"

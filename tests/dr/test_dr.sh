@@ -66,7 +66,9 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/zkdr.XXXXXX") || exit 99
 # Plumbing
 # ---------------------------------------------------------------------------
 
-. "$TOP_SRCDIR/tests/lib.sh"   # now_ms, ok, nok, check, wait_until, pick_port, finish
+. "$TOP_SRCDIR/tests/lib.sh"         # now_ms, ok, nok, check, wait_until, pick_port, finish
+. "$TOP_SRCDIR/tests/daemon-lib.sh"  # alive, http, body, start_nodes, kill9, stop_all,
+                                     # check_events, check_service, zk_start
 
 # CLOCK_MONOTONIC ms: the clock of the event logs' mono_ms.
 mono() { "$DREV" now; }
@@ -88,15 +90,6 @@ hold_for() {
 
 site_of() { case $1 in n1|n2|n3) echo dc1 ;; *) echo dc2 ;; esac; }
 prio_of() { case $1 in n1|n4) echo 30 ;; n2|n5) echo 20 ;; *) echo 10 ;; esac; }
-
-alive() { [ -n "${pid[$1]:-}" ] && kill -0 "${pid[$1]}" 2>/dev/null; }
-
-http() {
-    curl -s -o /dev/null -w '%{http_code}' --max-time 2 \
-        "http://127.0.0.1:${port[$1]}$2" 2>/dev/null || true
-}
-
-body() { curl -s --max-time 2 "http://127.0.0.1:${port[$1]}$2" 2>/dev/null; }
 
 # zkelect on the current phase's group; stdout to $T/cli.out, stderr to
 # $T/cli.err; returns its exit status.
@@ -184,99 +177,6 @@ events = $PH/$n.events
 EOF
 }
 
-node_answers() { ! alive "$1" || [ "$(http "$1" /health)" = 200 ]; }
-
-# start_node NODE: start zkelectd -f and wait until it is a registered member
-# (/health 200). A port taken meanwhile is replaced (up to 5 times).
-start_node() {
-    local n=$1 try
-    for try in 1 2 3 4 5; do
-        [ "$try" -gt 1 ] && log "$n: its HTTP port was taken; try $try with another"
-        [ -n "${port[$n]:-}" ] || pick_port "port[$n]"
-        write_config "$n"
-        "$ZKELECTD" -f -c "$PH/$n.ini" >> "$PH/$n.log" 2>&1 &
-        pid[$n]=$!
-        if wait_until "$WAIT_MS" node_answers "$n" && alive "$n"; then
-            return 0
-        fi
-        if ! alive "$n" && grep -q "cannot listen" "$PH/$n.log"; then
-            wait "${pid[$n]}" 2>/dev/null
-            unset "pid[$n]"
-            port[$n]=
-            continue
-        fi
-        log "$n did not join: $(tail -n 3 "$PH/$n.log")"
-        return 1
-    done
-    return 1
-}
-
-# start_nodes NODE...: start them all, then wait for each.
-start_nodes() {
-    local n rc=0
-    for n in "$@"; do
-        [ -n "${port[$n]:-}" ] || pick_port "port[$n]"
-        write_config "$n"
-        "$ZKELECTD" -f -c "$PH/$n.ini" >> "$PH/$n.log" 2>&1 &
-        pid[$n]=$!
-    done
-    for n in "$@"; do
-        if ! wait_until "$WAIT_MS" node_answers "$n" || ! alive "$n"; then
-            wait "${pid[$n]}" 2>/dev/null
-            unset "pid[$n]"
-            # perhaps its port was taken: one more try on its own
-            port[$n]=
-            start_node "$n" || rc=1
-        fi
-    done
-    return "$rc"
-}
-
-# kill9 NODE...: kill -9 all of them at once (one kill(1)), reap them and
-# record when each was gone in the phase's exits file.
-kill9() {
-    local n t pids=()
-    for n in "$@"; do pids+=("${pid[$n]}"); done
-    kill -KILL "${pids[@]}" 2>/dev/null
-    for n in "$@"; do
-        wait "${pid[$n]}" 2>/dev/null
-        unset "pid[$n]"
-    done
-    t=$(mono)
-    for n in "$@"; do echo "$n $t" >> "$PH/exits"; done
-    t=$("$MONO")
-    for n in "$@"; do echo "$n end $t -" >> "$SVC_LOG"; done
-}
-
-# stop_all: SIGTERM every daemon of the phase (graceful resignation), wait
-# (bounded, then SIGKILL), and record when each was gone.
-stop_all() {
-    local n end
-    for n in "${!pid[@]}"; do kill -TERM "${pid[$n]}" 2>/dev/null; done
-    end=$(( $(now_ms) + WAIT_MS ))
-    for n in "${!pid[@]}"; do
-        while kill -0 "${pid[$n]}" 2>/dev/null && [ "$(now_ms)" -lt "$end" ]; do
-            sleep 0.05
-        done
-        if kill -0 "${pid[$n]}" 2>/dev/null; then
-            nok "$n did not exit within $WAIT_MS ms of SIGTERM"
-            kill -KILL "${pid[$n]}" 2>/dev/null
-        fi
-        wait "${pid[$n]}" 2>/dev/null
-        echo "$n $(mono)" >> "$PH/exits"
-        unset "pid[$n]"
-    done
-}
-
-# check_logs WHAT: the safety properties over the whole phase so far.
-check_logs() {
-    local out rc
-    out=$("$DREV" check -x "$PH/exits" "$PH"/*.events 2>&1)
-    rc=$?
-    printf '%s\n' "$out" | sed 's/^/    /'
-    check "$1: never two READY leaders, +ready epochs increasing" [ "$rc" = 0 ]
-}
-
 # phase_begin LETTER POLICY_LINES EXCLUDE_MS: a fresh group /dr/LETTER.
 phase_begin() {
     PH=$T/$1
@@ -296,44 +196,25 @@ phase_begin() {
 
 # phase_start: n1 first (so that it leads), then the four others.
 phase_start() {
-    check "n1 starts" start_node n1
+    check "n1 starts" start_nodes n1
     check "n1 is the READY leader" wait_until "$WAIT_MS" leader_is n1
     check "n2 n3 n4 n5 start and join" start_nodes n2 n3 n4 n5
     check "n1 still leads" leader_is n1
 }
 
-# check_service WHAT: no two nodes' services active at once, from the hooks'
-# own stamps.
-check_service() {
-    local out rc
-    out=$("$SVCCHECK" "$SVC_LOG" 2>&1)
-    rc=$?
-    printf '%s\n' "$out" | sed 's/^/    /'
-    check "$1: never two services active at once ($(printf '%s\n' "$out" | grep '^service: .*intervals'))" \
-        [ "$rc" = 0 ]
-}
-
 phase_end() {
     stop_all
-    check_logs "phase ${PH##*/} (whole phase, graceful stop included)"
+    check_events "phase ${PH##*/} (whole phase, graceful stop included)"
     check_service "phase ${PH##*/} (whole phase, graceful stop included)"
     check "phase ${PH##*/}: no sanitizer report in any daemon log" \
         eval '! grep -l "Sanitizer" "$PH"/*.log'
 }
 
 cleanup() {
-    local n p end
+    local p
     trap - EXIT INT TERM HUP
-    for n in "${!pid[@]}"; do kill -TERM "${pid[$n]}" 2>/dev/null; done
-    end=$(( $(now_ms) + 15000 ))
-    for n in "${!pid[@]}"; do
-        while kill -0 "${pid[$n]}" 2>/dev/null && [ "$(now_ms)" -lt "$end" ]; do
-            sleep 0.05
-        done
-        kill -KILL "${pid[$n]}" 2>/dev/null
-        wait "${pid[$n]}" 2>/dev/null
-    done
-    [ -n "$zk_pid" ] && kill -TERM "$zk_pid" 2>/dev/null && wait "$zk_pid" 2>/dev/null
+    kill_all_daemons
+    zk_stop
     [ -n "$guard_pid" ] && kill "$guard_pid" 2>/dev/null
     if [ "${DR_TEST_KEEP:-0}" = 1 ] || [ "$failed" -gt 0 ]; then
         for p in "$T"/*/*.log; do
@@ -411,14 +292,10 @@ check "dr-events: a malformed line is an error naming file and line" \
 # The ensemble
 # ---------------------------------------------------------------------------
 log "starting a 3-server ZooKeeper ensemble"
-"$ZKLOCAL" -n 3 --no-stdin --hosts-file "$T/hosts" > "$T/zk.log" 2>&1 &
-zk_pid=$!
-if ! wait_until 90000 test -s "$T/hosts"; then
+if ! zk_start 3; then
     nok "zk-local -n 3 did not start: $(tail -n 5 "$T/zk.log")"
     finish
 fi
-HOSTS=$(cat "$T/hosts")
-export ZKELECT_HOSTS=$HOSTS
 log "ZooKeeper ensemble at $HOSTS"
 
 # scenario_a LABEL: the leader n1 is on dc1; kill -9 of n1 n2 n3 at once;
@@ -460,7 +337,7 @@ check "b (preempt off): n4 keeps leading for $QUIET_MS ms after dc1 is back" \
     hold_for "$QUIET_MS" leader_is n4
 check "b (preempt off): no dc1 node took over since the restart" \
     eval '! has_events -a "$tb" -E +takeover,+ready'
-check_logs "phase a"
+check_events "phase a"
 phase_end
 
 # ---------------------------------------------------------------------------
@@ -472,7 +349,7 @@ scenario_a "a (preempt on)"
 
 log "b (preempt on): dc1 comes back, leadership returns to n1"
 tb=$(mono)
-check "n1 restarts and joins" start_node n1
+check "n1 restarts and joins" start_nodes n1
 check "b (preempt on): n1 becomes the READY leader" wait_until "$WAIT_MS" leader_is n1
 check "n2 n3 restart and join" start_nodes n2 n3
 sd=$(first_ms -a "$tb" -n n4 -E -stepdown)
@@ -486,7 +363,7 @@ check "b (preempt on): exactly one +ready (n1's) since dc1 came back" \
     eval '[ "$(events -a "$tb" -E +ready | wc -l)" = 1 ]'
 read -r g_ms _ < <("$DREV" gap -x "$PH/exits" "$tb" "$(mono)" "$PH"/*.events)
 log "b (preempt on): longest time without a READY leader in the handover: ${g_ms:-?} ms"
-check_logs "b (preempt on)"
+check_events "b (preempt on)"
 
 # c: set-site-priority moves leadership between the sites, three times.
 C_GAPS=
@@ -513,7 +390,7 @@ log "c: zkelect set-site-priority moves leadership (no two READY at any instant)
 move dc2 200 n4 n1
 move dc2 50 n1 n4
 move dc2 200 n4 n1
-check_logs "c (three moves)"
+check_events "c (three moves)"
 
 log "d: dc1 in maintenance (priority 0), then dc2 dies"
 cli set-site-priority dc1 0 --wait=30

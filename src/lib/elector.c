@@ -1019,7 +1019,9 @@ elector_eval(struct zkelect_group *g)
                 live++;
         if (g->settle_start == 0 && cold && settle > 0)
             g->settle_start = now;
-        if (g->settle_start == 0 || !cold || switchover || settle <= 0 ||
+        /* once settling, our own writes (the hold shown in elected) do not
+           end it; a leader appearing, an operator, the count or time do */
+        if (g->settle_start == 0 || g->have_leader || g->saw_leader || switchover || settle <= 0 ||
             (expect > 0 && live >= expect) || now >= g->settle_start + (uint64_t)settle) {
             if (g->settle_start)
                 zke_log(g->h, ZKELECT_LOG_INFO, "%s: cold start settled after %llu ms with %d "

@@ -141,6 +141,9 @@ enum zkelect_event_type {
     ZKELECT_EV_FENCED,            /* "-fenced": this leader heard nothing from ZooKeeper for
                                      fence_ms and stepped down; it takes over again
                                      (+takeover) if it is still elected when heard again */
+    ZKELECT_EV_HOLD,              /* "+hold": the elector holds a decision back (settle at a
+                                     cold start, failback delay, anti-flap) or the hold
+                                     ended; the detail says which, for whom, how long */
     ZKELECT_EV__COUNT
 };
 
@@ -281,6 +284,19 @@ struct zkelect_group_options {
     zkelect_stepdown_fn on_stepdown; /* NULL: a step-down completes at once */
     void *cb_data;                 /* passed to on_takeover / on_stepdown */
     unsigned flags;                /* ZKELECT_GROUP_* bits, 0 by default */
+    /* The fields below came after the first header (0.1.0): a caller built
+       against that one passes a smaller size and gets their defaults. Each is
+       the elector's default; the config znode's value (zkelect init) wins. */
+    int settle_ms;                 /* cold start: wait this long for the members before
+                                      the first decision (doc/PROTOCOL.md §3); default 0
+                                      (none; zkelectd's default is 2000) */
+    int expect;                    /* cold start: stop waiting once this many members are
+                                      present; default 0 (wait settle_ms) */
+    int failback_delay_ms;         /* a voluntary automatic move (preempt, a better site
+                                      back) goes to a node only once the elector has seen
+                                      it healthy this long; default 0 */
+    int min_move_interval_ms;      /* a voluntary automatic move waits this long after
+                                      the last change of leader; default 0 */
 };
 
 /* zkelect_group_open() returns at once instead of waiting (up to the session

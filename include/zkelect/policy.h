@@ -55,6 +55,8 @@ extern "C" {
 #define ZKELECT_REASON_SWITCHOVER     0x0080u /* an operator asked to move leadership */
 #define ZKELECT_REASON_EXCLUSION_END  0x0100u /* an exclusion expired */
 #define ZKELECT_REASON_LEADER_RESIGNED 0x0200u /* the leader resigned gracefully */
+#define ZKELECT_REASON_DRAIN_END      0x0400u /* an operator's drain of a node expired */
+#define ZKELECT_REASON_HOLD_END       0x0800u /* a hold (settle, failback, anti-flap) ended */
 
 /* Status of the current leader's znode. The same values as enum
  * zkelect_status of zkelect.h (the library asserts it at compile time): a

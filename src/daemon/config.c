@@ -115,6 +115,13 @@ static const struct zkd_config_key zkd_config_keys[] = {
       0, NULL },
     { "election", "exclude_ms", ZKD_CONFIG_INT, OFF(exclude_ms), 0, 86400000, 0,
       NULL },
+    { "election", "settle_ms", ZKD_CONFIG_INT, OFF(settle_ms), 0, 3600000, 0,
+      NULL },
+    { "election", "expect", ZKD_CONFIG_INT, OFF(expect), 0, 10000, 0, NULL },
+    { "election", "failback_delay_ms", ZKD_CONFIG_INT, OFF(failback_delay_ms), 0,
+      86400000, 0, NULL },
+    { "election", "min_move_interval_ms", ZKD_CONFIG_INT, OFF(min_move_interval_ms),
+      0, 86400000, 0, NULL },
     { "hooks", "takeover", ZKD_CONFIG_STR, OFF(hook_takeover), 0, 0,
       ZKD_CONFIG_EMPTY_UNSET, zkd_config_check_abspath },
     { "hooks", "stepdown", ZKD_CONFIG_STR, OFF(hook_stepdown), 0, 0,
@@ -207,6 +214,7 @@ zkd_config_init(struct zkd_config *c)
     c->state_dir = (char *)zkd_config_def_state_dir;
     c->watchdog_ms = 10000;
     c->exclude_ms = 60000;
+    c->settle_ms = 2000;
     c->hook_timeout_ms = 30000;
     c->stepdown_timeout_ms = -1;        /* derived: zkd_config_derive() */
     c->leader_stop_timeout_ms = -1;

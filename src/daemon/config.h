@@ -70,6 +70,10 @@ struct zkd_config {
                                            directories searched before the built-in one */
     int watchdog_ms;                    /* watchdog_ms: 10000, 100..3600000 */
     int exclude_ms;                     /* exclude_ms: 60000, 0..86400000 */
+    int settle_ms;                      /* settle_ms: 2000, 0..3600000 (0 = none) */
+    int expect;                         /* expect: 0 (none), 0..10000 */
+    int failback_delay_ms;              /* failback_delay_ms: 0, 0..86400000 */
+    int min_move_interval_ms;           /* min_move_interval_ms: 0, 0..86400000 */
     struct zkd_option *policy_options;  /* every key of [policy], in file order;
                                            NULL when none */
     int npolicy_options;                /* number of entries in policy_options */

@@ -459,6 +459,10 @@ zkd_group_open(struct zkd *d)
     o.watchdog_ms = d->boot.watchdog_ms;
     /* the library reads 0 as "its default": the shortest exclusion instead */
     o.exclude_ms = d->boot.exclude_ms > 0 ? d->boot.exclude_ms : 1;
+    o.settle_ms = d->boot.settle_ms;
+    o.expect = d->boot.expect;
+    o.failback_delay_ms = d->boot.failback_delay_ms;
+    o.min_move_interval_ms = d->boot.min_move_interval_ms;
     o.on_takeover = hooks_on_takeover;
     o.on_stepdown = hooks_on_stepdown;
     o.cb_data = d;
@@ -657,6 +661,11 @@ reload_restart_keys(const struct zkd_config *boot, const struct zkd_config *n)
         { str_eq(boot->policy_path, n->policy_path), "election", "policy_path" },
         { boot->watchdog_ms == n->watchdog_ms, "election", "watchdog_ms" },
         { boot->exclude_ms == n->exclude_ms, "election", "exclude_ms" },
+        { boot->settle_ms == n->settle_ms, "election", "settle_ms" },
+        { boot->expect == n->expect, "election", "expect" },
+        { boot->failback_delay_ms == n->failback_delay_ms, "election", "failback_delay_ms" },
+        { boot->min_move_interval_ms == n->min_move_interval_ms, "election",
+          "min_move_interval_ms" },
         { options_eq(boot, n), "policy", "(options)" },
         { str_eq(boot->http_listen, n->http_listen), "http", "listen" },
         /* the library's self-fence was set up with these at start */

@@ -37,6 +37,7 @@ pred_view_read(void *arg)
 ZKELECT_API int
 zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *o, zkelect_group_t **out)
 {
+    struct zkelect_group_options ext;
     struct zkelect_group *g;
     const char *path;
     size_t i;
@@ -44,7 +45,15 @@ zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *o, zkelect_
     if (out == NULL)
         return ZKELECT_EINVAL;
     *out = NULL;
-    if (h == NULL || o == NULL || o->size < sizeof(*o))
+    if (h == NULL || o == NULL || o->size < offsetof(struct zkelect_group_options, settle_ms))
+        return ZKELECT_EINVAL;
+    /* the fields after flags, as far as the caller's struct has them */
+    memset(&ext, 0, sizeof(ext));
+    memcpy(&ext, o, o->size < sizeof(ext) ? o->size : sizeof(ext));
+    if (ext.settle_ms < 0 || ext.settle_ms > ZKE_SETTLE_MAX || ext.expect < 0 ||
+        ext.expect > ZKE_EXPECT_MAX || ext.failback_delay_ms < 0 ||
+        ext.failback_delay_ms > ZKE_DELAY_MAX || ext.min_move_interval_ms < 0 ||
+        ext.min_move_interval_ms > ZKE_DELAY_MAX)
         return ZKELECT_EINVAL;
     path = o->path ? o->path : "/cluster";
     if (!zke_layout_base_valid(path, ZKE_BASE_MAX) || o->watchdog_ms < 0 || o->exclude_ms < 0 ||
@@ -73,6 +82,10 @@ zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *o, zkelect_
     g->policy_path = o->policy_path ? strdup(o->policy_path) : NULL;
     g->watchdog_ms = o->watchdog_ms ? o->watchdog_ms : 10000;
     g->exclude_ms = o->exclude_ms ? o->exclude_ms : 60000;
+    g->settle_ms = ext.settle_ms;
+    g->expect = ext.expect;
+    g->failback_delay_ms = ext.failback_delay_ms;
+    g->min_move_interval_ms = ext.min_move_interval_ms;
     g->on_event = o->on_event;
     g->event_data = o->event_data;
     g->on_takeover = o->on_takeover;

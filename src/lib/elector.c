@@ -112,6 +112,8 @@ config_clear(struct zkelect_group *g)
 {
     free(g->config);
     g->config = NULL;
+    free(g->drain_mono);
+    g->drain_mono = NULL;
 }
 
 static int
@@ -124,6 +126,94 @@ static int
 effective_exclude_ms(struct zkelect_group *g)
 {
     return CFG(g)->exclude_ms ? (int)CFG(g)->exclude_ms : g->exclude_ms;
+}
+
+/* Issue 16's timings: the config znode's value when it has one, else this
+   node's default (zkelect_group_options, zkelectd's [election]). */
+static int
+effective_settle_ms(struct zkelect_group *g)
+{
+    return CFG(g)->settle_set ? (int)CFG(g)->settle_ms : g->settle_ms;
+}
+
+static int
+effective_expect(struct zkelect_group *g)
+{
+    return CFG(g)->expect ? (int)CFG(g)->expect : g->expect;
+}
+
+static int
+effective_failback_ms(struct zkelect_group *g)
+{
+    return CFG(g)->failback_set ? (int)CFG(g)->failback_delay_ms : g->failback_delay_ms;
+}
+
+static int
+effective_min_move_ms(struct zkelect_group *g)
+{
+    return CFG(g)->min_move_set ? (int)CFG(g)->min_move_interval_ms : g->min_move_interval_ms;
+}
+
+/* A wall-clock time written by an operator (a drain's end, a scheduled
+   switchover), as a CLOCK_MONOTONIC deadline: the wall clock is read once,
+   when the znode is read; from then on only the monotonic clock counts. */
+static uint64_t
+wall_to_mono(int64_t wall_ms, uint64_t now)
+{
+    int64_t left = wall_ms - zke_wall_ms();
+
+    return left > 0 ? now + (uint64_t)left : now;
+}
+
+/* ID is drained by an operator (config "drains") with time left. */
+static bool
+drained(struct zkelect_group *g, const char *id, uint64_t now)
+{
+    int i;
+
+    if (g->config == NULL || g->drain_mono == NULL)
+        return false;
+    for (i = 0; i < g->config->ndrains; i++)
+        if (strcmp(g->config->drains[i].id, id) == 0)
+            return g->drain_mono[i] > now;
+    return false;
+}
+
+/* The configs differ in nothing but their drains. */
+static bool
+config_same_but_drains(const struct zke_config *a, const struct zke_config *b)
+{
+    int i;
+
+    if (strcmp(a->policy, b->policy) != 0 || a->nsites != b->nsites ||
+        a->watchdog_ms != b->watchdog_ms || a->exclude_ms != b->exclude_ms ||
+        a->noptions != b->noptions || a->paused != b->paused ||
+        a->settle_set != b->settle_set || a->settle_ms != b->settle_ms ||
+        a->expect != b->expect || a->failback_set != b->failback_set ||
+        a->failback_delay_ms != b->failback_delay_ms || a->min_move_set != b->min_move_set ||
+        a->min_move_interval_ms != b->min_move_interval_ms)
+        return false;
+    for (i = 0; i < a->nsites; i++)
+        if (strcmp(a->sites[i].site, b->sites[i].site) != 0 ||
+            a->sites[i].priority != b->sites[i].priority)
+            return false;
+    for (i = 0; i < a->noptions; i++)
+        if (strcmp(a->options[i].key, b->options[i].key) != 0 ||
+            strcmp(a->options[i].value, b->options[i].value) != 0)
+            return false;
+    return true;
+}
+
+/* A member the elector has seen valid, eligible and healthy: since when. */
+static void
+member_ok_update(struct member_cache *m)
+{
+    bool ok = m->loaded && m->valid && m->rec.eligible && m->rec.healthy;
+
+    if (!ok)
+        m->ok_since = 0;
+    else if (m->ok_since == 0)
+        m->ok_since = zke_now_ms();
 }
 
 /* ---- the elector ----------------------------------------------------------- */
@@ -139,6 +229,22 @@ elector_start(struct zkelect_group *g)
     g->config_good = false;
     memset(&g->switchover, 0, sizeof(g->switchover));
     g->config_version = g->history_version = -1;
+    g->switchover_due = 0;
+    g->settle_start = 0;
+    g->settle_done = false;
+    memset(&g->hold, 0, sizeof(g->hold));
+    /* the last change of leader, for anti-flap: as old as elected's last
+       write (the wall clock read once; an acknowledgement rewrites it too,
+       so a new elector may block a little longer, never shorter) */
+    g->last_move_ms = 0;
+    if (g->have_elected && g->elected.at_ms > 0) {
+        int64_t age = zke_wall_ms() - g->elected.at_ms;
+        uint64_t now = zke_now_ms();
+        if (age < 0)
+            age = 0;
+        if ((uint64_t)age < now)
+            g->last_move_ms = now - (uint64_t)age;
+    }
     zke_event(g->h, g, ZKELECT_EV_ELECTOR, g->self.id, 0, 0, "this node is now the elector");
     reg_list_election(g, true);
     group_send_get(g, REQ_GET_CONFIG, g->p_config, NULL);
@@ -225,6 +331,7 @@ elector_members(struct zkelect_group *g, struct zev *ev)
         if (m->znode[0] && strcmp(m->znode, ev->strings[i]) != 0 && !m->seen) {
             /* the same id registered again (a new session): a new member */
             g->reasons |= ZKELECT_REASON_MEMBER_JOINED;
+            m->ok_since = 0;
             elector_read_member(g, id);
         }
         m->seq = seq;
@@ -281,6 +388,7 @@ elector_on_member_reply(struct zkelect_group *g, struct zev *ev)
         /* registration without its node record (or it is leaving): not a member */
         m->loaded = true;
         m->valid = false;
+        member_ok_update(m);
         elector_eval(g);
         return;
     }
@@ -305,6 +413,7 @@ elector_on_member_reply(struct zkelect_group *g, struct zev *ev)
     }
     if (was_valid != m->valid)
         g->reasons |= ZKELECT_REASON_MEMBER_CHANGED;
+    member_ok_update(m);
     elector_eval(g);
 }
 
@@ -349,11 +458,31 @@ elector_on_config_reply(struct zkelect_group *g, struct zev *ev)
             if (!g->config_good)
                 config_clear(g);
         } else {
-            if (g->config == NULL && (g->config = malloc(sizeof(*g->config))) == NULL)
+            uint64_t *dm = NULL, now = zke_now_ms();
+            bool drains_only = g->config != NULL && config_same_but_drains(g->config, &c);
+            int i;
+
+            if (c.ndrains > 0 && (dm = calloc((size_t)c.ndrains, sizeof(*dm))) == NULL)
                 return;   /* out of memory: config_read stays false, no decision */
+            if (g->config == NULL && (g->config = malloc(sizeof(*g->config))) == NULL) {
+                free(dm);
+                return;
+            }
             *g->config = c;
+            free(g->drain_mono);
+            g->drain_mono = dm;
+            for (i = 0; i < c.ndrains; i++) {
+                dm[i] = wall_to_mono(c.drains[i].until_ms, now);
+                if (dm[i] == now)
+                    dm[i] = 0; /* ended already */
+            }
             g->config_good = true;
-            g->reasons |= ZKELECT_REASON_CONFIG_CHANGED;
+            /* a drain or undrain alone changes who may lead (as a member's
+               eligible would), not the rules: the leader is not re-evaluated
+               as after set-site-priority (a preempt=off policy keeps it) */
+            g->reasons |= drains_only ? ZKELECT_REASON_MEMBER_CHANGED
+                                      : ZKELECT_REASON_CONFIG_CHANGED;
+            group_timer_changed(g);
         }
     }
     g->config_read = true;
@@ -385,6 +514,10 @@ elector_on_switchover_reply(struct zkelect_group *g, struct zev *ev)
         memset(&g->switchover, 0, sizeof(g->switchover));
         group_malformed(g, g->p_switchover, ev->data, ev->datalen, err);
     }
+    /* a scheduled switchover: due on this elector's monotonic clock, counted
+       from now (when it read the request) */
+    g->switchover_due = g->switchover.due_ms > 0 ? wall_to_mono(g->switchover.due_ms, zke_now_ms()) : 0;
+    group_timer_changed(g);
     g->switchover_read = true;
     elector_eval(g);
 }
@@ -521,6 +654,8 @@ reasons_text(unsigned r, char *out, size_t len)
         {ZKELECT_REASON_SWITCHOVER, "switchover"},
         {ZKELECT_REASON_EXCLUSION_END, "exclusion-ended"},
         {ZKELECT_REASON_LEADER_RESIGNED, "leader-resigned"},
+        {ZKELECT_REASON_DRAIN_END, "drain-ended"},
+        {ZKELECT_REASON_HOLD_END, "hold-ended"},
     };
     size_t i, off = 0;
 
@@ -609,6 +744,13 @@ decide_write(struct zkelect_group *g, const struct member_cache *chosen, const c
         ze->remaining_ms = x->until_ms > now ? x->until_ms - now : 0;
     }
 encode:
+    /* what the elector waits for now (none with a new decision) */
+    memset(&e->hold, 0, sizeof(e->hold));
+    if (g->hold.kind[0] && (mode == DECIDE_ACK || chosen == NULL)) {
+        snprintf(e->hold.kind, sizeof(e->hold.kind), "%s", g->hold.kind);
+        snprintf(e->hold.node, sizeof(e->hold.node), "%s", g->hold.node);
+        e->hold.until_ms = zke_wall_ms() + (int64_t)(g->hold.until > now ? g->hold.until - now : 0);
+    }
     memset(&he, 0, sizeof(he));
     he.epoch = epoch;
     snprintf(he.leader, sizeof(he.leader), "%s", e->leader);
@@ -674,6 +816,8 @@ elector_on_decide_reply(struct zkelect_group *g, struct zev *ev)
         struct zke_elected e;
         g->n_decisions++;
         if (zke_elected_decode(r->payload[0], (int)strlen(r->payload[0]), &e, err, sizeof(err)) == 0) {
+            if (!g->have_elected || strcmp(g->elected.leader, e.leader) != 0)
+                g->last_move_ms = zke_now_ms(); /* anti-flap counts from here */
             g->elected = e;
             g->have_elected = true;
             g->elected_mzxid = INT64_MAX; /* written by us, now: newer than anything */
@@ -692,7 +836,9 @@ elector_on_decide_reply(struct zkelect_group *g, struct zev *ev)
             zke_event(g->h, g, ZKELECT_EV_DECISION, e.leader, e.epoch, 0, "elected %s: %s",
                       *e.leader ? e.leader : "nobody", e.reason);
         }
-        g->reasons = 0;
+        if (!g->hold_writing)
+            g->reasons = 0;
+        g->hold_writing = false;
         view_changed(g);
     } else if (ev->rc == ZBADVERSION || ev->rc == ZNODEEXISTS || ev->rc == ZNONODE) {
         /* someone else wrote meanwhile: re-read and decide again */
@@ -720,6 +866,49 @@ elector_on_decide_reply(struct zkelect_group *g, struct zev *ev)
     }
 }
 
+/*
+ * The hold in force becomes KIND (NULL: none) for NODE until UNTIL
+ * (CLOCK_MONOTONIC), with TEXT for the event. Publishes "+hold" when it
+ * starts or changes, or when it ends; returns true when `elected` should be
+ * rewritten to show it (operators read it there: zkelect status).
+ */
+static bool
+hold_set(struct zkelect_group *g, const char *kind, const char *node, uint64_t until,
+         const char *text)
+{
+    uint64_t d;
+
+    if (kind == NULL) {
+        if (!g->hold.kind[0])
+            return false;
+        zke_event(g->h, g, ZKELECT_EV_HOLD, g->hold.node[0] ? g->hold.node : NULL, 0, 0,
+                  "%s hold ended: %s", g->hold.kind, text);
+        memset(&g->hold, 0, sizeof(g->hold));
+        return g->have_elected && g->elected.hold.kind[0];
+    }
+    d = until > g->hold.until ? until - g->hold.until : g->hold.until - until;
+    if (strcmp(g->hold.kind, kind) == 0 && strcmp(g->hold.node, node) == 0 && d < 1000)
+        return false;
+    snprintf(g->hold.kind, sizeof(g->hold.kind), "%s", kind);
+    snprintf(g->hold.node, sizeof(g->hold.node), "%s", node);
+    g->hold.until = until;
+    group_timer_changed(g);
+    zke_event(g->h, g, ZKELECT_EV_HOLD, *node ? node : NULL, 0, 0, "%s", text);
+    return true;
+}
+
+/* Rewrite `elected` (the same decision, or a first one naming nobody) to
+   show the hold in force; the pending switchover is not acknowledged. */
+static void
+hold_write(struct zkelect_group *g, const char *why)
+{
+    g->hold_writing = true; /* its reply keeps the reasons for the decision to come */
+    if (g->have_elected)
+        decide_write(g, NULL, why, g->elected.switchover_id, DECIDE_ACK);
+    else if (g->elected_version < 0)
+        decide_write(g, NULL, why, g->switchover.id, DECIDE_NEW);
+}
+
 void
 elector_eval(struct zkelect_group *g)
 {
@@ -737,8 +926,11 @@ elector_eval(struct zkelect_group *g)
     size_t n = 0, i;
     int chosen = -1, rc, t;
     uint64_t now = zke_now_ms(), switchover_id;
-    bool current_present, switchover, config_ack, restore;
+    bool current_present, switchover, config_ack, restore, cur_can_lead;
+    char htext[160];
     const char *cur;
+    struct member_cache *curm;
+    int d;
 
     if (!elector_ready(g))
         return;
@@ -757,6 +949,17 @@ elector_eval(struct zkelect_group *g)
             xp = &x->next;
         }
     }
+    /* drains that ended */
+    if (g->config && g->drain_mono)
+        for (d = 0; d < g->config->ndrains; d++)
+            if (g->drain_mono[d] && g->drain_mono[d] <= now) {
+                g->drain_mono[d] = 0;
+                zke_log(g->h, ZKELECT_LOG_INFO, "%s: drain of %s ended", g->path,
+                        g->config->drains[d].id);
+                g->reasons |= ZKELECT_REASON_DRAIN_END;
+            }
+    if (g->hold.kind[0] && g->hold.until <= now)
+        g->reasons |= ZKELECT_REASON_HOLD_END;
     cur = g->have_elected ? g->elected.leader : "";
     current_present = elected_present(g);
     /* `elected` is gone or unreadable while a valid leader znode is live:
@@ -771,8 +974,76 @@ elector_eval(struct zkelect_group *g)
     /* without a readable `elected` we cannot tell a new request from one
        acted on long ago: never act on it then (the next decision records it) */
     switchover = g->have_elected && g->switchover.id != 0 && g->switchover.id > g->elected.switchover_id;
+    if (switchover && g->switchover.cancel) {
+        /* a cancellation: acknowledged (its id supersedes the request it
+           cancels), nothing moves */
+        snprintf(why, sizeof(why), "switchover %llu: cancelled%s%s",
+                 (unsigned long long)g->switchover.id, *g->switchover.by ? " by " : "",
+                 g->switchover.by);
+        zke_log(g->h, ZKELECT_LOG_INFO, "%s: %s", g->path, why);
+        decide_write(g, NULL, why, g->switchover.id, DECIDE_ACK);
+        return;
+    }
+    if (switchover && g->switchover_due > now) {
+        /* scheduled: not yet (the timer brings the elector back at its time) */
+        zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: switchover %llu due in %llu ms", g->path,
+                (unsigned long long)g->switchover.id,
+                (unsigned long long)(g->switchover_due - now));
+        switchover = false;
+    }
+    if (switchover && g->switchover.due_ms > 0 && CFG(g)->paused) {
+        snprintf(why, sizeof(why), "scheduled switchover %llu refused: the group is paused",
+                 (unsigned long long)g->switchover.id);
+        zke_event(g->h, g, ZKELECT_EV_ERROR, NULL, 0, ZKELECT_ESTATE, "%s", why);
+        decide_write(g, NULL, why, g->switchover.id, DECIDE_ACK);
+        return;
+    }
     if (switchover)
         g->reasons |= ZKELECT_REASON_SWITCHOVER;
+    curm = *cur && current_present ? member_find(g, cur) : NULL;
+    cur_can_lead = curm && curm->loaded && curm->valid && curm->rec.eligible &&
+                   curm->rec.healthy && exclusion_find(g, cur) == NULL && !drained(g, cur, now);
+
+    /* A cold start (doc/PROTOCOL.md §3): no leader, and since this
+       elector registered nobody has led and nothing was decided. Wait for
+       the expected members, or settle_ms, before the first decision, so that
+       the boot order does not choose the leader. A group that lost its
+       leader is never held: this elector saw that leader. */
+    if (!g->settle_done) {
+        bool cold = !g->have_leader && !current_present && !g->saw_leader &&
+                    !(g->have_elected && g->my_czxid != 0 && g->elected_mzxid > g->my_czxid);
+        int settle = effective_settle_ms(g), expect = effective_expect(g), live = 0;
+
+        for (m = g->members; m; m = m->next)
+            if (m->loaded && m->valid)
+                live++;
+        if (g->settle_start == 0 && cold && settle > 0)
+            g->settle_start = now;
+        /* once settling, our own writes (the hold shown in elected) do not
+           end it; a leader appearing, an operator, the count or time do */
+        if (g->settle_start == 0 || g->have_leader || g->saw_leader || switchover || settle <= 0 ||
+            (expect > 0 && live >= expect) || now >= g->settle_start + (uint64_t)settle) {
+            if (g->settle_start)
+                zke_log(g->h, ZKELECT_LOG_INFO, "%s: cold start settled after %llu ms with %d "
+                        "members%s", g->path, (unsigned long long)(now - g->settle_start), live,
+                        expect > 0 && live >= expect ? " (all expected)" : "");
+            g->settle_done = true;
+            if (g->hold.kind[0] && strcmp(g->hold.kind, "settle") == 0)
+                hold_set(g, NULL, "", 0, "deciding");
+        } else {
+            uint64_t until = g->settle_start + (uint64_t)settle;
+            if (expect > 0)
+                snprintf(htext, sizeof(htext), "settle: waiting for %d more member%s (%d of %d), "
+                         "%.1f s left", expect - live, expect - live == 1 ? "" : "s", live,
+                         expect, (double)(until - now) / 1000.0);
+            else
+                snprintf(htext, sizeof(htext), "settle: %d member%s present, %.1f s left",
+                         live, live == 1 ? "" : "s", (double)(until - now) / 1000.0);
+            if (hold_set(g, "settle", "", until, htext))
+                hold_write(g, htext);
+            return;
+        }
+    }
 
     /* a config version not yet acknowledged in `elected` (operators wait on
        it), or an exclusion recorded there that has ended: both are written
@@ -817,7 +1088,10 @@ elector_eval(struct zkelect_group *g)
         in_members[n].seq = m->seq;
         in_members[n].tags = tagp[n];
         in_members[n].ntags = (size_t)m->rec.ntags;
-        in_members[n].eligible = m->rec.eligible;
+        /* a drained node may not lead, as if its own config said so (every
+           policy honours it); a switchover to a site considers that site only */
+        in_members[n].eligible = m->rec.eligible && !drained(g, m->rec.id, now) &&
+            !(switchover && *g->switchover.site && strcmp(m->rec.site, g->switchover.site) != 0);
         in_members[n].healthy = m->rec.healthy;
         in_members[n].excluded = exclusion_find(g, m->rec.id) != NULL;
         mc_of[n] = m;
@@ -855,6 +1129,14 @@ elector_eval(struct zkelect_group *g)
     in.noptions = (size_t)CFG(g)->noptions;
     in.reasons = g->reasons;
     in.switchover_target = switchover && *g->switchover.to ? g->switchover.to : NULL;
+    if (switchover && *g->switchover.site && curm && cur_can_lead &&
+        strcmp(curm->rec.site, g->switchover.site) == 0) {
+        /* the leader is on that site already: nothing to move */
+        snprintf(why, sizeof(why), "switchover %llu to site %s: %s already leads there",
+                 (unsigned long long)g->switchover.id, g->switchover.site, cur);
+        decide_write(g, NULL, why, g->switchover.id, DECIDE_ACK);
+        goto out;
+    }
 
     reason[0] = '\0';
     rc = zke_policy_choose(g->policy, &in, &chosen, reason, sizeof(reason));
@@ -889,6 +1171,7 @@ elector_eval(struct zkelect_group *g)
     }
     snprintf(why, sizeof(why), "%s: %s", rtext, reason);
     if (restore && strcmp(in_members[chosen].id, g->leader.id) == 0) {
+        hold_set(g, NULL, "", 0, "restoring");
         snprintf(why, sizeof(why), "restored: %s was unreadable or missing; %s leads at epoch %llu",
                  g->p_elected, g->leader.id, (unsigned long long)g->leader.epoch);
         decide_write(g, mc_of[chosen], why, switchover_id, DECIDE_RESTORE);
@@ -904,12 +1187,49 @@ elector_eval(struct zkelect_group *g)
             /* the watchdog gave the only candidate a new epoch */
             g->force_epoch = 0;
             decide_write(g, mc_of[chosen], why, switchover_id, DECIDE_NEW);
-        } else if ((switchover || config_ack) && g->have_elected)
+        } else if ((switchover || config_ack) && g->have_elected) {
+            hold_set(g, NULL, "", 0, "the leader stays");
             decide_write(g, NULL, why, switchover_id, DECIDE_ACK); /* acknowledge only */
-        else
+        } else if (hold_set(g, NULL, "", 0, "the leader stays")) {
+            hold_write(g, "the leader stays");   /* clear the hold shown in elected */
+        } else {
             g->reasons = 0; /* no change: no write */
+        }
         goto out;
     }
+    /* A voluntary automatic move: the leader could go on (present, eligible,
+       healthy, not excluded, not drained), and no operator asked (a
+       switchover, a config change such as set-site-priority). It waits for
+       the failback delay (the new node seen healthy that long) and the
+       anti-flap interval (since the last change of leader). A lost or
+       failing leader, and operators, are never held. */
+    if (cur_can_lead && !switchover && !(g->reasons & ZKELECT_REASON_CONFIG_CHANGED)) {
+        struct member_cache *to = mc_of[chosen];
+        int fb = effective_failback_ms(g), mm = effective_min_move_ms(g);
+        uint64_t fb_until = fb > 0 && to->ok_since ? to->ok_since + (uint64_t)fb : 0;
+        uint64_t mm_until = mm > 0 && g->last_move_ms ? g->last_move_ms + (uint64_t)mm : 0;
+
+        if (fb > 0 && to->ok_since == 0)
+            fb_until = now + (uint64_t)fb;
+        if (fb_until > now || mm_until > now) {
+            const char *kind = fb_until >= mm_until ? "failback" : "anti-flap";
+            uint64_t until = fb_until >= mm_until ? fb_until : mm_until;
+
+            if (strcmp(kind, "failback") == 0)
+                snprintf(htext, sizeof(htext), "failback: %s (%s) may lead in %.1f s (healthy "
+                         "for %.1f of %d s)", to->rec.id, to->rec.site, (double)(until - now) / 1000.0,
+                         to->ok_since ? (double)(now - to->ok_since) / 1000.0 : 0.0, fb / 1000);
+            else
+                snprintf(htext, sizeof(htext), "anti-flap: %s may lead in %.1f s (the leader "
+                         "changed %.1f s ago; min_move_interval_ms %d)", to->rec.id,
+                         (double)(until - now) / 1000.0,
+                         (double)(now - g->last_move_ms) / 1000.0, mm);
+            if (hold_set(g, kind, to->rec.id, until, htext))
+                hold_write(g, htext);
+            goto out;
+        }
+    }
+    hold_set(g, NULL, "", 0, "deciding");
     decide_write(g, mc_of[chosen], why, switchover_id, DECIDE_NEW);
 out:
     free(in_members);
@@ -1052,6 +1372,17 @@ group_next_deadline(struct zkelect_group *g)
     for (x = g->exclusions; x; x = x->next)
         if (d == 0 || x->until_ms < d)
             d = x->until_ms;
+    if (g->hold.kind[0] && (d == 0 || g->hold.until < d))
+        d = g->hold.until;
+    if (g->switchover_due && g->have_elected && g->switchover.id > g->elected.switchover_id &&
+        (d == 0 || g->switchover_due < d))
+        d = g->switchover_due;
+    if (g->config && g->drain_mono) {
+        int i;
+        for (i = 0; i < g->config->ndrains; i++)
+            if (g->drain_mono[i] && (d == 0 || g->drain_mono[i] < d))
+                d = g->drain_mono[i];
+    }
     return d;
 }
 
@@ -1140,6 +1471,7 @@ elector_member_deleted(struct zkelect_group *g, const char *id)
         return;
     m->loaded = true;
     m->valid = false;
+    member_ok_update(m);
     elector_eval(g);
 }
 
@@ -1155,6 +1487,8 @@ elector_free(struct zkelect_group *g)
     g->history_buf = NULL;
     free(g->config);
     g->config = NULL;
+    free(g->drain_mono);
+    g->drain_mono = NULL;
 }
 
 /* The elector was blind for a while (disconnected, or its thread stalled):

@@ -40,6 +40,7 @@ static const char *const event_names[ZKELECT_EV__COUNT] = {
     [ZKELECT_EV_STALLED] = "-request-stalled",
     [ZKELECT_EV_STUCK] = "-stuck",
     [ZKELECT_EV_FENCED] = "-fenced",
+    [ZKELECT_EV_HOLD] = "+hold",
 };
 
 ZKELECT_API const char *

@@ -212,6 +212,7 @@ on_leader_reply(struct zkelect_group *g, struct zev *ev)
         group_malformed(g, g->p_leader, ev->data, ev->datalen, err);
     } else {
         g->have_leader = true;
+        g->saw_leader = true;
     }
     g->leader_read = true;
     view_changed(g);

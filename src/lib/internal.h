@@ -244,6 +244,8 @@ struct member_cache {                 /* elector's view of one member */
     int64_t seq;                      /* election znode sequence (lowest for the id) */
     char znode[ZKE_ZNODE_MAX + 1];    /* that election znode's name */
     bool seen;                        /* still in the election children (mark/sweep) */
+    uint64_t ok_since;                /* CLOCK_MONOTONIC ms since when this elector has seen
+                                         it valid, eligible and healthy; 0 = it is not */
 };
 
 struct exclusion {                    /* elector: node excluded until deadline */
@@ -275,6 +277,9 @@ struct zkelect_group {
     char **opt_kv;                    /* "key=value" policy options */
     size_t nopt_kv;                   /* their number */
     int watchdog_ms, exclude_ms;      /* defaults */
+    int settle_ms, expect;            /* defaults: cold-start settle (0 = none) */
+    int failback_delay_ms;            /* defaults: voluntary moves (0 = none) */
+    int min_move_interval_ms;
     zkelect_event_fn on_event;        /* group events */
     void *event_data;
     zkelect_takeover_fn on_takeover;  /* takeover callback */
@@ -375,6 +380,21 @@ struct zkelect_group {
     uint64_t takeover_check_epoch;    /* its PROGRESS znode vanished: a fresh listing
                                          decides whether the takeover failed */
     struct zke_policy *policy;        /* loaded policy, or NULL */
+    uint64_t *drain_mono;             /* config->drains[i]'s end on CLOCK_MONOTONIC (heap,
+                                         converted once when the config was read) */
+    uint64_t switchover_due;          /* the switchover's due_ms on CLOCK_MONOTONIC (converted
+                                         once when read); 0 = at once */
+    uint64_t last_move_ms;            /* CLOCK_MONOTONIC of the last change of leader */
+    uint64_t settle_start;            /* cold start: when the settle began; 0 = not settling */
+    bool settle_done;                 /* this elector is past its cold-start settle */
+    bool hold_writing;                /* the decision write outstanding shows a hold */
+    struct {                          /* the hold in force (elector) */
+        char kind[ZKE_NAME_MAX + 1];  /* "" none, "settle", "failback", "anti-flap" */
+        char node[ZKE_ID_MAX + 1];    /* who may lead when it ends */
+        uint64_t until;               /* CLOCK_MONOTONIC end */
+    } hold;
+    bool saw_leader;                  /* a leader znode was seen since (just before) this
+                                         registration: the group is not at a cold start */
     char policy_loaded_key[1024];     /* name + options it was loaded with */
 
     /* liveness */

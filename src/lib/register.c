@@ -177,6 +177,7 @@ registered(struct zkelect_group *g, const char *child)
     group_reg_set(g, REG_DONE, g->my_znode);
     group_role_set(g, ROLE_MEMBER, 0, 0, 0, "registered");
     g->my_czxid = 0;
+    g->saw_leader = g->have_leader; /* cold start or not: from this registration on */
     g->recheck_mine = false;
     g->pred_watched = false;
     if (g->leaving) {
@@ -527,6 +528,7 @@ reg_reregister(struct zkelect_group *g)
     group_role_set(g, ROLE_MEMBER, 0, 0, 0, "registering again");
     g->my_znode[0] = '\0';
     g->my_czxid = 0;
+    g->saw_leader = g->have_leader;
     reg_new_guid(g->guid);
     snprintf(g->self.guid, sizeof(g->self.guid), "%s", g->guid);
     reg_register(g);

@@ -228,6 +228,7 @@ fz_nominate(struct fz_node *n, int i, int priority)
     self.id = n->id;
     self.priority = priority;
     self.eligible = !n->grp[i].ineligible;
+    self.site = n->grp[i].site;
     self.host = "fakehost";
     n->grp[i].nominate_done = false;
     return zkelect_nominate_async(n->grp[i].g, &self, nominate_cb, &n->grp[i]);

@@ -40,6 +40,7 @@ struct fz_grp {
     uint64_t takeover_epoch;              /* last takeover callback's epoch */
     int stepdown_mode;                    /* 0 or ZKELECT_EBUSY */
     bool ineligible;                      /* fz_nominate: eligible = 0 */
+    const char *site;                     /* fz_nominate: the node's site, or NULL */
     uint64_t stepdown_epoch;
     int stepdown_calls;                   /* step-down callbacks so far */
 };

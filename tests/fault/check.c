@@ -125,7 +125,7 @@ static const char *const check_event_names[] = {
     "-registered", "+elector", "-elector", "+decision", "-no-eligible", "+watchdog",
     "+leader-fenced", "+takeover", "+ready", "-takeover-abort", "-takeover-failed",
     "-stepdown", "-suspended", "+resumed", "-leadership-lost", "+leader-changed",
-    "-malformed", "-error", "-request-stalled", "-stuck", "-fenced",
+    "-malformed", "-error", "-request-stalled", "-stuck", "-fenced", "+hold",
 };
 
 static double

@@ -62,6 +62,14 @@ election|policy_path|relative/dir|absolute path
 election|watchdog_ms|99|out of range
 election|exclude_ms|86400001|out of range
 election|exclude_ms|-1|out of range
+election|settle_ms|3600001|out of range
+election|settle_ms|2s|not an integer
+election|expect|-1|out of range
+election|expect|10001|out of range
+election|failback_delay_ms|86400001|out of range
+election|failback_delay_ms|-5|out of range
+election|min_move_interval_ms|86400001|out of range
+election|min_move_interval_ms|x|not an integer
 policy|preempt|maybe|preempt
 policy|preempt|on\001|control characters
 policy|failover|nowhere|failover

@@ -1,0 +1,383 @@
+/*
+ * test_fakezk_ops.c - the elector's DR operations (issue 16): the cold-start
+ * settle, the failback delay, anti-flap, drains, and switchovers to a site,
+ * scheduled or cancelled. The rules are set through the config znode, as
+ * zkelect writes it; the policy is nodeid (the lowest eligible id).
+ *
+ * Each test fails on the library before issue 16: it decided at once on the
+ * first member (settle), moved at once (failback, anti-flap), ignored drains,
+ * and read no site, due time or cancel in a switchover.
+ *
+ * Times are real (CLOCK_MONOTONIC, the library's timers): the tests assert
+ * lower bounds (a hold is not cut short) and that the hold ends, never how
+ * fast anything is.
+ *
+ * Run one test: tests/fakezk/test_fakezk_ops ops:settle_expect
+ * FAKEZK_VERBOSE=1 prints the library's log and events.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cutest.h"
+#include "harness.h"
+
+#define SETTLE_MS 20000
+#define WAIT_MS 15000
+
+static struct fz_node N[4];
+
+static uint64_t
+mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static long long
+wall_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Write znode PATH (created if absent) with the JSON text. */
+static void
+put(const char *path, const char *json)
+{
+    int rc;
+
+    if (fakezk_exists(path))
+        rc = fakezk_set(path, json, (int)strlen(json));
+    else
+        rc = fakezk_create(path, json, (int)strlen(json), 0);
+    CU_ASSERT(rc == 0);
+}
+
+/* `elected` contains TEXT. */
+static bool
+elected_has(const char *text)
+{
+    char buf[8192];
+    int n = fakezk_get("/g/elected", buf, sizeof(buf) - 1);
+
+    if (n < 0)
+        return false;
+    buf[n] = '\0';
+    return strstr(buf, text) != NULL;
+}
+
+static void
+open_node(int k, const char *id, bool eligible, const char *site)
+{
+    CU_ASSERT_FATAL(fz_node_open(&N[k], id, "/g", 1) == 0);
+    N[k].grp[0].ineligible = !eligible;
+    N[k].grp[0].site = site;
+    fz_nominate(&N[k], 0, 10);
+}
+
+static bool ready0(void *a) { (void)a; return fz_is_ready(&N[0], 0); }
+static bool ready1(void *a) { (void)a; return fz_is_ready(&N[1], 0); }
+static bool ready2(void *a) { (void)a; return fz_is_ready(&N[2], 0); }
+static bool ready3(void *a) { (void)a; return fz_is_ready(&N[3], 0); }
+
+static unsigned
+takeovers(int k)
+{
+    return fz_count(&N[k], 0, ZKELECT_EV_TAKEOVER);
+}
+
+/*
+ * Cold start with an expected count: n3 and n2 register first, n1 (the
+ * lowest id: the leader nodeid wants) last. Nothing is decided until the
+ * three are there, elected shows the settle hold, and n1 is the first and
+ * only leader. (Before: n3, the first member, led at once.)
+ */
+static void
+test_settle_expect(void)
+{
+    fz_begin();
+    CU_ASSERT(fakezk_mkdirs("/g") == 0);
+    put("/g/config", "{\"v\":1,\"settle_ms\":60000,\"expect\":3}");
+    open_node(2, "n3", true, NULL);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    open_node(1, "n2", true, NULL);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(!fakezk_exists("/g/leader"));
+    CU_ASSERT(elected_has("\"kind\":\"settle\""));
+    CU_ASSERT(fz_count(&N[2], 0, ZKELECT_EV_HOLD) >= 1);
+    open_node(0, "n1", true, NULL);
+    CU_ASSERT(fz_settle_until(ready0, NULL, WAIT_MS) == 0);
+    CU_ASSERT_EQUAL(takeovers(0), 1);
+    CU_ASSERT_EQUAL(takeovers(1), 0);
+    CU_ASSERT_EQUAL(takeovers(2), 0);
+    CU_ASSERT(!elected_has("\"hold\""));
+    fz_end();
+}
+
+/* Without an expected count the settle lasts settle_ms, not less. */
+static void
+test_settle_timer(void)
+{
+    uint64_t t0, t1;
+
+    fz_begin();
+    CU_ASSERT(fakezk_mkdirs("/g") == 0);
+    put("/g/config", "{\"v\":1,\"settle_ms\":700}");
+    t0 = mono_ms();
+    open_node(2, "n3", true, NULL);
+    open_node(1, "n2", true, NULL);
+    CU_ASSERT(fz_settle_until(ready1, NULL, WAIT_MS) == 0);
+    t1 = mono_ms();
+    printf("settle: first leader after %llu ms (settle_ms 700)\n", (unsigned long long)(t1 - t0));
+    CU_ASSERT(t1 - t0 >= 700);
+    CU_ASSERT_EQUAL(takeovers(2), 0);
+    fz_end();
+}
+
+/*
+ * A crash of the leader is never held, even with the elector gone in the
+ * same moment: the node left sees no leader, but it saw one since it
+ * registered. (A settle would hold it 60 s here.)
+ */
+static void
+test_no_settle_after_leader_loss(void)
+{
+    fz_begin();
+    CU_ASSERT(fakezk_mkdirs("/g") == 0);
+    put("/g/config", "{\"v\":1,\"settle_ms\":60000,\"expect\":3}");
+    open_node(0, "n1", false, NULL);   /* the elector */
+    open_node(1, "n2", true, NULL);
+    open_node(2, "n3", true, NULL);
+    CU_ASSERT(fz_settle_until(ready1, NULL, WAIT_MS) == 0);
+    fz_node_close(&N[0]);
+    fz_node_close(&N[1]);
+    CU_ASSERT(fz_settle_until(ready2, NULL, 3000) == 0);
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_HOLD), 0);
+    fz_end();
+}
+
+/*
+ * Drains: a drained leader hands over through the two-phase path (its
+ * step-down, then the next takeover); a drain of another node moves nothing
+ * (preempt=off keeps the leader: a drain is no rule change); a drain ends by
+ * itself, and the node may lead again (here with preempt=on).
+ */
+static void
+test_drain(void)
+{
+    char cfg[512];
+    uint64_t t0;
+    long long until;
+
+    fz_begin();
+    CU_ASSERT(fakezk_mkdirs("/g") == 0);
+    put("/g/config", "{\"v\":1,\"settle_ms\":0}");
+    open_node(0, "n1", false, NULL);
+    open_node(1, "n2", true, NULL);
+    open_node(2, "n3", true, NULL);
+    open_node(3, "n4", true, NULL);
+    CU_ASSERT(fz_settle_until(ready1, NULL, WAIT_MS) == 0);
+    /* drain n3 (not the leader): nothing moves */
+    snprintf(cfg, sizeof(cfg), "{\"v\":1,\"settle_ms\":0,\"drains\":{\"n3\":{\"until_ms\":%lld,"
+             "\"reason\":\"disk\"}}}", wall_ms() + 600000);
+    put("/g/config", cfg);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[1], 0));
+    CU_ASSERT_EQUAL(N[1].grp[0].stepdown_calls, 0);
+    /* drain the leader n2 for 1.5 s, with preempt=on: n3 is drained too, so
+       n4 takes over; n2 comes back when its drain ends */
+    until = wall_ms() + 1500;
+    snprintf(cfg, sizeof(cfg), "{\"v\":1,\"settle_ms\":0,\"options\":{\"preempt\":\"on\"},"
+             "\"drains\":{\"n3\":{\"until_ms\":%lld},\"n2\":{\"until_ms\":%lld}}}",
+             wall_ms() + 600000, until);
+    t0 = mono_ms();
+    put("/g/config", cfg);
+    CU_ASSERT(fz_settle_until(ready3, NULL, WAIT_MS) == 0);
+    CU_ASSERT_EQUAL(N[1].grp[0].stepdown_calls, 1);
+    CU_ASSERT_EQUAL(takeovers(2), 0);
+    CU_ASSERT(fz_settle_until(ready1, NULL, WAIT_MS) == 0);
+    printf("drain: n2 led again %llu ms after a 1500 ms drain\n",
+           (unsigned long long)(mono_ms() - t0));
+    CU_ASSERT(mono_ms() - t0 >= 1400); /* the wall clock was read apart: 100 ms */
+    CU_ASSERT_EQUAL(takeovers(1), 2);
+    CU_ASSERT_EQUAL(takeovers(2), 0);
+    fz_end();
+}
+
+/*
+ * Failback delay: with preempt=on, n2 (better than the leader n3) takes over
+ * only once the elector has seen it healthy for failback_delay_ms; elected
+ * shows the hold meanwhile. A forced move (the leader leaves) is not held.
+ */
+static void
+test_failback_delay(void)
+{
+    uint64_t t0, t1;
+
+    fz_begin();
+    CU_ASSERT(fakezk_mkdirs("/g") == 0);
+    put("/g/config", "{\"v\":1,\"settle_ms\":0,\"options\":{\"preempt\":\"on\"},"
+        "\"failback_delay_ms\":1200}");
+    open_node(0, "n1", false, NULL);
+    open_node(2, "n3", true, NULL);
+    CU_ASSERT(fz_settle_until(ready2, NULL, WAIT_MS) == 0);
+    t0 = mono_ms();
+    open_node(1, "n2", true, NULL);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(elected_has("\"kind\":\"failback\",\"node\":\"n2\""));
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT(fz_settle_until(ready1, NULL, WAIT_MS) == 0);
+    t1 = mono_ms();
+    printf("failback: n2 led %llu ms after it joined (failback_delay_ms 1200)\n",
+           (unsigned long long)(t1 - t0));
+    CU_ASSERT(t1 - t0 >= 1200);
+    CU_ASSERT(!elected_has("\"hold\""));
+    /* a forced move: the leader leaves, n3 leads at once */
+    open_node(3, "n4", true, NULL);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    t0 = mono_ms();
+    fz_node_close(&N[1]);
+    CU_ASSERT(fz_settle_until(ready2, NULL, 1000) == 0);
+    fz_end();
+}
+
+/*
+ * Anti-flap: a voluntary move waits min_move_interval_ms after the last
+ * change of leader; a forced one does not.
+ */
+static void
+test_anti_flap(void)
+{
+    uint64_t t0, t1;
+
+    fz_begin();
+    CU_ASSERT(fakezk_mkdirs("/g") == 0);
+    put("/g/config", "{\"v\":1,\"settle_ms\":0,\"options\":{\"preempt\":\"on\"},"
+        "\"min_move_interval_ms\":1500}");
+    open_node(0, "n1", false, NULL);
+    open_node(2, "n3", true, NULL);
+    t0 = mono_ms();
+    CU_ASSERT(fz_settle_until(ready2, NULL, WAIT_MS) == 0);
+    open_node(1, "n2", true, NULL);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(elected_has("\"kind\":\"anti-flap\",\"node\":\"n2\""));
+    CU_ASSERT(fz_settle_until(ready1, NULL, WAIT_MS) == 0);
+    t1 = mono_ms();
+    printf("anti-flap: the second move %llu ms after the first (min_move_interval_ms 1500)\n",
+           (unsigned long long)(t1 - t0));
+    CU_ASSERT(t1 - t0 >= 1500);
+    /* forced, right after a move: not held */
+    fz_node_close(&N[1]);
+    CU_ASSERT(fz_settle_until(ready2, NULL, 1000) == 0);
+    fz_end();
+}
+
+/* A switchover to a site: the best node of that site; refused (the leader
+ * stays) for a site whose nodes cannot lead. */
+static void
+test_switchover_site(void)
+{
+    fz_begin();
+    CU_ASSERT(fakezk_mkdirs("/g") == 0);
+    put("/g/config", "{\"v\":1,\"settle_ms\":0}");
+    open_node(0, "n1", false, "dc1");
+    open_node(1, "n2", true, "dc1");
+    open_node(2, "n3", true, "dc2");
+    open_node(3, "n4", true, "dc2");
+    CU_ASSERT(fz_settle_until(ready1, NULL, WAIT_MS) == 0);
+    put("/g/switchover", "{\"v\":1,\"id\":1,\"to\":null,\"site\":\"dc2\"}");
+    CU_ASSERT(fz_settle_until(ready2, NULL, WAIT_MS) == 0);
+    CU_ASSERT(elected_has("\"switchover_id\":1"));
+    CU_ASSERT_EQUAL(takeovers(3), 0);
+    /* already there: acknowledged, nothing moves */
+    put("/g/switchover", "{\"v\":1,\"id\":2,\"to\":null,\"site\":\"dc2\"}");
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(elected_has("\"switchover_id\":2"));
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(takeovers(2), 1);
+    /* a site with no node that can lead: refused, the leader stays */
+    put("/g/switchover", "{\"v\":1,\"id\":3,\"to\":null,\"site\":\"dc9\"}");
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(elected_has("\"switchover_id\":3"));
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    fz_end();
+}
+
+/*
+ * A scheduled switchover fires at its time, not before; a cancelled one
+ * never fires; one that comes due while the group is paused is refused.
+ */
+static void
+test_switchover_scheduled(void)
+{
+    char so[256];
+    uint64_t t0, t1;
+
+    fz_begin();
+    CU_ASSERT(fakezk_mkdirs("/g") == 0);
+    put("/g/config", "{\"v\":1,\"settle_ms\":0}");
+    open_node(0, "n1", false, NULL);
+    open_node(1, "n2", true, NULL);
+    open_node(2, "n3", true, NULL);
+    CU_ASSERT(fz_settle_until(ready1, NULL, WAIT_MS) == 0);
+    snprintf(so, sizeof(so), "{\"v\":1,\"id\":1,\"to\":\"n3\",\"due_ms\":%lld}", wall_ms() + 900);
+    t0 = mono_ms();
+    put("/g/switchover", so);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[1], 0));
+    CU_ASSERT(fz_settle_until(ready2, NULL, WAIT_MS) == 0);
+    t1 = mono_ms();
+    printf("scheduled: fired %llu ms after a request due in 900 ms\n",
+           (unsigned long long)(t1 - t0));
+    CU_ASSERT(t1 - t0 >= 800);
+    /* scheduled, then cancelled: n3 stays past its time */
+    snprintf(so, sizeof(so), "{\"v\":1,\"id\":2,\"to\":\"n2\",\"due_ms\":%lld}", wall_ms() + 600);
+    put("/g/switchover", so);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    put("/g/switchover", "{\"v\":1,\"id\":3,\"to\":null,\"cancel\":true}");
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(elected_has("\"switchover_id\":3"));
+    t0 = mono_ms();
+    CU_ASSERT(fz_settle_until(ready1, NULL, 1500) != 0);
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    /* due while paused: refused */
+    put("/g/config", "{\"v\":1,\"settle_ms\":0,\"paused\":true}");
+    snprintf(so, sizeof(so), "{\"v\":1,\"id\":4,\"to\":\"n2\",\"due_ms\":%lld}", wall_ms() + 300);
+    put("/g/switchover", so);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_settle_until(ready1, NULL, 1500) != 0);
+    CU_ASSERT(elected_has("\"switchover_id\":4"));
+    CU_ASSERT(elected_has("refused: the group is paused"));
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    fz_end();
+}
+
+static CU_TestInfo ops_tests[] = {
+    {"settle_expect", test_settle_expect},
+    {"settle_timer", test_settle_timer},
+    {"no_settle_after_leader_loss", test_no_settle_after_leader_loss},
+    {"drain", test_drain},
+    {"failback_delay", test_failback_delay},
+    {"anti_flap", test_anti_flap},
+    {"switchover_site", test_switchover_site},
+    {"switchover_scheduled", test_switchover_scheduled},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+    {"ops", NULL, NULL, NULL, NULL, ops_tests},
+    CU_SUITE_INFO_NULL,
+};
+
+int
+main(int argc, char **argv)
+{
+    return cutest_main(argc, argv, suites);
+}

@@ -373,7 +373,7 @@ if want flap; then
     nvol=$(awk '$5 == "voluntary"' "$PH/moves" | wc -l)
     minall=$(awk 'NR == 1 || $4 < m { m = $4 } END { print m + 0 }' "$PH/moves")
     minvol=$(awk '$5 == "voluntary" && (m == "" || $4 < m) { m = $4 } END { print m + 0 }' "$PH/moves")
-    bad=$(awk -v mm="$MIN_MOVE_MS" -v tol="$TOL_MS" '$5 == "voluntary" && $4 < mm - tol' "$PH/moves")
+    bad=$(awk -v mm="$MIN_MOVE_MS" -v tol="$TOL_MS" '$5 == "voluntary" && $4 < mm - tol' "$PH/moves" | tr '\n' ';')
     check "3 flap: moves happened ($nmoves, $nvol of them back to n1)" [ "$nvol" -ge 2 ]
     check "3 flap: every move back to n1 >= $MIN_MOVE_MS ms after the move before (smallest ${minvol} ms)${bad:+: $bad}" \
         [ -z "$bad" ]

@@ -22,7 +22,8 @@
  *       "MONO_MS NODE EVENT SUBJECT EPOCH" (SUBJECT "-" when none)
  *
  * A READY interval of a node starts at its +ready (or +resumed) and ends at
- * its next -stepdown, -suspended or -leadership-lost, or when its process
+ * its next -stepdown, -suspended, -leadership-lost or -fenced (a leader that
+ * heard nothing from ZooKeeper for fence_ms steps down), or when its process
  * ended: EXITS is a file of "NODE MONO_MS" lines the script appends when it
  * kills or stops a daemon (a killed process writes no event). An interval
  * still open at the end of the logs ends at END_MS (default: now).
@@ -292,7 +293,8 @@ static bool
 dr_ends_ready(const char *ev)
 {
     return strcmp(ev, "-stepdown") == 0 || strcmp(ev, "-suspended") == 0 ||
-           strcmp(ev, "-leadership-lost") == 0 || strcmp(ev, "exit") == 0;
+           strcmp(ev, "-leadership-lost") == 0 || strcmp(ev, "-fenced") == 0 ||
+           strcmp(ev, "exit") == 0;
 }
 
 /*

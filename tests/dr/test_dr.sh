@@ -270,6 +270,9 @@ check "dr-events: an epoch that does not increase fails" \
 check "dr-events: READY again at the same epoch fails" [ $? = 1 ]
 "$DREV" check -r -e 1000 "$T/self/a-again" > /dev/null
 check "dr-events -r: the same node READY again at its epoch passes" [ $? = 0 ]
+{ evl 100 a +ready a 1; evl 200 a -fenced a 1; evl 300 a +ready a 1; } > "$T/self/a-fenced"
+"$DREV" check -r -e 1000 "$T/self/a-fenced" > /dev/null
+check "dr-events -r: a -fenced leader READY again at its epoch passes (-fenced ends READY)" [ $? = 0 ]
 { evl 100 a +ready a 2; evl 200 a -stepdown a 2; } > "$T/self/a2"
 evl 250 b +ready b 2 > "$T/self/b2"
 "$DREV" check -r -e 1000 "$T/self/a2" "$T/self/b2" > "$T/self/out"

@@ -171,14 +171,16 @@ kill_all_daemons() {
 # The checkers
 # ---------------------------------------------------------------------------
 
-# check_events WHAT: over the scenario's event logs: never two READY leaders
-# at once, +ready epochs strictly increasing (dr-events check).
+# check_events WHAT [OPTION...]: over the scenario's event logs: never two
+# READY leaders at once, +ready epochs strictly increasing (dr-events check
+# with these options, e.g. -r).
 check_events() {
-    local out rc
-    out=$("$DREV" check -x "$PH/exits" "$PH"/*.events 2>&1)
+    local out rc what=$1
+    shift
+    out=$("$DREV" check "$@" -x "$PH/exits" "$PH"/*.events 2>&1)
     rc=$?
     printf '%s\n' "$out" | sed 's/^/    /'
-    check "$1: never two READY leaders, +ready epochs increasing" [ "$rc" = 0 ]
+    check "$what: never two READY leaders, +ready epochs increasing" [ "$rc" = 0 ]
 }
 
 # check_service WHAT: from the hooks' own stamps in $SVC_LOG: no two nodes'

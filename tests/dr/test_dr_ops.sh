@@ -302,18 +302,27 @@ if want cold; then
             eval '[ "$l" = n1 ] && [ "${rnode:-}" = n1 ]'
         dc2=$(events -E +decision,+takeover,+ready | awk '$4 == "n4" || $4 == "n5" || (($3 == "+takeover" || $3 == "+ready") && ($2 == "n4" || $2 == "n5"))' | tr '\n' ';')
         check "$w: no dc2 node was ever elected or took over${dc2:+: $dc2}" [ -z "$dc2" ]
-        e1=$(decisions 0 | awk '$2 != "" && $2 != "-" { print $2 "@" $3; exit }')
-        check "$w: the first decision with a leader is n1 ($e1)" eval '[ "${e1%@*}" = n1 ]'
+        read -r tdec e1 < <(decisions 0 | awk '$2 != "" && $2 != "-" { print $1, $2 "@" $3; exit }')
+        check "$w: the first decision with a leader is n1 (${e1:-none})" eval '[ "${e1%@*}" = n1 ]'
+        # when it came: settle_ms after the first registration (the elector's),
+        # or with expect 5 once the fifth member registered if that is sooner
+        events -E +registered | awk '$2 == $4 { print $1 }' > "$PH/regs"
+        reg1=$(head -n 1 "$PH/regs")
+        reg5=$(sed -n 5p "$PH/regs")
+        nb=$(( ${reg1:-0} + SETTLE_MS ))
+        [ ${#xa[@]} -gt 0 ] && [ -n "$reg5" ] && [ "$reg5" -lt "$nb" ] && nb=$reg5
+        check "$w: decided $(( ${tdec:-0} - ${reg1:-0} )) ms after the first registration, $(( ${tdec:-0} - ${reg5:-0} )) ms after the fifth: not before ${xa[*]:+the fifth or }$SETTLE_MS ms, at most 1000 ms after" \
+            eval '[ -n "$tdec" ] && [ -n "$reg1" ] && [ "$tdec" -ge $((nb - TOL_MS)) ] && [ "$tdec" -le $((nb + 1000)) ]'
         h=$(holds | head -n 1)
         check "$w: the elector published its settle hold (+hold: ${h:-none})" \
             eval '[ "${h#settle}" != "$h" ]'
         fr=$(( ${rms:-$t0} - t0 ))
-        COLD="$COLD${COLD:+; }$r: ${l:-none} epoch ${repoch:-?} READY +${fr} ms"
+        COLD="$COLD${COLD:+; }$r: ${l:-none} epoch ${repoch:-?}, decided +$(( ${tdec:-0} - ${reg1:-0} )), READY +${fr} ms"
         log "$w: ${l:-none} led, epoch ${repoch:-?}; dc2 launched at 0, joined +$((t2 - t0)) ms, dc1 launched +$((t1 - t0)) ms, first READY +$fr ms (${rnode:-none})"
         [ "$l" = n1 ] && [ -z "$dc2" ] && cold_ok=$((cold_ok + 1))
         phase_end "$w"
     done
-    note "1 cold start ($COLD_REPS repetitions; settle_ms ${DR_OPS_SETTLE_MS:-$SETTLE_MS (default)}, even ones with expect 5): n1 led $cold_ok of $COLD_REPS; $COLD"
+    note "1 cold start ($COLD_REPS repetitions; settle_ms ${DR_OPS_SETTLE_MS:-$SETTLE_MS (default)}, even ones with expect 5): n1 led $cold_ok of $COLD_REPS (decided: ms after the first registration; READY: ms after dc2 was launched); $COLD"
 fi
 
 # ---------------------------------------------------------------------------
@@ -417,10 +426,11 @@ if want drain; then
     log "4 drain: zkelect status: ${st:-(no drain line)}"
     check "4 drain: zkelect status shows n1's drain with its reason" \
         grep -q '^drained: *n1 until .* left) by .*: kernel upgrade$' "$T/cli.out"
-    note "4 drain: the command (--wait) took $((t1 - t0)) ms; n2 READY $(( ${rd:-0} - t0 )) ms after it was issued"
+    note "4 drain: the command (--wait) took $((t1 - t0)) ms; n2 READY $([ -n "$rd" ] && echo $((rd - t0)) || echo "?") ms after it was issued"
     check "4 drain: n1 leads again once its drain expired" \
         wait_until $((DRAIN_MS + WAIT_MS)) leader_is n1
-    dm=$(elected_ms "$t0" n1)
+    tn2=$(elected_ms "$t0" n2)
+    dm=$(elected_ms "${tn2:-$t0}" n1)
     check "4 drain: n1 elected again $(( ${dm:-0} - t0 )) ms after the drain: not before its $DRAIN_MS ms" \
         eval '[ -n "$dm" ] && [ $((dm - t0)) -ge $((DRAIN_MS - TOL_MS)) ] && [ $((dm - t1)) -le $((DRAIN_MS + 1500)) ]'
     note "4 drain: expiry: n1 elected again $(( ${dm:-0} - t0 )) ms after the drain command (--for 8s)"
@@ -457,7 +467,7 @@ if want switchover; then
     check "5 site: n4, the best dc2 node, leads" wait_until "$WAIT_MS" leader_is n4
     rd=$(first_ms -a "$t0" -n n4 -E +ready)
     check "5 site: n5 was not elected" eval '[ -z "$(elected_ms "$t0" n5)" ]'
-    note "5 switchover --site dc2: n4 READY $(( ${rd:-0} - t0 )) ms after the command (the command took $((t1 - t0)) ms)"
+    note "5 switchover --site dc2: n4 READY $([ -n "$rd" ] && echo $((rd - t0)) || echo "?") ms after the command (the command took $((t1 - t0)) ms)"
 
     t0=$(mono)
     cli switchover --site dc1 --at +5s

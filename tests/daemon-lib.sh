@@ -1,12 +1,12 @@
 # daemon-lib.sh - what the shell tests that run real zkelectd daemons on a
 # zk-local ensemble share (bash; sourced after tests/lib.sh). Used by
-# tests/dr/test_dr_ops.sh and tests/dr/test_dr.sh; tests/daemon/test_service.sh still
-# carries its own copies of the same helpers.
+# tests/dr/test_dr_ops.sh, tests/dr/test_dr.sh and tests/daemon/test_service.sh.
 #
 # The test sets, before calling these:
 #   T          its work directory          WAIT_MS   deadline for "eventually"
 #   PH         the current scenario's directory (logs, service.log, exits)
-#   ZKELECTD ZKLOCAL MONO SVCCHECK DREV   the programs
+#   ZKELECTD ZKLOCAL MONO SVCCHECK DREV   the programs (DREV: for kill9,
+#                                          check_events and stop_all's exits)
 #   declare -A pid port                    node -> daemon pid / HTTP port
 #   write_config NODE                      writes $PH/NODE.ini (a function)
 # and exports SVC_LOG (the service log its hooks stamp) for the daemons.
@@ -141,7 +141,8 @@ kill9() {
 }
 
 # stop_all: SIGTERM every daemon (graceful: the leader runs its stepdown
-# hook), wait (bounded, then SIGKILL and a failed check), record the exits.
+# hook), wait (bounded, then SIGKILL and a failed check), record the exits
+# (when the test has dr-events: DREV).
 stop_all() {
     local n
     for n in "${!pid[@]}"; do kill -TERM "${pid[$n]}" 2>/dev/null; done
@@ -151,7 +152,7 @@ stop_all() {
             kill -KILL "${pid[$n]}" 2>/dev/null
         fi
         wait "${pid[$n]}" 2>/dev/null
-        echo "$n $("$DREV" now)" >> "$PH/exits"
+        [ -n "${DREV:-}" ] && echo "$n $("$DREV" now)" >> "$PH/exits"
         unset "pid[$n]"
     done
 }

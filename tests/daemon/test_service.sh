@@ -51,52 +51,16 @@ declare -A pid port                     # node -> daemon pid / HTTP port
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/zksvc.XXXXXX") || exit 99
 
-. "$TOP_SRCDIR/tests/lib.sh"   # now_ms, ok, nok, check, wait_until, pick_port, finish
+. "$TOP_SRCDIR/tests/lib.sh"         # now_ms, ok, nok, check, wait_until, pick_port, finish
+. "$TOP_SRCDIR/tests/daemon-lib.sh"  # alive, http, is_leader, leaders, mono_reached,
+                                     # zk_start, zk, zk_stop, stop_all
 
 log() { echo "$NAME: $*"; }
-
-alive() { [ -n "${pid[$1]:-}" ] && kill -0 "${pid[$1]}" 2>/dev/null; }
-
-http() {
-    curl -s -o /dev/null -w '%{http_code}' --max-time 2 \
-        "http://127.0.0.1:${port[$1]}$2" 2>/dev/null || true
-}
-
-is_leader() { [ "$(http "$1" /leader)" = 200 ]; }
-
-# The nodes whose /leader answers 200, space-separated.
-leaders() {
-    local n out=
-    for n in $(printf '%s\n' "${!pid[@]}" | sort); do
-        alive "$n" && is_leader "$n" && out="$out $n"
-    done
-    echo "${out# }"
-}
 
 some_leader_but() { # some_leader_but NODE: another node answers /leader 200
     local l
     for l in $(leaders); do [ "$l" != "$1" ] && return 0; done
     return 1
-}
-
-# mono_reached T0 MS: CLOCK_MONOTONIC has reached T0 + MS (zke-mono's ms).
-mono_reached() {
-    awk -v t0="$1" -v d="$2" -v now="$("$MONO")" 'BEGIN { exit !(now >= t0 + d) }'
-}
-
-# ---------------------------------------------------------------------------
-# zk-local driven through a FIFO: zk CMD prints the answer line
-# ---------------------------------------------------------------------------
-zk_lines() { wc -l < "$T/zk.out"; }
-zk() {
-    local before
-    before=$(zk_lines)
-    echo "$*" >&3
-    if ! wait_until "$WAIT_MS" eval '[ "$(zk_lines)" -gt "$before" ]'; then
-        echo "error: zk-local did not answer '$*'"
-        return 1
-    fi
-    sed -n "$((before + 1))p" "$T/zk.out"
 }
 
 # The servers' states: "I=leader" / "I=follower" ..., via mntr.
@@ -187,20 +151,6 @@ start_node() {
     return 1
 }
 
-# stop_all: SIGTERM every daemon (each runs its stepdown hook), wait (bounded).
-stop_all() {
-    local n
-    for n in "${!pid[@]}"; do kill -TERM "${pid[$n]}" 2>/dev/null; done
-    for n in "${!pid[@]}"; do
-        if ! wait_until "$WAIT_MS" eval '! kill -0 "${pid[$n]}" 2>/dev/null'; then
-            nok "$n did not exit within $WAIT_MS ms of SIGTERM"
-            kill -KILL "${pid[$n]}" 2>/dev/null
-        fi
-        wait "${pid[$n]}" 2>/dev/null
-        unset "pid[$n]"
-    done
-}
-
 # last_stamp NODE KIND [AFTER]: the MONO of NODE's last KIND stamp (after AFTER).
 last_stamp() {
     awk -v n="$1" -v k="$2" -v a="${3:-0}" \
@@ -256,11 +206,7 @@ cleanup() {
     done
     # a server left stopped would not stop on SIGTERM
     [ -n "${zk_paused:-}" ] && [ -n "$zk_pid" ] && echo "resume $zk_paused" >&3 2>/dev/null
-    exec 3>&- 2>/dev/null
-    if [ -n "$zk_pid" ]; then
-        wait_until 15000 eval '! kill -0 "$zk_pid" 2>/dev/null' || kill -TERM "$zk_pid" 2>/dev/null
-        wait "$zk_pid" 2>/dev/null
-    fi
+    zk_stop
     [ -n "$guard_pid" ] && kill "$guard_pid" 2>/dev/null
     if [ "${SVC_TEST_KEEP:-0}" = 1 ] || [ "$failed" -gt 0 ]; then
         for p in "$T"/*/service.log "$T"/*/*.log; do
@@ -329,21 +275,12 @@ check "a malformed line is an error naming the file and line" \
 # The ensemble, driven through a FIFO (pause/resume/mntr)
 # ---------------------------------------------------------------------------
 log "starting a 3-server ZooKeeper ensemble"
-mkfifo "$T/zk.ctl"
-: > "$T/zk.out"
-"$ZKLOCAL" -n 3 --hosts-file "$T/hosts" < "$T/zk.ctl" > "$T/zk.out" 2> "$T/zk.log" &
-zk_pid=$!
-exec 3> "$T/zk.ctl"
-if ! wait_until 90000 test -s "$T/hosts"; then
+if ! zk_start 3; then
     nok "zk-local -n 3 did not start: $(tail -n 5 "$T/zk.log")"
     finish
 fi
-HOSTS=$(cat "$T/hosts")
-export ZKELECT_HOSTS=$HOSTS
 IFS=, read -r -a SERVER <<< "$HOSTS"
 log "ZooKeeper ensemble at $HOSTS"
-# the answer lines start after the "serving at" line
-wait_until "$WAIT_MS" grep -q "serving at" "$T/zk.out"
 
 # ---------------------------------------------------------------------------
 # 1. Partition: the leader's only server stops answering for 8.2 s

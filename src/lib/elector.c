@@ -1004,6 +1004,16 @@ elector_eval(struct zkelect_group *g)
     cur_can_lead = curm && curm->loaded && curm->valid && curm->rec.eligible &&
                    curm->rec.healthy && exclusion_find(g, cur) == NULL && !drained(g, cur, now);
 
+    /* a config version not yet acknowledged in `elected` (operators wait on
+       it), or an exclusion recorded there that has ended: both are written
+       even when the leader stays */
+    config_ack = g->have_elected && g->elected.config_version != g->config_version;
+    if (g->have_elected) {
+        int k;
+        for (k = 0; k < g->elected.nexcluded; k++)
+            if (exclusion_find(g, g->elected.excluded[k].id) == NULL)
+                config_ack = true;
+    }
     /* A cold start (doc/PROTOCOL.md §3): no leader, and since this
        elector registered nobody has led and nothing was decided. Wait for
        the expected members, or settle_ms, before the first decision, so that
@@ -1039,22 +1049,12 @@ elector_eval(struct zkelect_group *g)
             else
                 snprintf(htext, sizeof(htext), "settle: %d member%s present, %.1f s left",
                          live, live == 1 ? "" : "s", (double)(until - now) / 1000.0);
-            if (hold_set(g, "settle", "", until, htext))
+            if (hold_set(g, "settle", "", until, htext) || config_ack)
                 hold_write(g, htext);
             return;
         }
     }
 
-    /* a config version not yet acknowledged in `elected` (operators wait on
-       it), or an exclusion recorded there that has ended: both are written
-       even when the leader stays */
-    config_ack = g->have_elected && g->elected.config_version != g->config_version;
-    if (g->have_elected) {
-        int k;
-        for (k = 0; k < g->elected.nexcluded; k++)
-            if (exclusion_find(g, g->elected.excluded[k].id) == NULL)
-                config_ack = true;
-    }
     if (CFG(g)->paused && current_present && !switchover) {
         zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: paused: no decision while the leader is present", g->path);
         if (config_ack)
@@ -1224,7 +1224,9 @@ elector_eval(struct zkelect_group *g)
                          "changed %.1f s ago; min_move_interval_ms %d)", to->rec.id,
                          (double)(until - now) / 1000.0,
                          (double)(now - g->last_move_ms) / 1000.0, mm);
-            if (hold_set(g, kind, to->rec.id, until, htext))
+            /* shown in elected; a config version (a drain) is acknowledged
+               meanwhile, so that `zkelect drain --wait` does not wait for it */
+            if (hold_set(g, kind, to->rec.id, until, htext) || config_ack)
                 hold_write(g, htext);
             goto out;
         }

@@ -759,6 +759,11 @@ run_timers(struct zkelect *h, uint64_t now)
             if (d && d <= now) {
                 group_on_timer(g, now);
                 d = group_next_deadline(g);
+                /* still due: the elector could not act on it yet (its view
+                   incomplete, a decision in flight); look again in 100 ms,
+                   not in a busy loop */
+                if (d && d <= now)
+                    d = now + 100;
             }
             group_check_stuck(g, now);
             if (d && d < due)

@@ -35,6 +35,8 @@ TOP_SRCDIR=${ZKELECT_TOP_SRCDIR:-$(sed -n 's/^abs_top_srcdir = //p' "$TOP_BUILDD
 [ -n "$TOP_SRCDIR" ] || TOP_SRCDIR=$(cd "$(dirname "$0")/../.." && pwd)
 ZKE=$TOP_BUILDDIR/src/cli/zkelect
 ZKLOCAL=$TOP_BUILDDIR/tests/harness/zk-local
+MONO=$TOP_BUILDDIR/tests/harness/zke-mono   # CLOCK_MONOTONIC ms, 3 decimals
+export MONO
 export ZKELECT_POLICY_PATH=${ZKELECT_POLICY_PATH:-$TOP_BUILDDIR/policies/.libs}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$TOP_SRCDIR/tests/lsan.supp:print_suppressions=0}
 unset ZKELECT_HOSTS ZKELECT_PATH ZKELECT_AUTH_FILE ZKELECT_AUTH
@@ -114,9 +116,7 @@ cat >"$T/job.sh" <<'EOF'
 #!/bin/bash
 out=$1
 line() {
-    local up
-    read -r up _ </proc/uptime
-    echo "$up $ZKELECT_EPOCH $$ $ZKELECT_NODE_ID ${ZKELECT_PREVIOUS:--} $ZKELECT_GROUP $*" >>"$out"
+    echo "$("$MONO") $ZKELECT_EPOCH $$ $ZKELECT_NODE_ID ${ZKELECT_PREVIOUS:--} $ZKELECT_GROUP $*" >>"$out"
 }
 case ${JOB_TERM:-} in
 slow)   trap 'line term; sleep 1; line term-end; exit 0' TERM ;;
@@ -171,9 +171,13 @@ member_of() { "$ZKE" -z "$HOSTS" -p "$1" status 2>/dev/null | grep -q "^$2 "; }
 # Job lines of node ID in FILE (all of them).
 lines_of() { [ ! -f "$1" ] || awk -v id="$2" '$4 == id' "$1"; }
 has_line_of() { [ -n "$(lines_of "$1" "$2")" ]; }
-# monotonic ms of the first / last line of ID in FILE ("" if none)
-first_ms() { lines_of "$1" "$2" | head -n 1 | awk '{ printf "%d", $1 * 1000 + 0.5 }'; }
-last_ms() { lines_of "$1" "$2" | tail -n 1 | awk '{ printf "%d", $1 * 1000 + 0.5 }'; }
+# CLOCK_MONOTONIC microseconds of the first / last line of ID in FILE ("" if
+# none). The jobs stamp their lines with zke-mono: /proc/uptime (what now_ms
+# reads) counts in 10 ms steps, too coarse to order one job's last line and the
+# next job's first, which can come within the same 10 ms.
+first_us() { lines_of "$1" "$2" | head -n 1 | awk '{ printf "%.0f", $1 * 1000 }'; }
+last_us() { lines_of "$1" "$2" | tail -n 1 | awk '{ printf "%.0f", $1 * 1000 }'; }
+mono_us() { "$MONO" | awk '{ printf "%.0f", $1 * 1000 }'; }
 # field K of the first line of ID in FILE
 field_of() { lines_of "$1" "$2" | head -n 1 | awk -v k="$3" '{ print $k }'; }
 # the job's pid (every line of a node in one phase has the same one)
@@ -238,12 +242,12 @@ kill -KILL "${rpid[a1]}"
 wait "${rpid[a1]}" 2>/dev/null
 unset "rpid[a1]"
 check "1: n1's job died with its runner (PDEATHSIG)" wait_until 5000 proc_dead "$p1"
-dead_ms=$(now_ms)
+dead_us=$(mono_us)
 check "1: n2 takes over and its job runs" wait_until $WAIT_MS has_line_of "$J" n2
-f2=$(first_ms "$J" n2)
-l1=$(last_ms "$J" n1)
-log "1: n1's job: last line at $l1 ms, seen dead at $dead_ms ms; n2's first line at ${f2:-none} ms"
-check "1: n1's job was dead before n2's job's first line" test -n "$f2" -a "$dead_ms" -le "${f2:-0}"
+f2=$(first_us "$J" n2)
+l1=$(last_us "$J" n1)
+log "1: n1's job: last line at $l1 us, seen dead at $dead_us us; n2's first line at ${f2:-none} us"
+check "1: n1's job was dead before n2's job's first line" test -n "$f2" -a "$dead_us" -le "${f2:-0}"
 check "1: the lifetimes do not overlap (n1's last line before n2's first)" \
     test -n "$f2" -a "$l1" -lt "${f2:-0}"
 e1=$(field_of "$J" n1 2)
@@ -273,7 +277,7 @@ check "2: n1 is the READY leader" wait_until $WAIT_MS leader_is $G n1
 start_runner b2 $G n2 --session-timeout $SLOW_MS -- "$T/job.sh" "$J"
 check "2: n2 joined" wait_until $WAIT_MS member_of $G n2
 p1=$(job_pid "$J" n1)
-t0=$(now_ms)
+t0=$(mono_us)
 kill -TERM "${rpid[b1]}"
 check "2: n1's runner exits" wait_until $WAIT_MS runner_gone b1
 check "2: ... with 143 (128 + SIGTERM)" test "$(wait_runner b1)" = 143
@@ -282,9 +286,9 @@ check "2: n1's job finished its SIGTERM handler" grep -q " n1 .* term-end$" "$J"
 check "2: n1's job is gone" proc_dead "$p1"
 check "2: n2 takes over within $RELEASE_MS ms (released, not expired)" \
     wait_until $RELEASE_MS has_line_of "$J" n2
-log "2: n2's first line $(( $(first_ms "$J" n2) - t0 )) ms after the SIGTERM"
+log "2: n2's first line $(( ($(first_us "$J" n2) - t0) / 1000 )) ms after the SIGTERM"
 check "2: n2's job started after n1's job exited" \
-    test "$(last_ms "$J" n1)" -lt "$(first_ms "$J" n2)"
+    test "$(last_us "$J" n1)" -lt "$(first_us "$J" n2)"
 check "2: n1's runner said it resigned" grep -q "resigned from $G" "$T/b1.err"
 check "2: no sanitizer report" clean_err b1
 kill -TERM "${rpid[b2]}"
@@ -307,7 +311,7 @@ check "3: n1's runner exits" wait_until $WAIT_MS runner_gone c1
 check "3: ... with the job's status 3" test "$(wait_runner c1)" = 3
 check "3: n2 takes over within $RELEASE_MS ms" wait_until $RELEASE_MS has_line_of "$J" n2
 check "3: n2's job started after n1's exited" \
-    test "$(last_ms "$J" n1)" -lt "$(first_ms "$J" n2)"
+    test "$(last_us "$J" n1)" -lt "$(first_us "$J" n2)"
 check "3: n1's runner says the job exited by itself" grep -q "exited by itself.*exit status 3" "$T/c1.err"
 check "3: no sanitizer report" clean_err c1
 kill -TERM "${rpid[c2]}"

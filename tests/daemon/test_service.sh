@@ -8,7 +8,7 @@
 # prints it and requires 0 ms.
 #
 #   0. zke-service-check and zke-mono on made-up logs (the checker can fail)
-#   1. partition: T = 2000 ms; the leader n1 reaches ZooKeeper through one
+#   1. partition: T = 4000 ms; the leader n1 reaches ZooKeeper through one
 #      server only (a follower of the ensemble), n2 n3 through the two others;
 #      that server is stopped (SIGSTOP) for 8.2 s, then resumed. The old
 #      leader must have stopped its service before another node starts one.
@@ -33,7 +33,9 @@ SVCCHECK=$TOP_BUILDDIR/tests/harness/zke-service-check
 export ZKELECT_POLICY_PATH=${ZKELECT_POLICY_PATH:-$TOP_BUILDDIR/policies/.libs}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$TOP_SRCDIR/tests/lsan.supp:print_suppressions=0}
 
-PART_SESSION_MS=2000                    # scenario 1: T
+PART_SESSION_MS=4000                    # scenario 1: T (so D = 1000 ms: n1's stepdown
+                                        # hook, a shell and zke-mono under ASan on a
+                                        # loaded CI machine, ends within its budget)
 PART_FREEZE_MS=8200                     # scenario 1: the server's pause
 FAIL_SESSION_MS=6000                    # scenario 2: T (a 1 s stepdown fits its budget)
 FAIL_HOOK_MS=2000                       # scenario 2: [hooks] timeout_ms

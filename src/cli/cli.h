@@ -300,10 +300,13 @@ int out_wait_decision(struct cli *c, uint64_t deadline_ms, const char *what_wait
 
 /* ---- config.c: the config znode, read-modify-write ------------------------ */
 
+#define CONFIG_UNCHANGED (-1)     /* edit(): nothing to change, no write */
+
 /* Read config (creating it when absent), let edit() change it, write it with
- * the version read; retried on ZBADVERSION. edit returns 0 to write, 1 for
- * "nothing to change" (no write; *version is the current one), or an exit
- * code > 1 after printing why. *version receives the version written. */
+ * the version read; retried on ZBADVERSION. edit returns 0 to write,
+ * CONFIG_UNCHANGED for "nothing to change" (no write; *version is the
+ * current one), or an exit code (CLI_EFAIL, ...) after printing why, which
+ * config_update returns. *version receives the version written. */
 int config_update(struct cli *c, int (*edit)(struct cli *, struct zke_config *, void *),
                   void *arg, int32_t *version, bool *written);
 

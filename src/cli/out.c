@@ -114,6 +114,13 @@ out_member_obj(const struct cli_view *v, const struct cli_member *m)
         cJSON_AddStringToObject(o, "excluded_reason", x->reason);
         cJSON_AddNumberToObject(o, "excluded_remaining_ms", (double)x->remaining_ms);
     }
+    {
+        bool active;
+        const struct zke_drain *d = view_drain(v, m->id, cli_wall_ms(), &active);
+        cJSON_AddBoolToObject(o, "drained", active);
+        if (active)
+            cJSON_AddNumberToObject(o, "drained_until_ms", (double)d->until_ms);
+    }
     cJSON_AddBoolToObject(o, "can_lead", view_can_lead(v, m));
     if (m->seq >= 0) {
         cJSON_AddNumberToObject(o, "seq", (double)m->seq);

@@ -176,8 +176,9 @@ int cli_parse_time(const char *s, int64_t now_ms, int64_t *out_ms, char *why, si
 /* Text for a znode's text field: valid UTF-8, no control character, at most
  * max bytes. 0, or -1 with why set. */
 int cli_text_ok(const char *s, size_t max, char *why, size_t whylen);
-/* A duration for people: "1.4 s" under 10 s, "25 s", "12m 30s", "1h 59m",
- * "2d 03h" (rounded up from 10 s on). Negative counts as 0. */
+/* A duration for people: "1.4 s" under 10 s, "25 s" under 2 minutes,
+ * "12m 30s" under an hour, "1h 59m" under 2 days, else "2d 03h"; from 10 s
+ * on the seconds are rounded up. Negative counts as 0. */
 void cli_fmt_duration(int64_t ms, char *out, size_t outlen);
 
 /* ---- digest.c: SHA-1, base64 and ZooKeeper digest ids -------------------- */

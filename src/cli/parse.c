@@ -276,7 +276,7 @@ cli_fmt_duration(int64_t ms, char *out, size_t outlen)
     s = (ms + 999) / 1000;   /* never show less time than is left */
     if (s < 120)
         snprintf(out, outlen, "%lld s", (long long)s);
-    else if (s < 7200)
+    else if (s < 3600)
         snprintf(out, outlen, "%lldm %02llds", (long long)(s / 60), (long long)(s % 60));
     else if (s < 2 * 86400)
         snprintf(out, outlen, "%lldh %02lldm", (long long)(s / 3600), (long long)(s % 3600 / 60));

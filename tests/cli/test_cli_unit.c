@@ -308,7 +308,11 @@ test_fmt_duration(void)
     fmt_is(119000, "119 s");
     fmt_is(120000, "2m 00s");
     fmt_is(3599000, "59m 59s");
+    fmt_is(3600000, "1h 00m");
+    fmt_is(7198000, "1h 59m");
     fmt_is(7200000, "2h 00m");
+    fmt_is(2 * 86400000LL - 1000, "47h 59m");
+    fmt_is(2 * 86400000LL, "2d 00h");
     fmt_is(86400000, "24h 00m");
     fmt_is(7 * 86400000LL, "7d 00h");
 }

@@ -313,6 +313,13 @@ struct cJSON *out_member_obj(const struct cli_view *v, const struct cli_member *
 /* Print the leader as `zkelect leader` does (text or --json); returns
  * out_leader_code(v). */
 int out_leader(struct cli *c, const struct cli_view *v);
+/* Registered members (with an election znode): who counts for "expect". */
+int out_live_members(const struct cli_view *v);
+/* What the elector waits for (elected.hold) as one line ("settle: waiting
+ * for 2 more members (3 of 5), 1.4 s left", "failback: n1 (dc1) may lead in
+ * 25 s", "anti-flap: automatic moves blocked for 12 s (then n1 may lead)"),
+ * times left from now_ms (wall clock, display only); "" when no hold. */
+void out_hold_text(const struct cli_view *v, int64_t now_ms, char *out, size_t outlen);
 /* Print a JSON value on stdout and free it; CLI_OK, or CLI_EFAIL (NULL: out
  * of memory). */
 int out_json(struct cJSON *o);

@@ -37,50 +37,6 @@ status_policy(const struct cli_view *v, const char **source)
     return NULL;
 }
 
-/* Registered members (with an election znode): who counts for "expect". */
-static int
-status_live(const struct cli_view *v)
-{
-    int i, n = 0;
-
-    for (i = 0; i < v->nmembers; i++)
-        if (v->members[i].seq >= 0)
-            n++;
-    return n;
-}
-
-/* What the elector waits for (elected.hold), as a line; "" when nothing. */
-static void
-status_hold_text(const struct cli_view *v, int64_t now, char *out, size_t outlen)
-{
-    const struct zke_hold *h = &v->elected.hold;
-    const struct cli_member *m;
-    char left[32];
-    int live = status_live(v), expect = v->have_config ? (int)v->config.expect : 0;
-
-    *out = '\0';
-    if (!v->have_elected || *h->kind == '\0')
-        return;
-    cli_fmt_duration(h->until_ms - now, left, sizeof(left));
-    if (strcmp(h->kind, "settle") == 0) {
-        if (expect > live)
-            snprintf(out, outlen, "settle: waiting for %d more member%s (%d of %d), %s left",
-                     expect - live, expect - live > 1 ? "s" : "", live, expect, left);
-        else
-            snprintf(out, outlen, "settle: %s left (%d member%s present)", left, live,
-                     live == 1 ? "" : "s");
-    } else if (strcmp(h->kind, "failback") == 0) {
-        m = *h->node ? view_member(v, h->node) : NULL;
-        snprintf(out, outlen, "failback: %s (%s) may lead in %s", *h->node ? h->node : "?",
-                 m && m->have_rec && *m->rec.site ? m->rec.site : "-", left);
-    } else if (strcmp(h->kind, "anti-flap") == 0) {
-        snprintf(out, outlen, "anti-flap: automatic moves blocked for %s%s%s%s", left,
-                 *h->node ? " (then " : "", h->node, *h->node ? " may lead)" : "");
-    } else {
-        snprintf(out, outlen, "%s: %s%s%s left", h->kind, h->node, *h->node ? ", " : "", left);
-    }
-}
-
 /* The switchover request's state: "acted on", "scheduled" or "pending". */
 static const char *
 status_so_state(const struct cli_view *v)
@@ -210,8 +166,8 @@ status_json(struct cli *c, const struct cli_view *v)
         cJSON_AddNumberToObject(x, "until_ms", (double)v->elected.hold.until_ms);
         cJSON_AddNumberToObject(x, "remaining_ms", (double)(v->elected.hold.until_ms > now ?
                                 v->elected.hold.until_ms - now : 0));
-        cJSON_AddNumberToObject(x, "members", status_live(v));
-        status_hold_text(v, now, text, sizeof(text));
+        cJSON_AddNumberToObject(x, "members", out_live_members(v));
+        out_hold_text(v, now, text, sizeof(text));
         cJSON_AddStringToObject(x, "text", text);
     } else {
         cJSON_AddNullToObject(o, "hold");
@@ -395,7 +351,7 @@ status_text(struct cli *c, const struct cli_view *v)
                    *d->by ? d->by : "-", *d->reason ? ": " : "", d->reason);
         }
     }
-    status_hold_text(v, now, text, sizeof(text));
+    out_hold_text(v, now, text, sizeof(text));
     if (*text)
         printf("hold:       %s\n", text);
     if (v->have_switchover && v->switchover.id != 0) {   /* 0: init's "no request" */

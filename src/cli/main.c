@@ -42,7 +42,8 @@ static const struct cli_cmd cli_cmds[] = {
     { "watch", "[--json]",
       "print every leader, decision and member change until interrupted",
       "Print the current state, then every change of the leader, the elector's\n"
-      "decision, the members and the config as it happens, each line with the\n"
+      "decision (with the elector's hold), the members and the config (with the\n"
+      "delays and drains) as it happens, each line with the\n"
       "local time, until SIGINT or SIGTERM (exit 0). With --json, one JSON object\n"
       "per line. Survives reconnects and session expiry.\n",
       cmd_watch },

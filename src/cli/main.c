@@ -43,9 +43,9 @@ static const struct cli_cmd cli_cmds[] = {
       "print every leader, decision and member change until interrupted",
       "Print the current state, then every change of the leader, the elector's\n"
       "decision (with the elector's hold), the members and the config (with the\n"
-      "delays and drains) as it happens, each line with the\n"
-      "local time, until SIGINT or SIGTERM (exit 0). With --json, one JSON object\n"
-      "per line. Survives reconnects and session expiry.\n",
+      "delays and drains) as it happens, each line with the local time, until\n"
+      "SIGINT or SIGTERM (exit 0). With --json, one JSON object per line.\n"
+      "Survives reconnects and session expiry.\n",
       cmd_watch },
     { "set-site-priority", "SITE N [--wait[=SECONDS]]",
       "set a site's priority in the config (compare-and-set)",

@@ -78,6 +78,9 @@ so_check_site(struct cli *c, const struct cli_view *v, const char *site, const c
     }
     m = *cur ? view_member(v, cur) : NULL;
     if (scheduled) {
+        if (m && m->have_rec && strcmp(m->rec.site, site) == 0)
+            cli_err("note: the leader %s is on site %s now; if it still is at the time, the "
+                    "elector moves nothing", cur, site);
         if (can == 0)
             cli_err("note: no node of site %s can lead now (eligible, healthy, not excluded, "
                     "not drained); the elector refuses the switchover if none can at its time",
@@ -175,6 +178,10 @@ so_done(struct cli *c, const struct cli_view *v, void *arg)
         return 0;
     if (w->cancel)
         return 1;   /* acknowledged: nothing was to move */
+    if (w->site && *v->elected.leader && strcmp(v->elected.leader, w->from) == 0 &&
+        (m = view_member(v, v->elected.leader)) != NULL && m->have_rec &&
+        strcmp(m->rec.site, w->site) == 0)
+        return 1;   /* (scheduled) the leader was on the site already: nothing to move */
     if (strcmp(v->elected.leader, w->from) == 0) {
         cli_err("the elector refused switchover %llu: %s", (unsigned long long)w->id,
                 v->elected.reason);

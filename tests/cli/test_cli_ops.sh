@@ -353,6 +353,9 @@ has "$tmp/err" 'refused: nosuch is not a member' 'unknown node refused when sche
 expect 6 'switchover --at to a site with no nodes' -p $S switchover --at +5m --site dc9
 expect 0 'switchover --at to a site where none can lead: a note' -p $S switchover --at +5m --site dc3
 has "$tmp/err" 'note: no node of site dc3 can lead now' 'note about the site'
+hasnot "$tmp/err" 'note: the leader' 'no note about the leader on another site'
+expect 0 "switchover --at to the leader's site: a note" -p $S switchover --at +5m --site dc1
+has "$tmp/err" 'note: the leader a1 is on site dc1 now; if it still is at the time, the elector moves nothing' "note about the leader's site"
 expect 0 'pause' -p $S pause
 expect 6 'switchover --at while paused' -p $S switchover --at +1m
 has "$tmp/err" 'refused: the group is paused; a scheduled switchover would not fire' 'paused refusal'
@@ -366,10 +369,10 @@ t1=$(uptime_ms)
 has "$tmp/err" 'timed out waiting for the elector to act on switchover' 'timeout message'
 if [ $((t1 - t0)) -ge 2800 ] && [ $((t1 - t0)) -lt 15000 ]; then pass; else
     fail "--at +2s --wait=1 gave up after $((t1 - t0)) ms, not after about 3000"; fi
-status_json $S 'request 10 is scheduled' "d['switchover']['id'] == 10 and d['switchover']['state'] == 'scheduled'"
+status_json $S 'request 11 is scheduled' "d['switchover']['id'] == 11 and d['switchover']['state'] == 'scheduled'"
 # once the elector has acted on it (elected.switchover_id), it is no longer pending
-plant_elected $S "" 10
-status_json $S 'request 10 acted on' "d['switchover']['state'] == 'acted on' and d['switchover']['acted_on'] is True"
+plant_elected $S "" 11
+status_json $S 'request 11 acted on' "d['switchover']['state'] == 'acted on' and d['switchover']['acted_on'] is True"
 expect 1 'cancel after the elector acted' -p $S switchover --cancel
 has "$tmp/err" 'no scheduled switchover is pending' 'an acted-on request cannot be cancelled'
 
@@ -378,7 +381,7 @@ timeout 60 "$ZKE" -z "$HOSTS" -p $S watch >"$tmp/watch.out" 2>"$tmp/watch.err" <
 wpid=$!
 wait_for 'watch started' 20 grep -q ' config version ' "$tmp/watch.out"
 T=$(($(now_ms) + 40000))
-plant_elected $S ",\"hold\":{\"kind\":\"failback\",\"node\":\"a2\",\"until_ms\":$T}" 10
+plant_elected $S ",\"hold\":{\"kind\":\"failback\",\"node\":\"a2\",\"until_ms\":$T}" 11
 wait_for 'watch shows the hold' 20 grep -q ' \[hold: failback: a2 (dc2) may lead in [0-9]* s\]$' "$tmp/watch.out"
 expect 0 'drain while watching' -p $S drain a1 --for 15m
 wait_for 'watch shows the drain' 20 grep -q ' config version [0-9]*: .*, drained a1 (1[45]m [0-9][0-9]s left)$' "$tmp/watch.out"

@@ -361,6 +361,7 @@ int cmd_history(struct cli *c, int argc, char **argv);
 int cmd_init(struct cli *c, int argc, char **argv);
 int cmd_drain(struct cli *c, int argc, char **argv);
 int cmd_undrain(struct cli *c, int argc, char **argv);
+int cmd_set_delays(struct cli *c, int argc, char **argv);
 int cmd_run(struct cli *c, int argc, char **argv);
 
 

@@ -391,7 +391,8 @@ cmd_init(struct cli *c, int argc, char **argv)
     config_kept = created == n_before && *given.list != '\0';
     if (config_kept)
         cli_err("note: %s exists: %s not applied (init never changes existing znodes; "
-                "set-site-priority changes sites)", c->p_config, given.list);
+                "set-site-priority changes a site, set-delays the delays)", c->p_config,
+                given.list);
     /* the switchover znode exists from the start, holding "no request", so
        that only the operator can ever write requests into it */
     {

@@ -56,6 +56,17 @@ static const struct cli_cmd cli_cmds[] = {
       "names is READY, then print it like `leader`; exit 6 when no node is\n"
       "eligible, 5 on timeout.\n",
       cmd_set_site_priority },
+    { "set-delays", "[--expect N] [--settle-ms MS] [--failback-delay-ms MS]\n"
+      "        [--min-move-interval-ms MS] [--wait[=SECONDS]]",
+      "change the cold-start, failback and anti-flap delays in the config",
+      "Change the delays in the config znode of an existing group (compare-and-set;\n"
+      "init sets them only when it creates the config): --expect N members\n"
+      "expected at a cold start (1..10000), --settle-ms MS the longest wait for\n"
+      "them (0..3600000, 0 = none), --failback-delay-ms MS and\n"
+      "--min-move-interval-ms MS (0..86400000). The value \"default\" removes the\n"
+      "setting: each node's own default applies again. At least one option.\n"
+      "--wait as for set-site-priority.\n",
+      cmd_set_delays },
     { "get-site-priority", "[SITE]",
       "print the site priorities (or one site's)",
       "Print every site priority of the config, or SITE's (0 when not listed).\n",
@@ -129,7 +140,7 @@ static const struct cli_cmd cli_cmds[] = {
       "the least time between automatic moves (both 0..86400000); without one,\n"
       "each node's own default applies). Existing znodes are left alone and\n"
       "reported: on an existing group these options are not applied (a note\n"
-      "says so on stderr). With --operator-auth\n"
+      "says so on stderr; set-delays changes the delays). With --operator-auth\n"
       "and --member-auth (files holding \"user:password\", mode 0600), set digest\n"
       "ACLs: the operator gets ALL everywhere; members get READ|CREATE|DELETE on\n"
       "the base path, nodes and election and READ on config (and on switchover,\n"

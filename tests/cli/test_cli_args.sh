@@ -89,7 +89,7 @@ usage 'space or a control' 'hosts with a space' "$ZK" -z '127.0.0.1:1 x' status
 run 0 '--help' "$ZK" --help && {
     ok=1
     for w in status leader watch set-site-priority get-site-priority switchover pause resume \
-             history init drain undrain 'Exit status' '  6  refused' '  5  --wait timed out' '  4  the leader is taking over' \
+             history init drain undrain set-delays 'Exit status' '  6  refused' '  5  --wait timed out' '  4  the leader is taking over' \
              '  3  no leader' '  2  usage error' '  1  operational error' ZKELECT_HOSTS; do
         grep -q -- "$w" "$tmp/out" || { ok=0; fail "--help does not mention \"$w\""; }
     done
@@ -101,7 +101,7 @@ usage 'unknown command' 'help bogus' "$ZK" help bogus
 
 # ---- --help of every command -------------------------------------------------
 for cmd in status leader watch set-site-priority get-site-priority switchover pause resume \
-           history init drain undrain; do
+           history init drain undrain set-delays; do
     if run 0 "$cmd --help" "$ZK" "$cmd" --help; then
         if grep -q "^usage: zkelect .* $cmd" "$tmp/out" && grep -q 'Exit status' "$tmp/out"; then
             pass
@@ -207,6 +207,18 @@ usage 'unknown option --for' 'undrain --for' "$ZK" $Z undrain n1 --for 1h
 usage 'unknown option --reason' 'undrain --reason' "$ZK" $Z undrain n1 --reason x
 usage 'NODE "-n1" is not a valid node id' 'undrain bad id' "$ZK" $Z undrain -- -n1
 usage '--wait=86401' 'undrain --wait too long' "$ZK" $Z undrain n1 --wait=86401
+
+# set-delays
+usage 'nothing to set (give --expect' 'set-delays without options' "$ZK" $Z set-delays
+usage '--expect: "0" is not a number of members from 1 to 10000, or "default"' 'set-delays --expect 0' \
+    "$ZK" $Z set-delays --expect 0
+usage '--settle-ms: "3600001" is not a number of milliseconds from 0 to 3600000' \
+    'set-delays --settle-ms too long' "$ZK" $Z set-delays --settle-ms 3600001
+usage '--failback-delay-ms: "-1"' 'set-delays --failback-delay-ms -1' "$ZK" $Z set-delays --failback-delay-ms -1
+usage '--min-move-interval-ms: "8s"' 'set-delays --min-move-interval-ms 8s' "$ZK" $Z set-delays --min-move-interval-ms 8s
+usage '--settle-ms given twice' 'set-delays twice' "$ZK" $Z set-delays --settle-ms 1 --settle-ms=default
+usage 'unexpected argument "5"' 'set-delays 5' "$ZK" $Z set-delays 5
+usage 'option --expect needs a value' 'set-delays --expect' "$ZK" $Z set-delays --expect
 
 usage 'unexpected argument "x"' 'pause x' "$ZK" $Z pause x
 usage '--wait=1.5' 'resume --wait=1.5' "$ZK" $Z resume --wait=1.5

@@ -189,6 +189,21 @@ expect 0 'init on an existing group, --json' -p /o1 init --min-move-interval-ms 
 pyjson "$tmp/out" 'init --json config_not_applied' "d['created'] == 0 and d['config_not_applied'] == '--min-move-interval-ms'"
 expect 0 'init again without config options' -p /o1 init
 hasnot "$tmp/err" 'not applied' 'no note without config options'
+expect 0 'set-delays on an existing group' -p /o1 set-delays --settle-ms 500 --expect default \
+    --min-move-interval-ms 0
+has "$tmp/out" '^settle_ms: 500 ms \(was 3000 ms\)$' 'set-delays settle'
+has "$tmp/out" "^expect: each node's default \\(was 5 members\\)$" 'set-delays expect'
+has "$tmp/out" '^min_move_interval_ms: 0 ms \(was 8000 ms\)$' 'set-delays min move'
+has "$tmp/out" '^config changed; config version [0-9]+$' 'set-delays changed'
+status_json /o1 'set-delays wrote the config' \
+    "d['settle_ms'] == 500 and d['expect'] is None and d['failback_delay_ms'] == 6000 and d['min_move_interval_ms'] == 0 and d['sites'] == {'dc1': 100}"
+expect 0 'set-delays, nothing to change' -p /o1 set-delays --settle-ms 500 --json
+pyjson "$tmp/out" 'set-delays --json' "d['changed'] is False and d['settle_ms'] == {'value': 500, 'previous': 500}"
+expect 0 'set-delays back to the node default' -p /o1 set-delays --settle-ms default --failback-delay-ms default --json
+pyjson "$tmp/out" 'set-delays default --json' "d['changed'] is True and d['settle_ms'] == {'value': None, 'previous': 500} and d['failback_delay_ms'] == {'value': None, 'previous': 6000}"
+status_json /o1 'set-delays removed the fields' "d['settle_ms'] is None and d['failback_delay_ms'] is None and d['min_move_interval_ms'] == 0"
+expect 1 'set-delays on a missing group' -p /nosuch set-delays --expect 3
+has "$tmp/err" 'group /nosuch does not exist' 'set-delays: missing group'
 expect 0 'init with explicit zeros' -p /o2 init --site dc1=100 --site dc2=50 --settle-ms 0 \
     --failback-delay-ms 0 --min-move-interval-ms 0
 status_json /o2 'explicit 0 is not the node default' \
@@ -425,6 +440,8 @@ status_json $R 'the site request was acted on' "d['switchover']['site'] == 'dc2'
 expect 0 'drain n2 --wait --json' -p $R drain n2 --for 10m --wait=30 --json
 pyjson "$tmp/out" 'drain --wait --json' "d['wait'] == 'ok' and d['leader']['status'] == 'READY' and d['node'] == 'n2'"
 status_json $R 'the elector evaluated the drain' "d['elected']['config_version'] >= d['config_version'] and [x['id'] for x in d['drains']] == ['n2']"
+expect 0 'set-delays --wait' -p $R set-delays --failback-delay-ms 1000 --wait=30
+has "$tmp/out" '^n[12] READY epoch [0-9]+ site dc[12]' 'set-delays --wait prints the leader'
 expect 0 'undrain n2 --wait' -p $R undrain n2 --wait=30
 has "$tmp/out" '^n[12] READY epoch [0-9]+ site dc[12]' 'undrain --wait prints the leader'
 

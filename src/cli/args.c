@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,26 @@ cli_wall_ms(void)
     /* for display and the informational at_ms fields only, never for timing */
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+cli_requester(char *out, size_t outlen)
+{
+    char host[256] = "", user[64] = "";
+    struct passwd *pw = getpwuid(geteuid());
+    char *p;
+
+    if (pw && pw->pw_name)
+        snprintf(user, sizeof(user), "%s", pw->pw_name);
+    else
+        snprintf(user, sizeof(user), "uid%u", (unsigned)geteuid());
+    if (gethostname(host, sizeof(host) - 1) != 0)
+        host[0] = '\0';
+    host[sizeof(host) - 1] = '\0';
+    snprintf(out, outlen, "%s@%s", user, *host ? host : "?");
+    for (p = out; *p; p++)
+        if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+            *p = '?';
 }
 
 /*

@@ -155,6 +155,31 @@ void cli_time_str(int64_t ms, char *out, size_t outlen);
 /* Milliseconds of CLOCK_MONOTONIC / CLOCK_REALTIME. */
 uint64_t cli_mono_ms(void);
 int64_t cli_wall_ms(void);
+/* "user@host" of whoever runs the CLI, for the "by" fields: printable
+ * ASCII only, at most ZKE_NAME_MAX bytes. */
+void cli_requester(char *out, size_t outlen);
+
+/* ---- parse.c: durations, times and text given by the operator ------------ */
+
+#define CLI_DAY_MS        INT64_C(86400000)
+#define CLI_AHEAD_MAX_MS  (7 * CLI_DAY_MS) /* drain --for, switchover --at: 7 days */
+
+/* A DURATION ("90s", "15m", "2h", "1d", "5000ms", "1h30m"; a bare number
+ * is refused) in [min_ms, max_ms]: 0, or -1 with why set to the problem,
+ * worded to follow the argument ("--for: \"x\" " + why). */
+int cli_parse_duration(const char *s, int64_t min_ms, int64_t max_ms, int64_t *out_ms,
+                       char *why, size_t whylen);
+/* An RFC 3339 time with Z or an offset, or "+DURATION" after now_ms, as
+ * wall-clock ms since 1970: 0, or -1 with why set. Range checks (past, too
+ * far ahead) are the caller's. */
+int cli_parse_time(const char *s, int64_t now_ms, int64_t *out_ms, char *why, size_t whylen);
+/* Text for a znode's text field: valid UTF-8, no control character, at most
+ * max bytes. 0, or -1 with why set. */
+int cli_text_ok(const char *s, size_t max, char *why, size_t whylen);
+/* A duration for people: "1.4 s" under 10 s, "25 s" under 2 minutes,
+ * "12m 30s" under an hour, "1h 59m" under 2 days, else "2d 03h"; from 10 s
+ * on the seconds are rounded up. Negative counts as 0. */
+void cli_fmt_duration(int64_t ms, char *out, size_t outlen);
 
 /* ---- digest.c: SHA-1, base64 and ZooKeeper digest ids -------------------- */
 
@@ -262,8 +287,13 @@ const struct cli_member *view_member(const struct cli_view *v, const char *id);
 const char *view_role(const struct cli_view *v, const struct cli_member *m);
 /* Excluded by the current decision: its entry, or NULL. */
 const struct zke_exclusion *view_excluded(const struct cli_view *v, const char *id);
-/* The member can lead: record valid, eligible, healthy, not excluded. */
+/* The member can lead: record valid, registered, eligible, healthy, not
+ * excluded, not drained (by the config, at the CLI's wall clock). */
 bool view_can_lead(const struct cli_view *v, const struct cli_member *m);
+/* The config's drain of node id, or NULL; *active is set when it has not
+ * expired at now_ms (wall clock: display and early refusals only). */
+const struct zke_drain *view_drain(const struct cli_view *v, const char *id, int64_t now_ms,
+                                   bool *active);
 /* The site's priority in the config (0 when not listed); *listed set. */
 int32_t view_site_priority(const struct cli_view *v, const char *site, bool *listed);
 
@@ -283,6 +313,13 @@ struct cJSON *out_member_obj(const struct cli_view *v, const struct cli_member *
 /* Print the leader as `zkelect leader` does (text or --json); returns
  * out_leader_code(v). */
 int out_leader(struct cli *c, const struct cli_view *v);
+/* Registered members (with an election znode): who counts for "expect". */
+int out_live_members(const struct cli_view *v);
+/* What the elector waits for (elected.hold) as one line ("settle: waiting
+ * for 2 more members (3 of 5), 1.4 s left", "failback: n1 (dc1) may lead in
+ * 25 s", "anti-flap: automatic moves blocked for 12 s (then n1 may lead)"),
+ * times left from now_ms (wall clock, display only); "" when no hold. */
+void out_hold_text(const struct cli_view *v, int64_t now_ms, char *out, size_t outlen);
 /* Print a JSON value on stdout and free it; CLI_OK, or CLI_EFAIL (NULL: out
  * of memory). */
 int out_json(struct cJSON *o);
@@ -300,10 +337,13 @@ int out_wait_decision(struct cli *c, uint64_t deadline_ms, const char *what_wait
 
 /* ---- config.c: the config znode, read-modify-write ------------------------ */
 
+#define CONFIG_UNCHANGED (-1)     /* edit(): nothing to change, no write */
+
 /* Read config (creating it when absent), let edit() change it, write it with
- * the version read; retried on ZBADVERSION. edit returns 0 to write, 1 for
- * "nothing to change" (no write; *version is the current one), or an exit
- * code > 1 after printing why. *version receives the version written. */
+ * the version read; retried on ZBADVERSION. edit returns 0 to write,
+ * CONFIG_UNCHANGED for "nothing to change" (no write; *version is the
+ * current one), or an exit code (CLI_EFAIL, ...) after printing why, which
+ * config_update returns. *version receives the version written. */
 int config_update(struct cli *c, int (*edit)(struct cli *, struct zke_config *, void *),
                   void *arg, int32_t *version, bool *written);
 
@@ -319,6 +359,9 @@ int cmd_pause(struct cli *c, int argc, char **argv);
 int cmd_resume(struct cli *c, int argc, char **argv);
 int cmd_history(struct cli *c, int argc, char **argv);
 int cmd_init(struct cli *c, int argc, char **argv);
+int cmd_drain(struct cli *c, int argc, char **argv);
+int cmd_undrain(struct cli *c, int argc, char **argv);
+int cmd_set_delays(struct cli *c, int argc, char **argv);
 int cmd_run(struct cli *c, int argc, char **argv);
 
 

@@ -28,8 +28,41 @@
 
 enum {
     OPT_POLICY = 1, OPT_SITE, OPT_OPERATOR_AUTH, OPT_MEMBER_AUTH, OPT_WORLD_READ,
-    OPT_NO_WORLD_READ
+    OPT_NO_WORLD_READ, OPT_EXPECT, OPT_SETTLE, OPT_FAILBACK, OPT_MIN_MOVE
 };
+
+/* The config options of init, for the note when config exists already. */
+struct init_given {
+    char list[160];                   /* "--policy, --expect", or "" */
+};
+
+static void
+init_given_add(struct init_given *g, const char *opt)
+{
+    size_t n = strlen(g->list);
+
+    if (strstr(g->list, opt) != NULL)
+        return;
+    snprintf(g->list + n, sizeof(g->list) - n, "%s%s", n ? ", " : "", opt);
+}
+
+/* A millisecond option of init: 0 or a usage error printed (CLI_EUSAGE). */
+static int
+init_ms(struct cli *c, const char *opt, const char *arg, long long min, long long max,
+        uint32_t *out)
+{
+    char esc[128];
+    long long v;
+
+    if (cli_parse_int(arg, min, max, &v) != 0) {
+        cli_escape(arg, esc, sizeof(esc));
+        return cli_usage_err(c, "%s: \"%s\" is not %s from %lld to %lld", opt, esc,
+                             strcmp(opt, "--expect") == 0 ? "a number of members" :
+                             "a number of milliseconds", min, max);
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
 
 #define PERM_MEMBER_DIR (ZOO_PERM_READ | ZOO_PERM_CREATE | ZOO_PERM_DELETE)
 
@@ -179,20 +212,27 @@ cmd_init(struct cli *c, int argc, char **argv)
         { "member-auth", 0, 1, OPT_MEMBER_AUTH },
         { "world-read", 0, 0, OPT_WORLD_READ },
         { "no-world-read", 0, 0, OPT_NO_WORLD_READ },
+        { "expect", 0, 1, OPT_EXPECT },
+        { "settle-ms", 0, 1, OPT_SETTLE },
+        { "failback-delay-ms", 0, 1, OPT_FAILBACK },
+        { "min-move-interval-ms", 0, 1, OPT_MIN_MOVE },
         { NULL, 0, 0, 0 }
     };
     struct cli_args a;
     struct zke_config cfg;
     struct init_acls *x = NULL;
+    struct init_given given;
     const char *arg, *op_file = NULL, *mem_file = NULL, *eq;
     char *mem_secret = NULL, *out = NULL, anc[CLI_PATH_MAX], esc[128], *p;
     char site[ZKE_SITE_MAX + 1];
     size_t outlen;
     cJSON *res = NULL, *list = NULL;
     long long prio;
-    int id, rc, i, world = -1, created = 0;
+    int id, rc, i, world = -1, created = 0, n_before;
+    bool config_kept = false;
 
     memset(&cfg, 0, sizeof(cfg));
+    memset(&given, 0, sizeof(given));
     memset(&a, 0, sizeof(a));
     a.argc = argc;
     a.argv = argv;
@@ -213,6 +253,7 @@ cmd_init(struct cli *c, int argc, char **argv)
                                      ZKE_NAME_MAX);
             }
             snprintf(cfg.policy, sizeof(cfg.policy), "%s", arg);
+            init_given_add(&given, "--policy");
             break;
         case OPT_SITE:
             cli_escape(arg, esc, sizeof(esc));
@@ -235,6 +276,32 @@ cmd_init(struct cli *c, int argc, char **argv)
                     return cli_usage_err(c, "--site: site \"%s\" given twice", site);
             snprintf(cfg.sites[cfg.nsites].site, sizeof(cfg.sites[0].site), "%s", site);
             cfg.sites[cfg.nsites++].priority = (int32_t)prio;
+            init_given_add(&given, "--site");
+            break;
+        case OPT_EXPECT:
+            if (init_ms(c, "--expect", arg, 1, ZKE_EXPECT_MAX, &cfg.expect) != 0)
+                return CLI_EUSAGE;
+            init_given_add(&given, "--expect");
+            break;
+        case OPT_SETTLE:
+            if (init_ms(c, "--settle-ms", arg, 0, ZKE_SETTLE_MAX, &cfg.settle_ms) != 0)
+                return CLI_EUSAGE;
+            cfg.settle_set = true;
+            init_given_add(&given, "--settle-ms");
+            break;
+        case OPT_FAILBACK:
+            if (init_ms(c, "--failback-delay-ms", arg, 0, ZKE_DELAY_MAX,
+                        &cfg.failback_delay_ms) != 0)
+                return CLI_EUSAGE;
+            cfg.failback_set = true;
+            init_given_add(&given, "--failback-delay-ms");
+            break;
+        case OPT_MIN_MOVE:
+            if (init_ms(c, "--min-move-interval-ms", arg, 0, ZKE_DELAY_MAX,
+                        &cfg.min_move_interval_ms) != 0)
+                return CLI_EUSAGE;
+            cfg.min_move_set = true;
+            init_given_add(&given, "--min-move-interval-ms");
             break;
         case OPT_OPERATOR_AUTH:
             op_file = arg;
@@ -316,9 +383,16 @@ cmd_init(struct cli *c, int argc, char **argv)
         rc = CLI_EFAIL;
         goto out;
     }
+    n_before = created;
     if ((rc = init_create(c, c->p_config, out, (int)outlen, x->secure ? &x->v_config :
                           &ZOO_OPEN_ACL_UNSAFE, list, "config", &created)) != CLI_OK)
         goto out;
+    /* init never changes an existing znode: say which options were not applied */
+    config_kept = created == n_before && *given.list != '\0';
+    if (config_kept)
+        cli_err("note: %s exists: %s not applied (init never changes existing znodes; "
+                "set-site-priority changes a site, set-delays the delays)", c->p_config,
+                given.list);
     /* the switchover znode exists from the start, holding "no request", so
        that only the operator can ever write requests into it */
     {
@@ -361,6 +435,10 @@ cmd_init(struct cli *c, int argc, char **argv)
         cJSON_AddStringToObject(res, "path", c->path);
         cJSON_AddStringToObject(res, "acl", x->secure ? "digest" : "open");
         cJSON_AddNumberToObject(res, "created", created);
+        if (config_kept)
+            cJSON_AddStringToObject(res, "config_not_applied", given.list);
+        else
+            cJSON_AddNullToObject(res, "config_not_applied");
         if (x->secure) {
             cJSON_AddStringToObject(res, "operator", x->op_user);
             cJSON_AddStringToObject(res, "member", x->mem_user);

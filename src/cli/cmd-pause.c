@@ -22,7 +22,7 @@ paused_edit(struct cli *c, struct zke_config *cfg, void *arg)
 
     (void)c;
     if (cfg->paused == want)
-        return 1;   /* already so: nothing to write */
+        return CONFIG_UNCHANGED;   /* already so: nothing to write */
     cfg->paused = want;
     return 0;
 }

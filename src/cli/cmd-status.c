@@ -37,11 +37,24 @@ status_policy(const struct cli_view *v, const char **source)
     return NULL;
 }
 
+/* The switchover request's state: "acted on", "scheduled" or "pending". */
+static const char *
+status_so_state(const struct cli_view *v)
+{
+    if (v->have_elected && v->elected.switchover_id >= v->switchover.id)
+        return "acted on";
+    if (v->switchover.due_ms != 0 && !v->switchover.cancel)
+        return "scheduled";
+    return "pending";
+}
+
 static int
 status_json(struct cli *c, const struct cli_view *v)
 {
     cJSON *o = cJSON_CreateObject(), *l, *e, *arr, *x, *sites;
     const char *policy, *source;
+    char text[256], when[64];
+    int64_t now = cli_wall_ms();
     int i;
 
     if (o == NULL)
@@ -112,16 +125,76 @@ status_json(struct cli *c, const struct cli_view *v)
             for (i = 0; i < v->config.noptions; i++)
                 cJSON_AddStringToObject(x, v->config.options[i].key, v->config.options[i].value);
     }
+    /* the delays: null when the config leaves them to each node's default */
+#define STATUS_OPT_MS(name, set, val) \
+    do { if (v->have_config && (set)) cJSON_AddNumberToObject(o, name, (double)(val)); \
+         else cJSON_AddNullToObject(o, name); } while (0)
+    STATUS_OPT_MS("settle_ms", v->config.settle_set, v->config.settle_ms);
+    STATUS_OPT_MS("expect", v->config.expect != 0, v->config.expect);
+    STATUS_OPT_MS("failback_delay_ms", v->config.failback_set, v->config.failback_delay_ms);
+    STATUS_OPT_MS("min_move_interval_ms", v->config.min_move_set,
+                  v->config.min_move_interval_ms);
+#undef STATUS_OPT_MS
+    if ((arr = cJSON_AddArrayToObject(o, "drains")) != NULL && v->have_config)
+        for (i = 0; i < v->config.ndrains; i++) {
+            const struct zke_drain *d = &v->config.drains[i];
+            if ((x = cJSON_CreateObject()) == NULL)
+                break;
+            cJSON_AddStringToObject(x, "id", d->id);
+            cJSON_AddNumberToObject(x, "until_ms", (double)d->until_ms);
+            cli_time_str(d->until_ms, when, sizeof(when));
+            cJSON_AddStringToObject(x, "until", when);
+            cJSON_AddNumberToObject(x, "remaining_ms",
+                                    (double)(d->until_ms > now ? d->until_ms - now : 0));
+            cJSON_AddBoolToObject(x, "active", d->until_ms > now);
+            cJSON_AddStringToObject(x, "reason", d->reason);
+            cJSON_AddStringToObject(x, "by", d->by);
+            cJSON_AddItemToArray(arr, x);
+        }
+    if (v->have_elected && *v->elected.hold.kind &&
+        (x = cJSON_AddObjectToObject(o, "hold")) != NULL) {
+        const struct cli_member *m = view_member(v, v->elected.hold.node);
+        cJSON_AddStringToObject(x, "kind", v->elected.hold.kind);
+        if (*v->elected.hold.node)
+            cJSON_AddStringToObject(x, "node", v->elected.hold.node);
+        else
+            cJSON_AddNullToObject(x, "node");
+        if (m && m->have_rec)
+            cJSON_AddStringToObject(x, "site", m->rec.site);
+        else
+            cJSON_AddNullToObject(x, "site");
+        cJSON_AddNumberToObject(x, "until_ms", (double)v->elected.hold.until_ms);
+        cJSON_AddNumberToObject(x, "remaining_ms", (double)(v->elected.hold.until_ms > now ?
+                                v->elected.hold.until_ms - now : 0));
+        cJSON_AddNumberToObject(x, "members", out_live_members(v));
+        out_hold_text(v, now, text, sizeof(text));
+        cJSON_AddStringToObject(x, "text", text);
+    } else {
+        cJSON_AddNullToObject(o, "hold");
+    }
     if (v->have_switchover && (x = cJSON_AddObjectToObject(o, "switchover")) != NULL) {
         cJSON_AddNumberToObject(x, "id", (double)v->switchover.id);
         if (*v->switchover.to)
             cJSON_AddStringToObject(x, "to", v->switchover.to);
         else
             cJSON_AddNullToObject(x, "to");
+        if (*v->switchover.site)
+            cJSON_AddStringToObject(x, "site", v->switchover.site);
+        else
+            cJSON_AddNullToObject(x, "site");
         cJSON_AddNumberToObject(x, "at_ms", (double)v->switchover.at_ms);
         cJSON_AddStringToObject(x, "by", v->switchover.by);
         cJSON_AddBoolToObject(x, "acted_on", v->have_elected &&
                               v->elected.switchover_id >= v->switchover.id);
+        cJSON_AddNumberToObject(x, "due_ms", (double)v->switchover.due_ms);
+        if (v->switchover.due_ms) {
+            cli_time_str(v->switchover.due_ms, when, sizeof(when));
+            cJSON_AddStringToObject(x, "due", when);
+            cJSON_AddNumberToObject(x, "remaining_ms", (double)(v->switchover.due_ms > now ?
+                                    v->switchover.due_ms - now : 0));
+        }
+        cJSON_AddBoolToObject(x, "cancel", v->switchover.cancel);
+        cJSON_AddStringToObject(x, "state", status_so_state(v));
     } else {
         cJSON_AddNullToObject(o, "switchover");
     }
@@ -201,8 +274,9 @@ static void
 status_text(struct cli *c, const struct cli_view *v)
 {
     const char *policy, *source;
-    char when[64];
-    int i;
+    char when[64], left[32], text[256];
+    int64_t now = cli_wall_ms();
+    int i, n;
 
     printf("group:      %s\n", c->path);
     printf("leader:     ");
@@ -254,13 +328,55 @@ status_text(struct cli *c, const struct cli_view *v)
     }
     printf("paused:     %s\n", v->bad_config ? "? (config malformed)" :
            yesno(v->have_config && v->config.paused));
-    if (v->have_switchover) {
+    if (v->have_config) {
+        n = 0;
+        printf("delays:     ");
+        if (v->config.settle_set)
+            printf("%ssettle %u ms", n++ ? ", " : "", (unsigned)v->config.settle_ms);
+        if (v->config.expect)
+            printf("%sexpect %u members", n++ ? ", " : "", (unsigned)v->config.expect);
+        if (v->config.failback_set)
+            printf("%sfailback delay %u ms", n++ ? ", " : "",
+                   (unsigned)v->config.failback_delay_ms);
+        if (v->config.min_move_set)
+            printf("%smin move interval %u ms", n++ ? ", " : "",
+                   (unsigned)v->config.min_move_interval_ms);
+        printf("%s\n", n ? "" : "each node's default (none set in the config)");
+        for (i = 0; i < v->config.ndrains; i++) {
+            const struct zke_drain *d = &v->config.drains[i];
+            cli_time_str(d->until_ms, when, sizeof(when));
+            cli_fmt_duration(d->until_ms - now, left, sizeof(left));
+            printf("drained:    %s until %s (%s%s) by %s%s%s\n", d->id, when,
+                   d->until_ms > now ? left : "expired", d->until_ms > now ? " left" : "",
+                   *d->by ? d->by : "-", *d->reason ? ": " : "", d->reason);
+        }
+    }
+    out_hold_text(v, now, text, sizeof(text));
+    if (*text)
+        printf("hold:       %s\n", text);
+    if (v->have_switchover && v->switchover.id != 0) {   /* 0: init's "no request" */
+        const char *state = status_so_state(v);
+        char target[ZKE_SITE_MAX + 16];
         cli_time_str(v->switchover.at_ms, when, sizeof(when));
-        printf("switchover: #%llu to %s at %s by %s (%s)\n",
-               (unsigned long long)v->switchover.id, *v->switchover.to ? v->switchover.to : "any",
-               when, *v->switchover.by ? v->switchover.by : "-",
-               v->have_elected && v->elected.switchover_id >= v->switchover.id ? "acted on" :
-               "pending");
+        if (*v->switchover.site)
+            snprintf(target, sizeof(target), "site %s", v->switchover.site);
+        else
+            snprintf(target, sizeof(target), "%s", *v->switchover.to ? v->switchover.to : "any");
+        if (v->switchover.cancel)
+            printf("switchover: #%llu cancels the scheduled one, at %s by %s (%s)\n",
+                   (unsigned long long)v->switchover.id, when,
+                   *v->switchover.by ? v->switchover.by : "-", state);
+        else
+            printf("switchover: #%llu to %s at %s by %s (%s", (unsigned long long)v->switchover.id,
+                   target, when, *v->switchover.by ? v->switchover.by : "-", state);
+        if (!v->switchover.cancel && strcmp(state, "scheduled") == 0) {
+            cli_time_str(v->switchover.due_ms, when, sizeof(when));
+            cli_fmt_duration(v->switchover.due_ms - now, left, sizeof(left));
+            printf(" for %s, %s%s)\n", when, v->switchover.due_ms > now ? left : "due now",
+                   v->switchover.due_ms > now ? " left" : "");
+        } else if (!v->switchover.cancel) {
+            printf(")\n");
+        }
     }
     printf("\n");
     if (v->nmembers == 0)

@@ -1,57 +1,118 @@
 /*
- * cmd-switchover.c - `zkelect switchover [--to NODE] [--wait[=SECONDS]]`:
- * ask the elector for a planned move of leadership through the normal
- * two-phase handover, by writing <path>/switchover {v, id, to, at_ms, by}
+ * cmd-switchover.c - `zkelect switchover [--to NODE | --site SITE] [--at TIME]
+ * [--wait[=SECONDS]]` and `zkelect switchover --cancel`: ask the elector for
+ * a planned move of leadership through the normal two-phase handover, by
+ * writing <path>/switchover {v, id, to, at_ms, by, site, due_ms, cancel}
  * with compare-and-set. The request id is one above both the last request
  * and the last one the elector acted on (elected.switchover_id).
+ *
+ * There is one request at a time: a new one replaces a pending one, and
+ * --cancel is a request of its own ({"cancel": true}) that the elector
+ * acknowledges without moving anything. A scheduled request (due_ms, from
+ * --at) is acted on by the elector at its time, measured on the elector's
+ * monotonic clock from when it read the request; so the checks that depend
+ * on the moment (the node is healthy, is not the leader) are the elector's
+ * then, and the CLI only notes them. A paused group would refuse it when
+ * it fires, so the CLI refuses it at once.
  */
 #include "config.h"
 
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cJSON.h>
 
 #include "cli.h"
 
-enum { OPT_WAIT = 1, OPT_TO };
+enum { OPT_WAIT = 1, OPT_TO, OPT_SITE, OPT_AT, OPT_CANCEL };
 
 struct so_wait {
     uint64_t id;                      /* the request written */
     char from[ZKE_ID_MAX + 1];        /* elected leader when it was written */
     const char *to;                   /* requested node or NULL */
+    const char *site;                 /* requested site or NULL */
+    bool cancel;                      /* the request cancels the pending one */
 };
 
-/* "user@host" for the "by" field: printable ASCII only, at most ZKE_NAME_MAX bytes. */
-static void
-requester(char *out, size_t outlen)
+/* The pending scheduled request in v, or NULL. */
+static const struct zke_switchover *
+so_scheduled(const struct cli_view *v)
 {
-    char host[256] = "", user[64] = "";
-    struct passwd *pw = getpwuid(geteuid());
-    char *p;
-
-    if (pw && pw->pw_name)
-        snprintf(user, sizeof(user), "%s", pw->pw_name);
-    else
-        snprintf(user, sizeof(user), "uid%u", (unsigned)geteuid());
-    if (gethostname(host, sizeof(host) - 1) != 0)
-        host[0] = '\0';
-    host[sizeof(host) - 1] = '\0';
-    snprintf(out, outlen, "%s@%s", user, *host ? host : "?");
-    for (p = out; *p; p++)
-        if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-            *p = '?';
+    if (!v->have_switchover || v->switchover.id == 0 || v->switchover.due_ms == 0 ||
+        v->switchover.cancel)
+        return NULL;
+    if (v->have_elected && v->elected.switchover_id >= v->switchover.id)
+        return NULL;
+    return &v->switchover;
 }
 
-/* Refuse what the elector would refuse: 0 to go on, else an exit code. */
+/* A member that can be asked for: its record is valid and it is registered. */
+static bool
+so_registered(const struct cli_member *m)
+{
+    return m->have_rec && m->seq >= 0;
+}
+
+/* --site: 0 to go on, else an exit code. scheduled: only what cannot change
+ * by the due time is refused; the rest is a note. */
 static int
-so_check(struct cli *c, const struct cli_view *v, const char *to, const char *cur)
+so_check_site(struct cli *c, const struct cli_view *v, const char *site, const char *cur,
+              bool scheduled)
+{
+    const struct cli_member *m;
+    int i, n = 0, can = 0;
+
+    for (i = 0; i < v->nmembers; i++) {
+        m = &v->members[i];
+        if (!so_registered(m) || strcmp(m->rec.site, site) != 0)
+            continue;
+        n++;
+        if (view_can_lead(v, m))
+            can++;
+    }
+    if (n == 0) {
+        cli_err("refused: site %s has no nodes (no registered member of %s is on it)", site,
+                c->path);
+        return CLI_EREFUSED;
+    }
+    m = *cur ? view_member(v, cur) : NULL;
+    if (scheduled) {
+        if (m && m->have_rec && strcmp(m->rec.site, site) == 0)
+            cli_err("note: the leader %s is on site %s now; if it still is at the time, the "
+                    "elector moves nothing", cur, site);
+        if (can == 0)
+            cli_err("note: no node of site %s can lead now (eligible, healthy, not excluded, "
+                    "not drained); the elector refuses the switchover if none can at its time",
+                    site);
+        return CLI_OK;
+    }
+    if (m && m->have_rec && strcmp(m->rec.site, site) == 0) {
+        cli_err("refused: the leader %s is already on site %s", cur, site);
+        return CLI_EREFUSED;
+    }
+    if (can == 0) {
+        cli_err("refused: no node of site %s can lead (%d registered; none eligible, healthy, "
+                "not excluded and not drained)", site, n);
+        return CLI_EREFUSED;
+    }
+    return CLI_OK;
+}
+
+/*
+ * --to NODE or any other node: refuse what the elector would refuse; 0 to
+ * go on, else an exit code. scheduled: only a node that is not a member is
+ * refused; the rest may change by the due time and is a note.
+ */
+static int
+so_check(struct cli *c, const struct cli_view *v, const char *to, const char *cur,
+         bool scheduled)
 {
     const struct cli_member *m;
     const struct zke_exclusion *x;
+    const struct zke_drain *d;
+    char why[160] = "", left[32];
+    bool drained;
     int i;
 
     if (to) {
@@ -64,29 +125,35 @@ so_check(struct cli *c, const struct cli_view *v, const char *to, const char *cu
             cli_err("refused: the member record of %s is malformed", to);
             return CLI_EREFUSED;
         }
-        if (m->seq < 0) {
-            cli_err("refused: %s has no election znode (not registered)", to);
-            return CLI_EREFUSED;
+        d = view_drain(v, to, cli_wall_ms(), &drained);
+        x = view_excluded(v, to);
+        if (m->seq < 0)
+            snprintf(why, sizeof(why), "%s has no election znode (not registered)", to);
+        else if (!m->rec.eligible)
+            snprintf(why, sizeof(why), "%s is not eligible to lead (its own configuration)", to);
+        else if (!m->rec.healthy)
+            snprintf(why, sizeof(why), "%s is not healthy (its health check fails)", to);
+        else if (x != NULL)
+            snprintf(why, sizeof(why), "%s is excluded by the elector (%s, %llu ms left)", to,
+                     x->reason, (unsigned long long)x->remaining_ms);
+        else if (drained) {
+            cli_fmt_duration(d->until_ms - cli_wall_ms(), left, sizeof(left));
+            snprintf(why, sizeof(why), "%s is drained for %s more (zkelect undrain %s)", to, left,
+                     to);
+        } else if (!scheduled && *cur && strcmp(cur, to) == 0)
+            snprintf(why, sizeof(why), "%s is already the leader", to);
+        if (*why == '\0')
+            return CLI_OK;
+        if (scheduled) {
+            cli_err("note: %s now; the elector refuses the switchover if it still is at its "
+                    "time", why);
+            return CLI_OK;
         }
-        if (!m->rec.eligible) {
-            cli_err("refused: %s is not eligible to lead (its own configuration)", to);
-            return CLI_EREFUSED;
-        }
-        if (!m->rec.healthy) {
-            cli_err("refused: %s is not healthy (its health check fails)", to);
-            return CLI_EREFUSED;
-        }
-        if ((x = view_excluded(v, to)) != NULL) {
-            cli_err("refused: %s is excluded by the elector (%s, %llu ms left)", to, x->reason,
-                    (unsigned long long)x->remaining_ms);
-            return CLI_EREFUSED;
-        }
-        if (*cur && strcmp(cur, to) == 0) {
-            cli_err("refused: %s is already the leader", to);
-            return CLI_EREFUSED;
-        }
-        return CLI_OK;
+        cli_err("refused: %s", why);
+        return CLI_EREFUSED;
     }
+    if (scheduled)
+        return CLI_OK;
     if (*cur == '\0') {
         cli_err("there is no leader to move away from (the elector elects one as soon as a "
                 "node can lead; use --to NODE to ask for a node)");
@@ -95,7 +162,8 @@ so_check(struct cli *c, const struct cli_view *v, const char *to, const char *cu
     for (i = 0; i < v->nmembers; i++)
         if (strcmp(v->members[i].id, cur) != 0 && view_can_lead(v, &v->members[i]))
             return CLI_OK;
-    cli_err("refused: no node other than %s can lead (eligible, healthy, not excluded)", cur);
+    cli_err("refused: no node other than %s can lead (eligible, healthy, not excluded, not "
+            "drained)", cur);
     return CLI_EREFUSED;
 }
 
@@ -103,10 +171,17 @@ static int
 so_done(struct cli *c, const struct cli_view *v, void *arg)
 {
     struct so_wait *w = arg;
+    const struct cli_member *m;
 
     (void)c;
     if (!v->have_elected || v->elected.switchover_id < w->id)
         return 0;
+    if (w->cancel)
+        return 1;   /* acknowledged: nothing was to move */
+    if (w->site && *v->elected.leader && strcmp(v->elected.leader, w->from) == 0 &&
+        (m = view_member(v, v->elected.leader)) != NULL && m->have_rec &&
+        strcmp(m->rec.site, w->site) == 0)
+        return 1;   /* (scheduled) the leader was on the site already: nothing to move */
     if (strcmp(v->elected.leader, w->from) == 0) {
         cli_err("the elector refused switchover %llu: %s", (unsigned long long)w->id,
                 v->elected.reason);
@@ -115,7 +190,60 @@ so_done(struct cli *c, const struct cli_view *v, void *arg)
     if (w->to && *v->elected.leader && strcmp(v->elected.leader, w->to) != 0)
         cli_err("note: the elector chose %s, not %s: %s", v->elected.leader, w->to,
                 v->elected.reason);
+    if (w->site && *v->elected.leader && strcmp(v->elected.leader_site, w->site) != 0 &&
+        ((m = view_member(v, v->elected.leader)) == NULL || !m->have_rec ||
+         strcmp(m->rec.site, w->site) != 0))
+        cli_err("note: the elector chose %s, not a node of site %s: %s", v->elected.leader,
+                w->site, v->elected.reason);
     return 1;
+}
+
+/* Write the request with compare-and-set against version (-1: create it).
+ * 0 written, 1 to read again (changed meanwhile), else an exit code. */
+static int
+so_write(struct cli *c, const struct zke_switchover *so, int32_t version)
+{
+    struct ACL_vector keep, aclv;
+    struct ACL acl[16];
+    struct Stat st;
+    char *out;
+    size_t outlen;
+    int rc, n;
+
+    if ((rc = zke_switchover_encode(so, &out, &outlen)) != 0) {
+        cli_err("cannot encode the switchover request (%d)", rc);
+        return CLI_EFAIL;
+    }
+    if (version >= 0) {
+        rc = zoo_set2(c->zh, c->p_switchover, out, (int)outlen, version, &st);
+        free(out);
+        if (rc == ZBADVERSION || rc == ZNONODE)
+            return 1;
+        if (rc != ZOK)
+            return cli_zk_fail(c, "write", c->p_switchover, rc);
+        return 0;
+    }
+    n = cli_child_acl(c, &keep, acl, (int)(sizeof(acl) / sizeof(acl[0])));
+    if (n <= 0) {
+        free(out);
+        if (n == 0) {
+            deallocate_ACL_vector(&keep);
+            cli_err("cannot create %s: the ACL of %s grants nothing to pass on (use -a)",
+                    c->p_switchover, c->path);
+            return CLI_EFAIL;
+        }
+        return cli_zk_fail(c, "read the ACL of", c->path, n);
+    }
+    aclv.count = n;
+    aclv.data = acl;
+    rc = zoo_create(c->zh, c->p_switchover, out, (int)outlen, &aclv, ZOO_PERSISTENT, NULL, 0);
+    deallocate_ACL_vector(&keep);
+    free(out);
+    if (rc == ZNODEEXISTS)
+        return 1;
+    if (rc != ZOK)
+        return cli_zk_fail(c, "create", c->p_switchover, rc);
+    return 0;
 }
 
 int
@@ -124,21 +252,24 @@ cmd_switchover(struct cli *c, int argc, char **argv)
     static const struct cli_optdef defs[] = {
         { "wait", 0, 2, OPT_WAIT },
         { "to", 0, 1, OPT_TO },
+        { "site", 0, 1, OPT_SITE },
+        { "at", 0, 1, OPT_AT },
+        { "cancel", 0, 0, OPT_CANCEL },
         { NULL, 0, 0, 0 }
     };
     struct cli_args a;
     struct cli_view v;
-    struct zke_switchover so;
+    struct zke_switchover so, old;
+    const struct zke_switchover *sched;
     struct so_wait sw;
-    struct ACL_vector keep, aclv;
-    struct ACL acl[16];
-    struct Stat st;
-    const char *arg, *to = NULL, *cur;
-    char fp[CLI_PATH_MAX], what[160], *out;
-    size_t outlen;
+    const char *arg, *to = NULL, *site = NULL, *at = NULL, *cur;
+    char fp[CLI_PATH_MAX], what[200], esc[400], why[200], when[64], left[32], now_s[64];
     cJSON *res = NULL;
-    int id, rc, wait_s = 0, try, n;
+    int id, rc, wait_s = 0, try;
+    int64_t due = 0, now;
     int32_t so_version;
+    bool cancel = false, replaced = false;
+    uint64_t deadline;
 
     memset(&a, 0, sizeof(a));
     a.argc = argc;
@@ -159,27 +290,59 @@ cmd_switchover(struct cli *c, int argc, char **argv)
             break;
         case OPT_TO:
             if (!zke_id_valid(arg)) {
-                char esc[128];
                 cli_escape(arg, esc, sizeof(esc));
                 return cli_usage_err(c, "--to: \"%s\" is not a valid node id (1 to %d of "
                                      "[A-Za-z0-9._-], not starting with . or -)", esc, ZKE_ID_MAX);
             }
             to = arg;
             break;
+        case OPT_SITE:
+            if (*arg == '\0' || !zke_site_valid(arg)) {
+                cli_escape(arg, esc, sizeof(esc));
+                return cli_usage_err(c, "--site: \"%s\" is not a valid site name (1 to %d of "
+                                     "[A-Za-z0-9._-], not starting with . or -)", esc,
+                                     ZKE_SITE_MAX);
+            }
+            site = arg;
+            break;
+        case OPT_AT:
+            at = arg;
+            break;
+        case OPT_CANCEL:
+            cancel = true;
+            break;
         }
     }
     if (a.npos > 0) {
-        char esc[128];
         cli_escape(a.pos[0], esc, sizeof(esc));
-        return cli_usage_err(c, "unexpected argument \"%s\" (use --to NODE)", esc);
+        return cli_usage_err(c, "unexpected argument \"%s\" (use --to NODE or --site SITE)", esc);
+    }
+    if (to && site)
+        return cli_usage_err(c, "--to and --site exclude each other (a switchover goes to a node "
+                             "or to the best node of a site)");
+    if (cancel && (to || site || at))
+        return cli_usage_err(c, "--cancel takes no --to, --site or --at (it cancels the pending "
+                             "scheduled switchover)");
+    if (at) {
+        now = cli_wall_ms();
+        cli_escape(at, esc, sizeof(esc));
+        if (cli_parse_time(at, now, &due, why, sizeof(why)) != 0)
+            return cli_usage_err(c, "--at: \"%s\" %s", esc, why);
+        cli_time_str(now, now_s, sizeof(now_s));
+        if (due <= now)
+            return cli_usage_err(c, "--at: \"%s\" is in the past (it is now %s local time)", esc,
+                                 now_s);
+        if (due - now > CLI_AHEAD_MAX_MS)
+            return cli_usage_err(c, "--at: \"%s\" is more than 7 days ahead (it is now %s local "
+                                 "time)", esc, now_s);
     }
     if ((rc = cli_connect(c)) != CLI_OK || (rc = cli_check_group(c)) != CLI_OK)
         return rc;
 
     memset(&sw, 0, sizeof(sw));
+    memset(&old, 0, sizeof(old));
     for (try = 0; try < CLI_CAS_TRIES; try++) {
-        rc = view_load(c, &v, VIEW_MEMBERS | VIEW_ELECTED | VIEW_LEADER | VIEW_SWITCHOVER, false,
-                       fp, sizeof(fp));
+        rc = view_load(c, &v, VIEW_ALL, false, fp, sizeof(fp));
         if (rc != ZOK) {
             view_free(&v);
             return cli_zk_fail(c, "read", fp, rc);
@@ -190,10 +353,33 @@ cmd_switchover(struct cli *c, int argc, char **argv)
             view_free(&v);
             return CLI_EFAIL;
         }
-        if (v.bad_switchover)
+        if (due && v.bad_config) {
+            view_print_errors(&v);
+            cli_err("cannot tell whether the group is paused while %s is malformed",
+                    c->p_config);
+            view_free(&v);
+            return CLI_EFAIL;
+        }
+        if (due && v.have_config && v.config.paused) {
+            cli_err("refused: the group is paused; a scheduled switchover would not fire "
+                    "(zkelect resume first)");
+            view_free(&v);
+            return CLI_EREFUSED;
+        }
+        if (v.bad_switchover && try == 0)
             cli_err("warning: replacing the malformed request in %s", c->p_switchover);
+        sched = so_scheduled(&v);
+        if (cancel && sched == NULL) {
+            cli_err("no scheduled switchover is pending: nothing to cancel");
+            view_free(&v);
+            return CLI_EFAIL;
+        }
+        replaced = sched != NULL;
+        if (sched)
+            old = *sched;
         cur = v.have_leader ? v.leader.id : v.have_elected ? v.elected.leader : "";
-        if ((rc = so_check(c, &v, to, cur)) != CLI_OK) {
+        if (!cancel && (rc = site ? so_check_site(c, &v, site, cur, due != 0) :
+                             so_check(c, &v, to, cur, due != 0)) != CLI_OK) {
             view_free(&v);
             return rc;
         }
@@ -204,53 +390,33 @@ cmd_switchover(struct cli *c, int argc, char **argv)
         so.id++;
         if (to)
             snprintf(so.to, sizeof(so.to), "%s", to);
+        if (site)
+            snprintf(so.site, sizeof(so.site), "%s", site);
+        so.due_ms = due;
+        so.cancel = cancel;
         so.at_ms = cli_wall_ms();
-        requester(so.by, sizeof(so.by));
+        cli_requester(so.by, sizeof(so.by));
         sw.id = so.id;
         snprintf(sw.from, sizeof(sw.from), "%s", v.have_elected ? v.elected.leader : cur);
         sw.to = to;
+        sw.site = site;
+        sw.cancel = cancel;
         so_version = v.switchover_version;
         view_free(&v);
-        if ((rc = zke_switchover_encode(&so, &out, &outlen)) != 0) {
-            cli_err("cannot encode the switchover request (%d)", rc);
-            return CLI_EFAIL;
-        }
-        if (so_version >= 0) {
-            rc = zoo_set2(c->zh, c->p_switchover, out, (int)outlen, so_version, &st);
-            free(out);
-            if (rc == ZBADVERSION || rc == ZNONODE)
-                continue;
-            if (rc != ZOK)
-                return cli_zk_fail(c, "write", c->p_switchover, rc);
-        } else {
-            n = cli_child_acl(c, &keep, acl, (int)(sizeof(acl) / sizeof(acl[0])));
-            if (n <= 0) {
-                free(out);
-                if (n == 0) {
-                    deallocate_ACL_vector(&keep);
-                    cli_err("cannot create %s: the ACL of %s grants nothing to pass on (use -a)",
-                            c->p_switchover, c->path);
-                    return CLI_EFAIL;
-                }
-                return cli_zk_fail(c, "read the ACL of", c->path, n);
-            }
-            aclv.count = n;
-            aclv.data = acl;
-            rc = zoo_create(c->zh, c->p_switchover, out, (int)outlen, &aclv, ZOO_PERSISTENT,
-                            NULL, 0);
-            deallocate_ACL_vector(&keep);
-            free(out);
-            if (rc == ZNODEEXISTS)
-                continue;
-            if (rc != ZOK)
-                return cli_zk_fail(c, "create", c->p_switchover, rc);
-        }
-        break;
+        if ((rc = so_write(c, &so, so_version)) == 0)
+            break;
+        if (rc != 1)
+            return rc;
     }
     if (try == CLI_CAS_TRIES) {
         cli_err("%s changed concurrently %d times in a row; giving up (try again)",
                 c->p_switchover, CLI_CAS_TRIES);
         return CLI_EFAIL;
+    }
+    if (replaced && !cancel) {
+        cli_time_str(old.due_ms, when, sizeof(when));
+        cli_err("note: this request replaces scheduled switchover %llu (due at %s)",
+                (unsigned long long)old.id, when);
     }
     if (c->json) {
         if ((res = cJSON_CreateObject()) == NULL)
@@ -264,18 +430,51 @@ cmd_switchover(struct cli *c, int argc, char **argv)
             cJSON_AddStringToObject(res, "to", to);
         else
             cJSON_AddNullToObject(res, "to");
+        if (site)
+            cJSON_AddStringToObject(res, "site", site);
+        else
+            cJSON_AddNullToObject(res, "site");
+        cJSON_AddNumberToObject(res, "due_ms", (double)due);
+        if (due) {
+            cli_time_str(due, when, sizeof(when));
+            cJSON_AddStringToObject(res, "due", when);
+        }
+        cJSON_AddBoolToObject(res, "cancel", cancel);
+        if (replaced)
+            cJSON_AddNumberToObject(res, cancel ? "cancels" : "replaces", (double)old.id);
         cJSON_AddStringToObject(res, "by", so.by);
+    } else if (cancel) {
+        cli_time_str(old.due_ms, when, sizeof(when));
+        printf("switchover %llu cancels scheduled switchover %llu (was due at %s)\n",
+               (unsigned long long)so.id, (unsigned long long)old.id, when);
     } else {
-        printf("switchover %llu requested: %s -> %s\n", (unsigned long long)so.id,
-               *sw.from ? sw.from : "(none)", to ? to : "the best other node");
-        fflush(stdout);
+        char dest[ZKE_SITE_MAX + 64];
+        if (to)
+            snprintf(dest, sizeof(dest), "%s", to);
+        else if (site)
+            snprintf(dest, sizeof(dest), "the best node of site %s", site);
+        else
+            snprintf(dest, sizeof(dest), "the best other node");
+        if (due) {
+            cli_time_str(due, when, sizeof(when));
+            cli_fmt_duration(due - cli_wall_ms(), left, sizeof(left));
+            printf("switchover %llu scheduled for %s (in %s): %s -> %s\n",
+                   (unsigned long long)so.id, when, left, *sw.from ? sw.from : "(none)", dest);
+        } else {
+            printf("switchover %llu requested: %s -> %s\n", (unsigned long long)so.id,
+                   *sw.from ? sw.from : "(none)", dest);
+        }
     }
+    fflush(stdout);
     rc = CLI_OK;
     if (wait_s > 0) {
+        /* a scheduled request: until its time, then --wait's seconds for the act */
+        deadline = cli_mono_ms() + (uint64_t)wait_s * 1000;
+        if (due && (now = cli_wall_ms()) < due)
+            deadline += (uint64_t)(due - now);
         snprintf(what, sizeof(what), "the elector to act on switchover %llu (is a member "
                  "running?)", (unsigned long long)so.id);
-        rc = out_wait_decision(c, cli_mono_ms() + (uint64_t)wait_s * 1000, what, so_done, &sw,
-                               res);
+        rc = out_wait_decision(c, deadline, what, so_done, &sw, res);
     }
     if (res && out_json(res) != CLI_OK && rc == CLI_OK)
         rc = CLI_EFAIL;

@@ -118,6 +118,8 @@ emit_elected(struct cli *c, const struct cli_view *v, const struct cli_view *pre
 {
     cJSON *o = cJSON_CreateObject();
     const char *what = "elected";
+    char hold[256];
+    cJSON *h;
 
     if (!v->have_elected) {
         if (o)
@@ -126,6 +128,7 @@ emit_elected(struct cli *c, const struct cli_view *v, const struct cli_view *pre
                    v->elected_version >= 0 ? "decision malformed" : "no decision");
         return;
     }
+    out_hold_text(v, cli_wall_ms(), hold, sizeof(hold));
     if (prev && prev->have_elected && prev->elected.epoch == v->elected.epoch &&
         strcmp(prev->elected.leader, v->elected.leader) == 0)
         what = "decision re-written (acknowledged)";
@@ -141,12 +144,22 @@ emit_elected(struct cli *c, const struct cli_view *v, const struct cli_view *pre
         cJSON_AddNumberToObject(o, "switchover_id", (double)v->elected.switchover_id);
         cJSON_AddNumberToObject(o, "config_version", v->elected.config_version);
         cJSON_AddNumberToObject(o, "excluded", v->elected.nexcluded);
+        if (*hold) {
+            if ((h = cJSON_AddObjectToObject(o, "hold")) != NULL) {
+                cJSON_AddStringToObject(h, "kind", v->elected.hold.kind);
+                cJSON_AddStringToObject(h, "node", v->elected.hold.node);
+                cJSON_AddNumberToObject(h, "until_ms", (double)v->elected.hold.until_ms);
+                cJSON_AddStringToObject(h, "text", hold);
+            }
+        } else {
+            cJSON_AddNullToObject(o, "hold");
+        }
     }
-    watch_emit(c, "elected", o, "%s %s epoch %llu by %s (switchover %llu, config version %d): %s",
-               what, *v->elected.leader ? v->elected.leader : "nobody",
+    watch_emit(c, "elected", o, "%s %s epoch %llu by %s (switchover %llu, config version %d): "
+               "%s%s%s%s", what, *v->elected.leader ? v->elected.leader : "nobody",
                (unsigned long long)v->elected.epoch, v->elected.elector,
                (unsigned long long)v->elected.switchover_id, (int)v->elected.config_version,
-               v->elected.reason);
+               v->elected.reason, *hold ? " [hold: " : "", hold, *hold ? "]" : "");
 }
 
 static void
@@ -205,9 +218,10 @@ emit_elector(struct cli *c, const struct cli_view *v)
 static void
 emit_config(struct cli *c, const struct cli_view *v)
 {
-    cJSON *o = cJSON_CreateObject(), *sites;
-    char buf[600];
-    size_t off = 0;
+    cJSON *o = cJSON_CreateObject(), *sites, *arr, *x;
+    char buf[600], dl[1024], left[32];
+    size_t off = 0, doff = 0;
+    int64_t now = cli_wall_ms();
     int i;
 
     if (!v->have_config) {
@@ -229,9 +243,46 @@ emit_config(struct cli *c, const struct cli_view *v)
                 cJSON_AddNumberToObject(sites, v->config.sites[i].site,
                                         v->config.sites[i].priority);
     }
-    watch_emit(c, "config", o, "config version %d: policy %s, paused %s, sites%s",
+    /* the delays set, then the drains with their time left */
+    dl[0] = '\0';
+    if (v->config.settle_set)
+        doff += (size_t)snprintf(dl + doff, sizeof(dl) - doff, ", settle %u ms",
+                                 (unsigned)v->config.settle_ms);
+    if (v->config.expect && doff < sizeof(dl))
+        doff += (size_t)snprintf(dl + doff, sizeof(dl) - doff, ", expect %u",
+                                 (unsigned)v->config.expect);
+    if (v->config.failback_set && doff < sizeof(dl))
+        doff += (size_t)snprintf(dl + doff, sizeof(dl) - doff, ", failback delay %u ms",
+                                 (unsigned)v->config.failback_delay_ms);
+    if (v->config.min_move_set && doff < sizeof(dl))
+        doff += (size_t)snprintf(dl + doff, sizeof(dl) - doff, ", min move interval %u ms",
+                                 (unsigned)v->config.min_move_interval_ms);
+    for (i = 0; i < v->config.ndrains && doff < sizeof(dl); i++) {
+        const struct zke_drain *d = &v->config.drains[i];
+        cli_fmt_duration(d->until_ms - now, left, sizeof(left));
+        doff += (size_t)snprintf(dl + doff, sizeof(dl) - doff, "%s %s (%s%s)",
+                                 i ? "," : ", drained", d->id,
+                                 d->until_ms > now ? left : "expired",
+                                 d->until_ms > now ? " left" : "");
+    }
+    if (o) {
+        if ((arr = cJSON_AddArrayToObject(o, "drains")) != NULL)
+            for (i = 0; i < v->config.ndrains; i++) {
+                const struct zke_drain *d = &v->config.drains[i];
+                if ((x = cJSON_CreateObject()) == NULL)
+                    break;
+                cJSON_AddStringToObject(x, "id", d->id);
+                cJSON_AddNumberToObject(x, "until_ms", (double)d->until_ms);
+                cJSON_AddNumberToObject(x, "remaining_ms",
+                                        (double)(d->until_ms > now ? d->until_ms - now : 0));
+                cJSON_AddStringToObject(x, "reason", d->reason);
+                cJSON_AddStringToObject(x, "by", d->by);
+                cJSON_AddItemToArray(arr, x);
+            }
+    }
+    watch_emit(c, "config", o, "config version %d: policy %s, paused %s, sites%s%s",
                (int)v->config_version, *v->config.policy ? v->config.policy : "(node default)",
-               v->config.paused ? "yes" : "no", off ? buf : " none");
+               v->config.paused ? "yes" : "no", off ? buf : " none", dl);
 }
 
 static void

@@ -48,11 +48,11 @@ config_update(struct cli *c, int (*edit)(struct cli *, struct zke_config *, void
             }
         }
         e = edit(c, &cfg, arg);
-        if (e == 1) {
+        if (e == CONFIG_UNCHANGED) {
             *version = exists ? st.version : -1;
             return CLI_OK;
         }
-        if (e > 1)
+        if (e != 0)
             return e;
         if ((rc = zke_config_encode(&cfg, &out, &outlen)) != 0) {
             cli_err("cannot encode the new config (%d)", rc);

@@ -25,9 +25,13 @@ static const struct cli_cmd cli_cmds[] = {
       "Show the group: every member (id, site, priority, role leader/elector/member,\n"
       "eligible, healthy, excluded, election sequence, host), the leader with its\n"
       "status and epoch, the elector's decision when it differs from the leader\n"
-      "(\"transition in progress\"), the policy, the site priorities and whether\n"
-      "elections are paused. Malformed znodes are reported on stderr (exit 1) and\n"
-      "everything else is still shown.\n",
+      "(\"transition in progress\"), the policy, the site priorities, whether\n"
+      "elections are paused, the delays set in the config (settle, expect,\n"
+      "failback, anti-flap), the drains with their time left, what the elector\n"
+      "is waiting for (hold: settle, failback or anti-flap, with the time left)\n"
+      "and the last switchover request (a scheduled one with its due time).\n"
+      "Times left are computed from this host's clock. Malformed znodes are\n"
+      "reported on stderr (exit 1) and everything else is still shown.\n",
       cmd_status },
     { "leader", "[--json]",
       "the leader: id, status, epoch, site",
@@ -38,9 +42,10 @@ static const struct cli_cmd cli_cmds[] = {
     { "watch", "[--json]",
       "print every leader, decision and member change until interrupted",
       "Print the current state, then every change of the leader, the elector's\n"
-      "decision, the members and the config as it happens, each line with the\n"
-      "local time, until SIGINT or SIGTERM (exit 0). With --json, one JSON object\n"
-      "per line. Survives reconnects and session expiry.\n",
+      "decision (with the elector's hold), the members and the config (with the\n"
+      "delays and drains) as it happens, each line with the local time, until\n"
+      "SIGINT or SIGTERM (exit 0). With --json, one JSON object per line.\n"
+      "Survives reconnects and session expiry.\n",
       cmd_watch },
     { "set-site-priority", "SITE N [--wait[=SECONDS]]",
       "set a site's priority in the config (compare-and-set)",
@@ -51,19 +56,61 @@ static const struct cli_cmd cli_cmds[] = {
       "names is READY, then print it like `leader`; exit 6 when no node is\n"
       "eligible, 5 on timeout.\n",
       cmd_set_site_priority },
+    { "set-delays", "[--expect N] [--settle-ms MS] [--failback-delay-ms MS]\n"
+      "        [--min-move-interval-ms MS] [--wait[=SECONDS]]",
+      "change the cold-start, failback and anti-flap delays in the config",
+      "Change the delays in the config znode of an existing group (compare-and-set;\n"
+      "init sets them only when it creates the config): --expect N members\n"
+      "expected at a cold start (1..10000), --settle-ms MS the longest wait for\n"
+      "them (0..3600000, 0 = none), --failback-delay-ms MS and\n"
+      "--min-move-interval-ms MS (0..86400000). The value \"default\" removes the\n"
+      "setting: each node's own default applies again. At least one option.\n"
+      "--wait as for set-site-priority.\n",
+      cmd_set_delays },
     { "get-site-priority", "[SITE]",
       "print the site priorities (or one site's)",
       "Print every site priority of the config, or SITE's (0 when not listed).\n",
       cmd_get_site_priority },
-    { "switchover", "[--to NODE] [--wait[=SECONDS]]",
-      "move leadership (planned handover), to NODE or to the best other node",
+    { "switchover", "[--to NODE | --site SITE] [--at TIME] [--wait[=SECONDS]]\n"
+      "        zkelect switchover --cancel [--wait[=SECONDS]]",
+      "move leadership (planned handover), now or at a time",
       "Ask the elector to move leadership through the normal two-phase handover,\n"
-      "to NODE or, without --to, to the best other node. Refused (exit 6) when\n"
-      "NODE is unknown, is not eligible or healthy, is excluded, or already leads,\n"
-      "or when no other node can lead. With --wait (default 30 s), wait until the\n"
-      "elector has acted on the request: print the new READY leader, or the\n"
-      "elector's reason and exit 6 when it refused; 5 on timeout.\n",
+      "to NODE, to the best node of SITE, or, without either, to the best other\n"
+      "node. Refused (exit 6) when NODE is unknown, is not eligible or healthy,\n"
+      "is excluded or drained, or already leads; when SITE has no registered\n"
+      "node, no node of SITE can lead, or the leader is on SITE already; or when\n"
+      "no other node can lead.\n"
+      "--at TIME schedules it: TIME is RFC 3339 with Z or an offset\n"
+      "(2026-11-26T03:00:00Z, 2026-11-26T05:00:00+02:00) or +DURATION from now\n"
+      "(+90s, +15m, +2h, +1d, +1h30m), in the future and at most 7 days ahead.\n"
+      "The elector acts on it within about a second of that time, on its own\n"
+      "monotonic clock from when it read the request. Refused (exit 6) while\n"
+      "elections are paused: a scheduled switchover would not fire. For a\n"
+      "scheduled request only an unknown NODE or SITE is refused at once; the\n"
+      "elector checks the rest at the time. A new request replaces a pending one.\n"
+      "--cancel cancels the pending scheduled switchover (exit 1 when there is\n"
+      "none); the elector acknowledges it and moves nothing.\n"
+      "With --wait (default 30 s; with --at, counted from the due time), wait\n"
+      "until the elector has acted on the request: print the new READY leader,\n"
+      "or the elector's reason and exit 6 when it refused; 5 on timeout.\n",
       cmd_switchover },
+    { "drain", "NODE [--for DURATION] [--reason TEXT] [--wait[=SECONDS]]",
+      "keep NODE from leading for a while (a drained leader hands over)",
+      "Drain NODE in the config (compare-and-set): every elector treats it as not\n"
+      "eligible until the drain ends, and moves it away through the normal\n"
+      "handover when it leads. DURATION: 90s, 15m, 2h, 1d, 5000ms or 1h30m\n"
+      "(a unit is required), 1 s to 7 d, default 1h; the drain then ends by\n"
+      "itself. TEXT: why, at most 159 bytes on one line. NODE must be a member\n"
+      "of the group or drained already; draining it again replaces its drain.\n"
+      "Expired drains of other nodes are removed from the config on the way.\n"
+      "--wait as for set-site-priority.\n",
+      cmd_drain },
+    { "undrain", "NODE [--wait[=SECONDS]]",
+      "end NODE's drain now",
+      "Remove NODE's drain from the config (compare-and-set); exit 1 when NODE\n"
+      "is not drained. An expired drain still listed is removed too. --wait as\n"
+      "for set-site-priority.\n",
+      cmd_undrain },
     { "pause", "[--wait[=SECONDS]]",
       "pause elections: no leadership change unless the leader is lost",
       "Set config.paused (compare-and-set). While paused the elector makes no\n"
@@ -81,11 +128,19 @@ static const struct cli_cmd cli_cmds[] = {
       "Print the last decisions (at most 64 are kept): time, epoch, leader,\n"
       "elector, policy, reason, newest last. -n N shows the last N (1..64).\n",
       cmd_history },
-    { "init", "[--policy NAME] [--site SITE=PRIO ...] [--operator-auth FILE]\n"
-      "        [--member-auth FILE] [--world-read | --no-world-read]",
+    { "init", "[--policy NAME] [--site SITE=PRIO ...] [--expect N] [--settle-ms MS]\n"
+      "        [--failback-delay-ms MS] [--min-move-interval-ms MS]\n"
+      "        [--operator-auth FILE] [--member-auth FILE] [--world-read | --no-world-read]",
       "create the group's znodes and config, with digest ACLs",
       "Create the base path, nodes, election and config (policy NAME, the sites\n"
-      "given). Existing znodes are left alone and reported. With --operator-auth\n"
+      "given, and the delays given: --expect N members expected at a cold start\n"
+      "(1..10000), --settle-ms MS the longest wait for them before the first\n"
+      "decision (0..3600000, 0 = none), --failback-delay-ms MS how long a better\n"
+      "node must be up before it takes leadership back, --min-move-interval-ms MS\n"
+      "the least time between automatic moves (both 0..86400000); without one,\n"
+      "each node's own default applies). Existing znodes are left alone and\n"
+      "reported: on an existing group these options are not applied (a note\n"
+      "says so on stderr; set-delays changes the delays). With --operator-auth\n"
       "and --member-auth (files holding \"user:password\", mode 0600), set digest\n"
       "ACLs: the operator gets ALL everywhere; members get READ|CREATE|DELETE on\n"
       "the base path, nodes and election and READ on config (and on switchover,\n"

@@ -114,6 +114,13 @@ out_member_obj(const struct cli_view *v, const struct cli_member *m)
         cJSON_AddStringToObject(o, "excluded_reason", x->reason);
         cJSON_AddNumberToObject(o, "excluded_remaining_ms", (double)x->remaining_ms);
     }
+    {
+        bool active;
+        const struct zke_drain *d = view_drain(v, m->id, cli_wall_ms(), &active);
+        cJSON_AddBoolToObject(o, "drained", active);
+        if (active)
+            cJSON_AddNumberToObject(o, "drained_until_ms", (double)d->until_ms);
+    }
     cJSON_AddBoolToObject(o, "can_lead", view_can_lead(v, m));
     if (m->seq >= 0) {
         cJSON_AddNumberToObject(o, "seq", (double)m->seq);
@@ -132,6 +139,50 @@ out_member_obj(const struct cli_view *v, const struct cli_member *m)
                 cJSON_AddItemToArray(tags, cJSON_CreateString(m->rec.tags[i]));
     }
     return o;
+}
+
+/* Registered members (with an election znode): who counts for "expect". */
+int
+out_live_members(const struct cli_view *v)
+{
+    int i, n = 0;
+
+    for (i = 0; i < v->nmembers; i++)
+        if (v->members[i].seq >= 0)
+            n++;
+    return n;
+}
+
+/* What the elector waits for (elected.hold), as a line; "" when nothing. */
+void
+out_hold_text(const struct cli_view *v, int64_t now, char *out, size_t outlen)
+{
+    const struct zke_hold *h = &v->elected.hold;
+    const struct cli_member *m;
+    char left[32];
+    int live = out_live_members(v), expect = v->have_config ? (int)v->config.expect : 0;
+
+    *out = '\0';
+    if (!v->have_elected || *h->kind == '\0')
+        return;
+    cli_fmt_duration(h->until_ms - now, left, sizeof(left));
+    if (strcmp(h->kind, "settle") == 0) {
+        if (expect > live)
+            snprintf(out, outlen, "settle: waiting for %d more member%s (%d of %d), %s left",
+                     expect - live, expect - live > 1 ? "s" : "", live, expect, left);
+        else
+            snprintf(out, outlen, "settle: %s left (%d member%s present)", left, live,
+                     live == 1 ? "" : "s");
+    } else if (strcmp(h->kind, "failback") == 0) {
+        m = *h->node ? view_member(v, h->node) : NULL;
+        snprintf(out, outlen, "failback: %s (%s) may lead in %s", *h->node ? h->node : "?",
+                 m && m->have_rec && *m->rec.site ? m->rec.site : "-", left);
+    } else if (strcmp(h->kind, "anti-flap") == 0) {
+        snprintf(out, outlen, "anti-flap: automatic moves blocked for %s%s%s%s", left,
+                 *h->node ? " (then " : "", h->node, *h->node ? " may lead)" : "");
+    } else {
+        snprintf(out, outlen, "%s: %s%s%s left", h->kind, h->node, *h->node ? ", " : "", left);
+    }
 }
 
 int

@@ -325,11 +325,30 @@ view_excluded(const struct cli_view *v, const char *id)
     return NULL;
 }
 
+const struct zke_drain *
+view_drain(const struct cli_view *v, const char *id, int64_t now_ms, bool *active)
+{
+    int i;
+
+    *active = false;
+    if (!v->have_config)
+        return NULL;
+    for (i = 0; i < v->config.ndrains; i++)
+        if (strcmp(v->config.drains[i].id, id) == 0) {
+            *active = v->config.drains[i].until_ms > now_ms;
+            return &v->config.drains[i];
+        }
+    return NULL;
+}
+
 bool
 view_can_lead(const struct cli_view *v, const struct cli_member *m)
 {
+    bool drained;
+
+    view_drain(v, m->id, cli_wall_ms(), &drained);
     return m->have_rec && m->seq >= 0 && m->rec.eligible && m->rec.healthy &&
-           view_excluded(v, m->id) == NULL;
+           view_excluded(v, m->id) == NULL && !drained;
 }
 
 int32_t

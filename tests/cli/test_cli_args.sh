@@ -89,7 +89,7 @@ usage 'space or a control' 'hosts with a space' "$ZK" -z '127.0.0.1:1 x' status
 run 0 '--help' "$ZK" --help && {
     ok=1
     for w in status leader watch set-site-priority get-site-priority switchover pause resume \
-             history init 'Exit status' '  6  refused' '  5  --wait timed out' '  4  the leader is taking over' \
+             history init drain undrain set-delays 'Exit status' '  6  refused' '  5  --wait timed out' '  4  the leader is taking over' \
              '  3  no leader' '  2  usage error' '  1  operational error' ZKELECT_HOSTS; do
         grep -q -- "$w" "$tmp/out" || { ok=0; fail "--help does not mention \"$w\""; }
     done
@@ -101,7 +101,7 @@ usage 'unknown command' 'help bogus' "$ZK" help bogus
 
 # ---- --help of every command -------------------------------------------------
 for cmd in status leader watch set-site-priority get-site-priority switchover pause resume \
-           history init; do
+           history init drain undrain set-delays; do
     if run 0 "$cmd --help" "$ZK" "$cmd" --help; then
         if grep -q "^usage: zkelect .* $cmd" "$tmp/out" && grep -q 'Exit status' "$tmp/out"; then
             pass
@@ -151,6 +151,75 @@ usage 'unexpected argument "n1"' 'switchover n1' "$ZK" $Z switchover n1
 usage '--wait=-1' 'switchover --wait=-1' "$ZK" $Z switchover --wait=-1
 usage '--wait=86401' 'switchover --wait too long' "$ZK" $Z switchover --wait=86401
 
+# switchover: issue 16's --site, --at and --cancel
+usage '--site: "bad site" is not a valid site name' 'switchover --site bad' "$ZK" $Z switchover --site 'bad site'
+usage '--site: "" is not a valid site name' 'switchover --site=""' "$ZK" $Z switchover --site=
+usage 'option --site needs a value' 'switchover --site' "$ZK" $Z switchover --site
+usage '--to and --site exclude each other' 'switchover --to --site' "$ZK" $Z switchover --to n1 --site dc1
+usage '--cancel takes no --to, --site or --at' 'switchover --cancel --to' "$ZK" $Z switchover --cancel --to n1
+usage '--cancel takes no --to, --site or --at' 'switchover --cancel --site' "$ZK" $Z switchover --site dc2 --cancel
+usage '--cancel takes no --to, --site or --at' 'switchover --cancel --at' "$ZK" $Z switchover --cancel --at +1m
+usage 'option --cancel takes no value' 'switchover --cancel=yes' "$ZK" $Z switchover --cancel=yes
+usage 'option --at needs a value' 'switchover --at' "$ZK" $Z switchover --at
+usage '--at: "" is empty' 'switchover --at ""' "$ZK" $Z switchover --at ''
+usage '--at: "tomorrow" is not a time (expected RFC 3339' 'switchover --at tomorrow' "$ZK" $Z switchover --at tomorrow
+usage '--at: "2026-11-26T03:00:00" has no time zone (add Z' 'switchover --at without zone' \
+    "$ZK" $Z switchover --at 2026-11-26T03:00:00
+usage '--at: "2026-02-30T03:00:00Z" is not a valid date' 'switchover --at Feb 30' \
+    "$ZK" $Z switchover --at 2026-02-30T03:00:00Z
+usage '--at: "2026-11-26T03:00:00+2" has a bad offset' 'switchover --at bad offset' \
+    "$ZK" $Z switchover --at 2026-11-26T03:00:00+2
+usage '--at: "+30" +DURATION: "30" has no unit' 'switchover --at +30' "$ZK" $Z switchover --at +30
+usage '--at: "+1.5h" +DURATION: "1.5h" has a fraction' 'switchover --at +1.5h' "$ZK" $Z switchover --at +1.5h
+usage '--at: "+8d" is more than 7 days ahead' 'switchover --at +8d' "$ZK" $Z switchover --at +8d
+usage '--at: "+0s" is in the past' 'switchover --at +0s' "$ZK" $Z switchover --at +0s
+usage '--at: "2020-01-01T00:00:00Z" is in the past' 'switchover --at 2020' "$ZK" $Z switchover --at 2020-01-01T00:00:00Z
+usage '--at: "2999-01-01T00:00:00Z" is more than 7 days ahead' 'switchover --at 2999' \
+    "$ZK" $Z switchover --at 2999-01-01T00:00:00Z
+usage '--wait=0' 'switchover --at --wait=0' "$ZK" $Z switchover --at +1m --wait=0
+
+# drain / undrain
+usage 'expected NODE' 'drain without NODE' "$ZK" $Z drain
+usage 'too many arguments' 'drain with two nodes' "$ZK" $Z drain n1 n2
+usage 'NODE "a b" is not a valid node id' 'drain bad id' "$ZK" $Z drain 'a b'
+usage 'NODE ".n1" is not a valid node id' 'drain id starting with .' "$ZK" $Z drain .n1
+usage 'option --for needs a value' 'drain --for' "$ZK" $Z drain n1 --for
+usage '--for: "30" has no unit (write e.g. 30ms, 30s or 30m' 'drain --for 30' "$ZK" $Z drain n1 --for 30
+usage '--for: "0s" is too short (0 ms): expected 1.0 s to 7d 00h' 'drain --for 0s' "$ZK" $Z drain n1 --for 0s
+usage '--for: "999ms" is too short' 'drain --for 999ms' "$ZK" $Z drain n1 --for 999ms
+usage '--for: "8d" is too long' 'drain --for 8d' "$ZK" $Z drain n1 --for 8d
+usage '--for: "7d1s" is too long' 'drain --for 7d1s' "$ZK" $Z drain n1 --for 7d1s
+usage '--for: "99999999999999999999d" is too long' 'drain --for huge' "$ZK" $Z drain n1 --for 99999999999999999999d
+usage '--for: "-5m" is negative' 'drain --for -5m' "$ZK" $Z drain n1 --for -5m
+usage '--for: "1.5h" has a fraction' 'drain --for 1.5h' "$ZK" $Z drain n1 --for 1.5h
+usage '--for: "abc" is not a duration' 'drain --for abc' "$ZK" $Z drain n1 --for abc
+usage '--for: "5x" has an unknown unit' 'drain --for 5x' "$ZK" $Z drain n1 --for 5x
+usage '--for: "" is empty' 'drain --for=' "$ZK" $Z drain n1 --for=
+usage '--reason: "a\\x0ab" has a control character' 'drain --reason with a newline' "$ZK" $Z drain n1 --reason "$(printf 'a\nb')"
+usage 'is 160 bytes long (at most 159)' 'drain --reason too long' \
+    "$ZK" $Z drain n1 --reason "$(printf '%0160d' 0)"
+usage 'is not valid UTF-8' 'drain --reason bad UTF-8' "$ZK" $Z drain n1 --reason "$(printf 'caf\351')"
+usage 'option --reason needs a value' 'drain --reason' "$ZK" $Z drain n1 --reason
+usage '--wait=x' 'drain --wait=x' "$ZK" $Z drain n1 --wait=x
+usage 'unknown option --site' 'drain --site' "$ZK" $Z drain n1 --site dc1
+usage 'expected NODE' 'undrain without NODE' "$ZK" $Z undrain
+usage 'unknown option --for' 'undrain --for' "$ZK" $Z undrain n1 --for 1h
+usage 'unknown option --reason' 'undrain --reason' "$ZK" $Z undrain n1 --reason x
+usage 'NODE "-n1" is not a valid node id' 'undrain bad id' "$ZK" $Z undrain -- -n1
+usage '--wait=86401' 'undrain --wait too long' "$ZK" $Z undrain n1 --wait=86401
+
+# set-delays
+usage 'nothing to set (give --expect' 'set-delays without options' "$ZK" $Z set-delays
+usage '--expect: "0" is not a number of members from 1 to 10000, or "default"' 'set-delays --expect 0' \
+    "$ZK" $Z set-delays --expect 0
+usage '--settle-ms: "3600001" is not a number of milliseconds from 0 to 3600000' \
+    'set-delays --settle-ms too long' "$ZK" $Z set-delays --settle-ms 3600001
+usage '--failback-delay-ms: "-1"' 'set-delays --failback-delay-ms -1' "$ZK" $Z set-delays --failback-delay-ms -1
+usage '--min-move-interval-ms: "8s"' 'set-delays --min-move-interval-ms 8s' "$ZK" $Z set-delays --min-move-interval-ms 8s
+usage '--settle-ms given twice' 'set-delays twice' "$ZK" $Z set-delays --settle-ms 1 --settle-ms=default
+usage 'unexpected argument "5"' 'set-delays 5' "$ZK" $Z set-delays 5
+usage 'option --expect needs a value' 'set-delays --expect' "$ZK" $Z set-delays --expect
+
 usage 'unexpected argument "x"' 'pause x' "$ZK" $Z pause x
 usage '--wait=1.5' 'resume --wait=1.5' "$ZK" $Z resume --wait=1.5
 usage 'unknown option' 'resume -w' "$ZK" $Z resume -w
@@ -172,6 +241,20 @@ usage 'exclude each other' 'init --world-read --no-world-read' "$ZK" $Z init --w
 usage 'not a valid policy name' 'init --policy bad' "$ZK" $Z init --policy 'no good'
 usage 'option --policy needs a value' 'init --policy' "$ZK" $Z init --policy
 usage 'takes no value' 'init --world-read=yes' "$ZK" $Z init --world-read=yes
+usage '--expect: "0" is not a number of members from 1 to 10000' 'init --expect 0' "$ZK" $Z init --expect 0
+usage '--expect: "10001"' 'init --expect 10001' "$ZK" $Z init --expect 10001
+usage '--expect: "five"' 'init --expect five' "$ZK" $Z init --expect five
+usage 'option --expect needs a value' 'init --expect' "$ZK" $Z init --expect
+usage '--settle-ms: "3600001" is not a number of milliseconds from 0 to 3600000' 'init --settle-ms too long' \
+    "$ZK" $Z init --settle-ms 3600001
+usage '--settle-ms: "-1"' 'init --settle-ms -1' "$ZK" $Z init --settle-ms -1
+usage '--settle-ms: "2s"' 'init --settle-ms 2s' "$ZK" $Z init --settle-ms 2s
+usage '--failback-delay-ms: "86400001" is not a number of milliseconds from 0 to 86400000' \
+    'init --failback-delay-ms too long' "$ZK" $Z init --failback-delay-ms 86400001
+usage '--failback-delay-ms: "1.5"' 'init --failback-delay-ms 1.5' "$ZK" $Z init --failback-delay-ms=1.5
+usage '--min-move-interval-ms: "86400001" is not a number of milliseconds from 0 to 86400000' \
+    'init --min-move-interval-ms too long' "$ZK" $Z init --min-move-interval-ms 86400001
+usage '--min-move-interval-ms: ""' 'init --min-move-interval-ms empty' "$ZK" $Z init --min-move-interval-ms=
 
 # ---- hosts and credentials -----------------------------------------------------
 usage 'no ZooKeeper hosts' 'missing hosts' "$ZK" status

@@ -204,6 +204,9 @@ sb_addf(const char *fmt, ...)
     "{'v':1,'id':" id ",'status':" status ",'epoch':" epoch extra "}"
 #define CFG(extra) "{'v':1" extra "}"
 #define SWI(id, to, extra) "{'v':1,'id':" id ",'to':" to extra "}"
+#define DR(body) CFG(",'drains':{" body "}")
+#define DRN(until, extra) "'n1':{'until_ms':" until extra "}"
+#define HOLD(body) ELE("7", "'n2'", ",'hold':" body)
 #define HIS(list) "{'v':1,'entries':" list "}"
 #define HE(epoch, leader, extra) \
     "{'epoch':" epoch ",'leader':" leader \
@@ -634,6 +637,92 @@ sb_addf(const char *fmt, ...)
     X(config_paused_number, config, CFG(",'paused':1"), ETYPE, "paused")      \
     X(config_duplicate_paused, config, CFG(",'paused':true,'paused':false"),  \
         EBADVALUE, "paused")                                                  \
+    /* config: issue 16's delays */                                           \
+    X(config_settle_zero_ok, config, CFG(",'settle_ms':0"), OK, NULL)         \
+    X(config_settle_max_ok, config, CFG(",'settle_ms':3600000"), OK, NULL)    \
+    X(config_settle_high, config, CFG(",'settle_ms':3600001"), ERANGE,        \
+        "settle_ms")                                                          \
+    X(config_settle_negative, config, CFG(",'settle_ms':-1"), ERANGE,         \
+        "settle_ms")                                                          \
+    X(config_settle_fraction, config, CFG(",'settle_ms':1.5"), ERANGE,        \
+        "settle_ms")                                                          \
+    X(config_settle_string, config, CFG(",'settle_ms':'2s'"), ETYPE,          \
+        "settle_ms")                                                          \
+    X(config_settle_null, config, CFG(",'settle_ms':null"), ETYPE,            \
+        "settle_ms")                                                          \
+    X(config_settle_duplicate, config, CFG(",'settle_ms':1,'settle_ms':2"),   \
+        EBADVALUE, "settle_ms")                                               \
+    X(config_expect_zero_ok, config, CFG(",'expect':0"), OK, NULL)            \
+    X(config_expect_max_ok, config, CFG(",'expect':10000"), OK, NULL)         \
+    X(config_expect_high, config, CFG(",'expect':10001"), ERANGE, "expect")   \
+    X(config_expect_negative, config, CFG(",'expect':-3"), ERANGE, "expect")  \
+    X(config_expect_bool, config, CFG(",'expect':true"), ETYPE, "expect")     \
+    X(config_failback_max_ok, config, CFG(",'failback_delay_ms':86400000"),   \
+        OK, NULL)                                                             \
+    X(config_failback_high, config, CFG(",'failback_delay_ms':86400001"),     \
+        ERANGE, "failback_delay_ms")                                          \
+    X(config_failback_negative, config, CFG(",'failback_delay_ms':-1"),       \
+        ERANGE, "failback_delay_ms")                                          \
+    X(config_failback_string, config, CFG(",'failback_delay_ms':'6000'"),     \
+        ETYPE, "failback_delay_ms")                                           \
+    X(config_min_move_max_ok, config, CFG(",'min_move_interval_ms':86400000"), \
+        OK, NULL)                                                             \
+    X(config_min_move_high, config, CFG(",'min_move_interval_ms':86400001"),  \
+        ERANGE, "min_move_interval_ms")                                       \
+    X(config_min_move_negative, config, CFG(",'min_move_interval_ms':-8000"), \
+        ERANGE, "min_move_interval_ms")                                       \
+    X(config_min_move_array, config, CFG(",'min_move_interval_ms':[1]"),      \
+        ETYPE, "min_move_interval_ms")                                        \
+    /* config: drains */                                                      \
+    X(config_drains_empty_ok, config, DR(""), OK, NULL)                       \
+    X(config_drain_ok, config, DR(DRN("1795662000000",                        \
+        ",'reason':'kernel upgrade','by':'root@admin1'")), OK, NULL)          \
+    X(config_drain_minimal_ok, config, DR(DRN("1", "")), OK, NULL)            \
+    X(config_drain_until_max_ok, config, DR(DRN("9007199254740991", "")), OK, \
+        NULL)                                                                 \
+    X(config_drains_array, config, CFG(",'drains':[]"), ETYPE, "drains")      \
+    X(config_drains_null, config, CFG(",'drains':null"), ETYPE, "drains")     \
+    X(config_drain_bad_id, config, DR("'n 1':{'until_ms':5}"), EBADVALUE,     \
+        "drains.n 1")                                                         \
+    X(config_drain_dash_id, config, DR("'-n1':{'until_ms':5}"), EBADVALUE,    \
+        "drains.-n1")                                                         \
+    X(config_drain_empty_id, config, DR("'':{'until_ms':5}"), EBADVALUE,      \
+        "drains.")                                                            \
+    X(config_drain_id_65, config, DR("'" A64 "b':{'until_ms':5}"), ETOOBIG,   \
+        NULL)                                                                 \
+    X(config_drain_not_object, config, DR("'n1':1795662000000"), ETYPE,       \
+        "drains.n1")                                                          \
+    X(config_drain_array, config, DR("'n1':[5]"), ETYPE, "drains.n1")         \
+    X(config_drain_until_missing, config, DR("'n1':{'reason':'x'}"),          \
+        EMISSING, "drains.n1.until_ms")                                       \
+    X(config_drain_until_zero, config, DR(DRN("0", "")), ERANGE,              \
+        "drains.n1.until_ms")                                                 \
+    X(config_drain_until_negative, config, DR(DRN("-5", "")), ERANGE,         \
+        "drains.n1.until_ms")                                                 \
+    X(config_drain_until_2p53, config, DR(DRN("9007199254740992", "")),       \
+        ERANGE, "drains.n1.until_ms")                                         \
+    X(config_drain_until_fraction, config, DR(DRN("5.5", "")), ERANGE,       \
+        "drains.n1.until_ms")                                                 \
+    X(config_drain_until_string, config, DR(DRN("'5'", "")), ETYPE,          \
+        "drains.n1.until_ms")                                                 \
+    X(config_drain_reason_number, config, DR(DRN("5", ",'reason':5")), ETYPE, \
+        "drains.n1.reason")                                                   \
+    X(config_drain_reason_newline, config, DR(DRN("5", ",'reason':'a\\nb'")), \
+        EBADVALUE, "drains.n1.reason")                                        \
+    X(config_drain_reason_160, config, DR(DRN("5", ",'reason':'"              \
+        A64 A64 A16 A16 "'")), ETOOBIG, "drains.n1.reason")                   \
+    X(config_drain_reason_159_ok, config, DR(DRN("5", ",'reason':'"           \
+        A64 A64 A16 "aaaaaaaaaaaaaaa'")), OK, NULL)                           \
+    X(config_drain_by_65, config, DR(DRN("5", ",'by':'" A64 "b'")), ETOOBIG,  \
+        "drains.n1.by")                                                       \
+    X(config_drain_by_tab, config, DR(DRN("5", ",'by':'a\\tb'")), EBADVALUE, \
+        "drains.n1.by")                                                       \
+    X(config_drain_duplicate, config, DR(DRN("5", "") "," "'n2':{'until_ms':5}," \
+        DRN("6", "")), EBADVALUE, "drains.n1")                                \
+    X(config_drain_duplicate_key, config, DR(DRN("5", ",'until_ms':6")),      \
+        EBADVALUE, "drains.n1.until_ms")                                      \
+    X(config_drain_unknown_field_ok, config, DR(DRN("5", ",'future':[1]")),   \
+        OK, NULL)                                                             \
     /* switchover */                                                          \
     X(switchover_ok, switchover, SWI("4", "'n2'", ",'by':'alice@host'"), OK,  \
         NULL)                                                                 \
@@ -654,6 +743,74 @@ sb_addf(const char *fmt, ...)
         "by")                                                                 \
     X(switchover_by_65, switchover, SWI("4", "'n2'", ",'by':'" A64 "a'"),     \
         ETOOBIG, "by")                                                        \
+    /* switchover: issue 16's site, due_ms and cancel */                      \
+    X(switchover_site_ok, switchover, SWI("4", "null", ",'site':'dc2'"), OK,  \
+        NULL)                                                                 \
+    X(switchover_site_and_to, switchover, SWI("4", "'n2'", ",'site':'dc2'"),  \
+        EBADVALUE, "site")                                                    \
+    X(switchover_site_empty, switchover, SWI("4", "null", ",'site':''"),      \
+        EBADVALUE, "site")                                                    \
+    X(switchover_site_bad, switchover, SWI("4", "null", ",'site':'dc 2'"),    \
+        EBADVALUE, "site")                                                    \
+    X(switchover_site_dot, switchover, SWI("4", "null", ",'site':'.dc'"),     \
+        EBADVALUE, "site")                                                    \
+    X(switchover_site_number, switchover, SWI("4", "null", ",'site':2"),      \
+        ETYPE, "site")                                                        \
+    X(switchover_site_65, switchover, SWI("4", "null", ",'site':'" A64 "b'"), \
+        ETOOBIG, "site")                                                      \
+    X(switchover_site_duplicate, switchover,                                  \
+        SWI("4", "null", ",'site':'dc1','site':'dc2'"), EBADVALUE, "site")    \
+    X(switchover_due_ok, switchover, SWI("4", "'n2'", ",'due_ms':1795662000000"), \
+        OK, NULL)                                                             \
+    X(switchover_due_zero_ok, switchover, SWI("4", "'n2'", ",'due_ms':0"), OK, \
+        NULL)                                                                 \
+    X(switchover_due_negative, switchover, SWI("4", "'n2'", ",'due_ms':-1"),  \
+        ERANGE, "due_ms")                                                     \
+    X(switchover_due_2p53, switchover,                                        \
+        SWI("4", "'n2'", ",'due_ms':9007199254740992"), ERANGE, "due_ms")     \
+    X(switchover_due_fraction, switchover, SWI("4", "'n2'", ",'due_ms':0.5"), \
+        ERANGE, "due_ms")                                                     \
+    X(switchover_due_string, switchover,                                      \
+        SWI("4", "'n2'", ",'due_ms':'2026-11-26T03:00:00Z'"), ETYPE, "due_ms") \
+    X(switchover_cancel_ok, switchover, SWI("5", "null", ",'cancel':true"),   \
+        OK, NULL)                                                             \
+    X(switchover_cancel_false_ok, switchover,                                 \
+        SWI("5", "null", ",'cancel':false"), OK, NULL)                        \
+    X(switchover_cancel_number, switchover, SWI("5", "null", ",'cancel':1"),  \
+        ETYPE, "cancel")                                                      \
+    X(switchover_cancel_string, switchover,                                   \
+        SWI("5", "null", ",'cancel':'yes'"), ETYPE, "cancel")                 \
+    X(switchover_cancel_null, switchover, SWI("5", "null", ",'cancel':null"), \
+        ETYPE, "cancel")                                                      \
+    /* elected: issue 16's hold */                                            \
+    X(elected_hold_ok, elected,                                               \
+        HOLD("{'kind':'failback','node':'n1','until_ms':1795662000000}"), OK, \
+        NULL)                                                                 \
+    X(elected_hold_kind_only_ok, elected, HOLD("{'kind':'settle'}"), OK, NULL) \
+    X(elected_hold_node_empty_ok, elected,                                    \
+        HOLD("{'kind':'settle','node':'','until_ms':5}"), OK, NULL)           \
+    X(elected_hold_unknown_field_ok, elected,                                 \
+        HOLD("{'kind':'anti-flap','x':[1]}"), OK, NULL)                       \
+    X(elected_hold_not_object, elected, HOLD("'settle'"), ETYPE, "hold")      \
+    X(elected_hold_array, elected, HOLD("[]"), ETYPE, "hold")                 \
+    X(elected_hold_kind_missing, elected, HOLD("{'node':'n1','until_ms':5}"), \
+        EMISSING, "hold.kind")                                                \
+    X(elected_hold_kind_empty, elected, HOLD("{'kind':''}"), EBADVALUE,       \
+        "hold.kind")                                                          \
+    X(elected_hold_kind_bad, elected, HOLD("{'kind':'anti flap'}"),           \
+        EBADVALUE, "hold.kind")                                               \
+    X(elected_hold_kind_number, elected, HOLD("{'kind':1}"), ETYPE,           \
+        "hold.kind")                                                          \
+    X(elected_hold_node_bad, elected, HOLD("{'kind':'failback','node':'n/1'}"), \
+        EBADVALUE, "hold.node")                                               \
+    X(elected_hold_node_number, elected,                                      \
+        HOLD("{'kind':'failback','node':1}"), ETYPE, "hold.node")             \
+    X(elected_hold_until_negative, elected,                                   \
+        HOLD("{'kind':'settle','until_ms':-1}"), ERANGE, "hold.until_ms")     \
+    X(elected_hold_until_string, elected,                                     \
+        HOLD("{'kind':'settle','until_ms':'soon'}"), ETYPE, "hold.until_ms")  \
+    X(elected_hold_duplicate_kind, elected,                                   \
+        HOLD("{'kind':'settle','kind':'failback'}"), EBADVALUE, "hold.kind")  \
     /* history */                                                             \
     X(history_empty_ok, history, HIS("[]"), OK, NULL)                         \
     X(history_ok, history, HIS("[" HE("1", "'n1'", "") "," HE("2", "null",    \
@@ -866,6 +1023,68 @@ test_config_defaults(void)
 }
 
 static void
+test_config_dr_values(void)
+{
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_config, CFG(",'settle_ms':0,'expect':5,"
+        "'failback_delay_ms':6000,'min_move_interval_ms':86400000,'drains':{"
+        "'n1':{'until_ms':1795662000000,'reason':'kernel upgrade','by':'root@a'},"
+        "'db-2.x':{'until_ms':1}}")), 0);
+    CU_ASSERT(g_config.settle_set);
+    CU_ASSERT_EQUAL(g_config.settle_ms, 0);
+    CU_ASSERT_EQUAL(g_config.expect, 5);
+    CU_ASSERT(g_config.failback_set);
+    CU_ASSERT_EQUAL(g_config.failback_delay_ms, 6000);
+    CU_ASSERT(g_config.min_move_set);
+    CU_ASSERT_EQUAL(g_config.min_move_interval_ms, ZKE_DELAY_MAX);
+    CU_ASSERT_EQUAL_FATAL(g_config.ndrains, 2);
+    CU_ASSERT_STRING_EQUAL(g_config.drains[0].id, "n1");
+    CU_ASSERT_EQUAL(g_config.drains[0].until_ms, 1795662000000LL);
+    CU_ASSERT_STRING_EQUAL(g_config.drains[0].reason, "kernel upgrade");
+    CU_ASSERT_STRING_EQUAL(g_config.drains[0].by, "root@a");
+    CU_ASSERT_STRING_EQUAL(g_config.drains[1].id, "db-2.x");
+    CU_ASSERT_EQUAL(g_config.drains[1].until_ms, 1);
+    CU_ASSERT_STRING_EQUAL(g_config.drains[1].reason, "");
+    CU_ASSERT_STRING_EQUAL(g_config.drains[1].by, "");
+    /* absent: each node's default, told apart from an explicit 0 */
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_config, CFG(",'min_move_interval_ms':0")), 0);
+    CU_ASSERT(!g_config.settle_set);
+    CU_ASSERT(!g_config.failback_set);
+    CU_ASSERT(g_config.min_move_set);
+    CU_ASSERT_EQUAL(g_config.min_move_interval_ms, 0);
+    CU_ASSERT_EQUAL(g_config.expect, 0);
+    CU_ASSERT_EQUAL(g_config.ndrains, 0);
+}
+
+static void
+test_switchover_dr_values(void)
+{
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_switchover,
+        SWI("8", "null", ",'site':'dc2','due_ms':1795662000000")), 0);
+    CU_ASSERT_STRING_EQUAL(g_switchover.site, "dc2");
+    CU_ASSERT_STRING_EQUAL(g_switchover.to, "");
+    CU_ASSERT_EQUAL(g_switchover.due_ms, 1795662000000LL);
+    CU_ASSERT(!g_switchover.cancel);
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_switchover, SWI("9", "null", ",'cancel':true")), 0);
+    CU_ASSERT(g_switchover.cancel);
+    CU_ASSERT_STRING_EQUAL(g_switchover.site, "");
+    CU_ASSERT_EQUAL(g_switchover.due_ms, 0);
+}
+
+static void
+test_elected_hold_values(void)
+{
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_elected,
+        HOLD("{'kind':'failback','node':'n1','until_ms':1795662000000}")), 0);
+    CU_ASSERT_STRING_EQUAL(g_elected.hold.kind, "failback");
+    CU_ASSERT_STRING_EQUAL(g_elected.hold.node, "n1");
+    CU_ASSERT_EQUAL(g_elected.hold.until_ms, 1795662000000LL);
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_elected, ELE("7", "'n2'", "")), 0);
+    CU_ASSERT_STRING_EQUAL(g_elected.hold.kind, "");
+    CU_ASSERT_STRING_EQUAL(g_elected.hold.node, "");
+    CU_ASSERT_EQUAL(g_elected.hold.until_ms, 0);
+}
+
+static void
 test_switchover_values(void)
 {
     CU_ASSERT_EQUAL_FATAL(decode_lit(dec_switchover,
@@ -985,6 +1204,9 @@ static CU_TestInfo values_tests[] = {
     { "config_values", test_config_values },
     { "config_defaults", test_config_defaults },
     { "switchover_values", test_switchover_values },
+    { "config_dr_values", test_config_dr_values },
+    { "switchover_dr_values", test_switchover_dr_values },
+    { "elected_hold_values", test_elected_hold_values },
     { "history_values", test_history_values },
     { "failure_zeroes_struct", test_failure_zeroes_struct },
     { "null_data", test_null_data },
@@ -1136,6 +1358,35 @@ test_sites_33(void)
 }
 
 static void
+build_drains(int n)
+{
+    int i;
+
+    sb_reset();
+    sb_add("{'v':1,'drains':{");
+    for (i = 0; i < n; i++)
+        sb_addf("%s'n%d':{'until_ms':%d}", i ? "," : "", i, i + 1);
+    sb_add("}}");
+}
+
+static void
+test_drains_32_ok(void)
+{
+    build_drains(ZKE_DRAINS_MAX);
+    check_sb(dec_config, "config", 0, NULL);
+    CU_ASSERT_EQUAL(g_config.ndrains, ZKE_DRAINS_MAX);
+    CU_ASSERT_STRING_EQUAL(g_config.drains[31].id, "n31");
+    CU_ASSERT_EQUAL(g_config.drains[31].until_ms, 32);
+}
+
+static void
+test_drains_33(void)
+{
+    build_drains(ZKE_DRAINS_MAX + 1);
+    check_sb(dec_config, "config", ZKELECT_ETOOBIG, "drains");
+}
+
+static void
 test_options_33(void)
 {
     int i;
@@ -1187,6 +1438,8 @@ static CU_TestInfo generated_tests[] = {
     { "sites_32_ok", test_sites_32_ok },
     { "sites_33", test_sites_33 },
     { "options_33", test_options_33 },
+    { "drains_32_ok", test_drains_32_ok },
+    { "drains_33", test_drains_33 },
     { "history_65", test_history_65 },
     { "every_prefix_fails", test_every_prefix_fails },
     CU_TEST_INFO_NULL
@@ -1234,6 +1487,9 @@ fill_elected(struct zke_elected *e)
     strcpy(e->excluded[1].reason, "takeover-failed");
     e->excluded[1].remaining_ms = 0;
     e->nexcluded = 2;
+    strcpy(e->hold.kind, "failback");
+    strcpy(e->hold.node, "n1");
+    e->hold.until_ms = 1795662000000LL;
 }
 
 static void
@@ -1264,6 +1520,20 @@ fill_config(struct zke_config *c)
     strcpy(c->options[1].value, "");
     c->noptions = 2;
     c->paused = true;
+    c->settle_set = true;
+    c->settle_ms = ZKE_SETTLE_MAX;
+    c->expect = ZKE_EXPECT_MAX;
+    c->failback_set = true;
+    c->failback_delay_ms = 6000;
+    c->min_move_set = true;
+    c->min_move_interval_ms = 0;
+    strcpy(c->drains[0].id, "n1");
+    c->drains[0].until_ms = 1795662000000LL;
+    strcpy(c->drains[0].reason, "kernel \"upgrade\" caf\xC3\xA9");
+    strcpy(c->drains[0].by, "root@admin1");
+    strcpy(c->drains[1].id, "n2");
+    c->drains[1].until_ms = (int64_t)ZKE_EPOCH_MAX;
+    c->ndrains = 2;
 }
 
 static void
@@ -1435,6 +1705,90 @@ test_rt_switchover(void)
     ROUND_TRIP(switchover, &s1, &s2);
 }
 
+/* Issue 16's fields: each alone and together, and their absence. */
+static void
+test_rt_switchover_dr(void)
+{
+    fill_switchover(&s1);
+    s1.due_ms = 1795662000000LL;                /* --to NODE --at TIME */
+    ROUND_TRIP(switchover, &s1, &s2);
+    memset(s1.to, 0, sizeof(s1.to));
+    strcpy(s1.site, "dc2");                     /* --site SITE --at TIME */
+    ROUND_TRIP(switchover, &s1, &s2);
+    s1.due_ms = (int64_t)ZKE_EPOCH_MAX;
+    ROUND_TRIP(switchover, &s1, &s2);
+    memset(s1.site, 0, sizeof(s1.site));        /* --cancel */
+    s1.due_ms = 0;
+    s1.cancel = true;
+    ROUND_TRIP(switchover, &s1, &s2);
+}
+
+static void
+test_rt_config_dr(void)
+{
+    /* an explicit 0 is kept apart from "absent" (the node default) */
+    memset(&c1, 0, sizeof(c1));
+    c1.settle_set = true;
+    c1.failback_set = true;
+    c1.min_move_set = true;
+    ROUND_TRIP(config, &c1, &c2);
+    CU_ASSERT(c2.settle_set && c2.failback_set && c2.min_move_set);
+    memset(&c1, 0, sizeof(c1));
+    c1.expect = 1;
+    c1.failback_delay_ms = 5;   /* not set: not written, decoded as 0 */
+    c1.failback_set = false;
+    {
+        char *out = NULL;
+        size_t n = 0;
+        CU_ASSERT_EQUAL_FATAL(zke_config_encode(&c1, &out, &n), 0);
+        CU_ASSERT(strstr(out, "failback") == NULL);
+        CU_ASSERT(strstr(out, "settle_ms") == NULL);
+        CU_ASSERT(strstr(out, "drains") == NULL);
+        CU_ASSERT(strstr(out, "\"expect\":1") != NULL);
+        free(out);
+    }
+}
+
+static void
+test_rt_elected_hold(void)
+{
+    fill_elected(&e1);
+    memset(&e1.hold, 0, sizeof(e1.hold));       /* no hold: no field */
+    ROUND_TRIP(elected, &e1, &e2);
+    strcpy(e1.hold.kind, "settle");             /* node "" and no time */
+    ROUND_TRIP(elected, &e1, &e2);
+    strcpy(e1.hold.kind, "anti-flap");
+    strcpy(e1.hold.node, "n4");
+    e1.hold.until_ms = (int64_t)ZKE_EPOCH_MAX;
+    ROUND_TRIP(elected, &e1, &e2);
+}
+
+static void
+test_golden_dr(void)
+{
+    char *out = NULL;
+    size_t n = 0;
+
+    memset(&s1, 0, sizeof(s1));
+    s1.id = 12;
+    strcpy(s1.site, "dc2");
+    s1.due_ms = 1795662000000LL;
+    CU_ASSERT_EQUAL_FATAL(zke_switchover_encode(&s1, &out, &n), 0);
+    CU_ASSERT_STRING_EQUAL(out, "{\"v\":1,\"id\":12,\"to\":null,\"at_ms\":0,"
+        "\"by\":\"\",\"site\":\"dc2\",\"due_ms\":1795662000000}");
+    free(out);
+    memset(&c1, 0, sizeof(c1));
+    c1.settle_set = true;
+    c1.settle_ms = 2000;
+    strcpy(c1.drains[0].id, "n1");
+    c1.drains[0].until_ms = 5;
+    c1.ndrains = 1;
+    CU_ASSERT_EQUAL_FATAL(zke_config_encode(&c1, &out, &n), 0);
+    CU_ASSERT(strstr(out, ",\"settle_ms\":2000,\"drains\":{\"n1\":{\"until_ms\":5,"
+        "\"reason\":\"\",\"by\":\"\"}}}") != NULL);
+    free(out);
+}
+
 static void
 test_rt_history(void)
 {
@@ -1473,6 +1827,14 @@ test_rt_largest(void)
         memset(c1.options[i].value, '\\', ZKE_VALUE_MAX);
     }
     c1.noptions = ZKE_OPTIONS_MAX;
+    for (i = 0; i < ZKE_DRAINS_MAX; i++) {
+        memset(c1.drains[i].id, 'd', ZKE_ID_MAX);
+        c1.drains[i].id[0] = LETTERS[i];
+        c1.drains[i].until_ms = (int64_t)ZKE_EPOCH_MAX;
+        memset(c1.drains[i].reason, '"', ZKE_REASON_MAX);
+        memset(c1.drains[i].by, '\\', ZKE_NAME_MAX);
+    }
+    c1.ndrains = ZKE_DRAINS_MAX;
     ROUND_TRIP(config, &c1, &c2);
 }
 
@@ -1582,6 +1944,9 @@ test_refuse_elected(void)
     fill_elected(&e1); e1.excluded[0].reason[0] = '\0'; REFUSE(elected, &e1);
     fill_elected(&e1); e1.excluded[0].remaining_ms = ZKE_REMAINING_MAX + 1;
     REFUSE(elected, &e1);
+    fill_elected(&e1); strcpy(e1.hold.kind, "anti flap"); REFUSE(elected, &e1);
+    fill_elected(&e1); strcpy(e1.hold.node, "n/1");  REFUSE(elected, &e1);
+    fill_elected(&e1); e1.hold.until_ms = -1;        REFUSE(elected, &e1);
 }
 
 static void
@@ -1610,6 +1975,20 @@ test_refuse_config(void)
     fill_config(&c1); strcpy(c1.options[1].key, "sticky"); REFUSE(config, &c1);
     fill_config(&c1); strcpy(c1.options[1].key, "a=b"); REFUSE(config, &c1);
     fill_config(&c1); strcpy(c1.options[1].value, "tab\there"); REFUSE(config, &c1);
+    fill_config(&c1); c1.settle_ms = ZKE_SETTLE_MAX + 1; REFUSE(config, &c1);
+    fill_config(&c1); c1.expect = ZKE_EXPECT_MAX + 1; REFUSE(config, &c1);
+    fill_config(&c1); c1.failback_delay_ms = ZKE_DELAY_MAX + 1; REFUSE(config, &c1);
+    fill_config(&c1); c1.min_move_interval_ms = ZKE_DELAY_MAX + 1; REFUSE(config, &c1);
+    fill_config(&c1); c1.ndrains = ZKE_DRAINS_MAX + 1; REFUSE(config, &c1);
+    fill_config(&c1); c1.ndrains = -1;               REFUSE(config, &c1);
+    fill_config(&c1); c1.drains[1].id[0] = '\0';    REFUSE(config, &c1);
+    fill_config(&c1); strcpy(c1.drains[1].id, "n 2"); REFUSE(config, &c1);
+    fill_config(&c1); strcpy(c1.drains[1].id, "n1"); REFUSE(config, &c1);
+    fill_config(&c1); c1.drains[0].until_ms = 0;     REFUSE(config, &c1);
+    fill_config(&c1); c1.drains[0].until_ms = -1;    REFUSE(config, &c1);
+    fill_config(&c1); c1.drains[0].until_ms = (int64_t)ZKE_EPOCH_MAX + 1; REFUSE(config, &c1);
+    fill_config(&c1); strcpy(c1.drains[0].reason, "a\nb"); REFUSE(config, &c1);
+    fill_config(&c1); memset(c1.drains[0].by, 'b', sizeof(c1.drains[0].by)); REFUSE(config, &c1);
 }
 
 static void
@@ -1618,6 +1997,10 @@ test_refuse_switchover_history(void)
     fill_switchover(&s1); s1.id = ZKE_EPOCH_MAX + 1; REFUSE(switchover, &s1);
     fill_switchover(&s1); strcpy(s1.to, "a b");      REFUSE(switchover, &s1);
     fill_switchover(&s1); memset(s1.by, 'b', sizeof(s1.by)); REFUSE(switchover, &s1);
+    fill_switchover(&s1); strcpy(s1.site, "dc2");    REFUSE(switchover, &s1); /* and to */
+    fill_switchover(&s1); s1.to[0] = '\0'; strcpy(s1.site, "d c"); REFUSE(switchover, &s1);
+    fill_switchover(&s1); s1.due_ms = -1;            REFUSE(switchover, &s1);
+    fill_switchover(&s1); s1.due_ms = (int64_t)ZKE_EPOCH_MAX + 1; REFUSE(switchover, &s1);
     fill_history(&h1); h1.n = ZKE_HISTORY_MAX + 1;   REFUSE(history, &h1);
     fill_history(&h1); h1.n = -1;                    REFUSE(history, &h1);
     fill_history(&h1); h1.entries[2].epoch = 0;      REFUSE(history, &h1);
@@ -1676,6 +2059,10 @@ static CU_TestInfo encode_tests[] = {
     { "rt_config", test_rt_config },
     { "rt_config_defaults", test_rt_config_defaults },
     { "rt_switchover", test_rt_switchover },
+    { "rt_switchover_dr", test_rt_switchover_dr },
+    { "rt_config_dr", test_rt_config_dr },
+    { "rt_elected_hold", test_rt_elected_hold },
+    { "golden_dr", test_golden_dr },
     { "rt_history", test_rt_history },
     { "rt_largest", test_rt_largest },
     { "golden_leader", test_golden_leader },

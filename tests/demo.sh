@@ -195,7 +195,23 @@ check "the leader is now n4 (dc2, best priority)" leader_is n4
 run "$ZKELECT" status
 pause
 
-say "8. The history of decisions"
+say "8. Maintenance of n4: the operator drains it for 10 minutes (it hands over gracefully)"
+run "$ZKELECT" drain n4 --for 10m --reason "kernel upgrade" --wait=30
+check "drain --wait succeeded" test $? = 0
+check "the leader is now n5 (dc2, the next priority)" leader_is n5
+run "$ZKELECT" status
+run "$ZKELECT" undrain n4 --wait=30
+check "undrain --wait succeeded" test $? = 0
+check "n5 keeps leading after the undrain (preempt is off)" leader_is n5
+pause
+
+say "9. Back to the primary site's best node: zkelect switchover --site dc1 --wait"
+run "$ZKELECT" switchover --site dc1 --wait=30
+check "switchover --site --wait succeeded" test $? = 0
+check "the leader is n2 (the best node of dc1 left)" leader_is n2
+pause
+
+say "10. The history of decisions"
 run "$ZKELECT" history
 echo
 echo "Takeover hooks that ran:"

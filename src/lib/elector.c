@@ -229,6 +229,7 @@ elector_start(struct zkelect_group *g)
     g->config_good = false;
     memset(&g->switchover, 0, sizeof(g->switchover));
     g->config_version = g->history_version = -1;
+    g->config_rules_version = -1;
     g->switchover_due = 0;
     g->settle_start = 0;
     g->settle_done = false;
@@ -421,6 +422,7 @@ void
 elector_on_config_reply(struct zkelect_group *g, struct zev *ev)
 {
     char err[256];
+    int32_t prev_version;
 
     if (!g->is_elector)
         return;
@@ -448,6 +450,7 @@ elector_on_config_reply(struct zkelect_group *g, struct zev *ev)
     }
     if (ev->rc != ZOK)
         return;
+    prev_version = g->config_version;
     g->config_version = ev->stat.version;
     {
         struct zke_config c;
@@ -482,6 +485,10 @@ elector_on_config_reply(struct zkelect_group *g, struct zev *ev)
                as after set-site-priority (a preempt=off policy keeps it) */
             g->reasons |= drains_only ? ZKELECT_REASON_MEMBER_CHANGED
                                       : ZKELECT_REASON_CONFIG_CHANGED;
+            /* the version that changed the rules (more than drains): an
+               operator's; a new elector's first read counts as one */
+            if (!drains_only || prev_version < 0)
+                g->config_rules_version = ev->stat.version;
             group_timer_changed(g);
         }
     }
@@ -926,7 +933,7 @@ elector_eval(struct zkelect_group *g)
     size_t n = 0, i;
     int chosen = -1, rc, t;
     uint64_t now = zke_now_ms(), switchover_id;
-    bool current_present, switchover, config_ack, restore, cur_can_lead;
+    bool current_present, switchover, config_ack, restore, cur_can_lead, operator_cfg;
     char htext[160];
     const char *cur;
     struct member_cache *curm;
@@ -1014,6 +1021,13 @@ elector_eval(struct zkelect_group *g)
             if (exclusion_find(g, g->elected.excluded[k].id) == NULL)
                 config_ack = true;
     }
+    /* an operator changed the rules (set-site-priority, a policy option...):
+       a config version not evaluated yet, read as more than a drain. (Every
+       config read sets config-changed, the first one of a new elector too,
+       and reasons outlive a hold's write: the version tells.) Operators are
+       never held. */
+    operator_cfg = config_ack && g->elected.config_version != g->config_version &&
+                   g->config_rules_version == g->config_version;
     /* A cold start (doc/PROTOCOL.md §3): no leader, and since this
        elector registered nobody has led and nothing was decided. Wait for
        the expected members, or settle_ms, before the first decision, so that
@@ -1031,7 +1045,8 @@ elector_eval(struct zkelect_group *g)
             g->settle_start = now;
         /* once settling, our own writes (the hold shown in elected) do not
            end it; a leader appearing, an operator, the count or time do */
-        if (g->settle_start == 0 || g->have_leader || g->saw_leader || switchover || settle <= 0 ||
+        if (g->settle_start == 0 || g->have_leader || g->saw_leader || switchover ||
+            operator_cfg || settle <= 0 ||
             (expect > 0 && live >= expect) || now >= g->settle_start + (uint64_t)settle) {
             if (g->settle_start)
                 zke_log(g->h, ZKELECT_LOG_INFO, "%s: cold start settled after %llu ms with %d "
@@ -1203,7 +1218,7 @@ elector_eval(struct zkelect_group *g)
        the failback delay (the new node seen healthy that long) and the
        anti-flap interval (since the last change of leader). A lost or
        failing leader, and operators, are never held. */
-    if (cur_can_lead && !switchover && !(g->reasons & ZKELECT_REASON_CONFIG_CHANGED)) {
+    if (cur_can_lead && !switchover && !operator_cfg) {
         struct member_cache *to = mc_of[chosen];
         int fb = effective_failback_ms(g), mm = effective_min_move_ms(g);
         uint64_t fb_until = fb > 0 && to->ok_since ? to->ok_since + (uint64_t)fb : 0;

@@ -355,6 +355,8 @@ struct zkelect_group {
     struct zke_config *config;        /* cluster config (heap, elector only; NULL = absent) */
     bool config_good;                 /* config holds a decoded config znode */
     int32_t config_version;
+    int32_t config_rules_version;     /* the last version read that changed more than
+                                         drains (or a new elector's first read) */
     struct zke_switchover switchover; /* last switchover request (id 0 = none) */
     char *history_buf;                /* history as last read or written, encoded
                                          (heap, NULL = none): decoded it is 24 KiB,

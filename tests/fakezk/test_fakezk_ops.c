@@ -141,6 +141,31 @@ test_settle_timer(void)
     fz_end();
 }
 
+/* An operator's config change (set-site-priority, here a policy option)
+   ends the settle: operators are never held. A drain does not. */
+static void
+test_settle_operator(void)
+{
+    char cfg[512];
+
+    fz_begin();
+    CU_ASSERT(fakezk_mkdirs("/g") == 0);
+    put("/g/config", "{\"v\":1,\"settle_ms\":60000,\"expect\":5}");
+    open_node(2, "n3", true, NULL);
+    open_node(1, "n2", true, NULL);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    snprintf(cfg, sizeof(cfg), "{\"v\":1,\"settle_ms\":60000,\"expect\":5,\"drains\":"
+             "{\"n9\":{\"until_ms\":%lld}}}", wall_ms() + 600000);
+    put("/g/config", cfg);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(!fakezk_exists("/g/leader"));
+    CU_ASSERT(elected_has("\"config_version\":1,"));
+    put("/g/config", "{\"v\":1,\"settle_ms\":60000,\"expect\":5,\"options\":{\"preempt\":\"on\"}}");
+    CU_ASSERT(fz_settle_until(ready1, NULL, 3000) == 0);
+    CU_ASSERT_EQUAL(takeovers(2), 0);
+    fz_end();
+}
+
 /*
  * A crash of the leader is never held, even with the elector gone in the
  * same moment: the node left sees no leader, but it saw one since it
@@ -372,6 +397,7 @@ test_switchover_scheduled(void)
 static CU_TestInfo ops_tests[] = {
     {"settle_expect", test_settle_expect},
     {"settle_timer", test_settle_timer},
+    {"settle_operator", test_settle_operator},
     {"no_settle_after_leader_loss", test_no_settle_after_leader_loss},
     {"drain", test_drain},
     {"failback_delay", test_failback_delay},

@@ -483,6 +483,13 @@ elector_on_config_reply(struct zkelect_group *g, struct zev *ev)
             /* a drain or undrain alone changes who may lead (as a member's
                eligible would), not the rules: the leader is not re-evaluated
                as after set-site-priority (a preempt=off policy keeps it) */
+            /* A new elector's first read of the config version `elected`
+               acknowledges already is no change either: a preempt=off
+               leader stays when the elector changes (before, every new
+               elector re-evaluated as after set-site-priority and moved a
+               kept leader to the best node) */
+            if (prev_version < 0 && g->have_elected && g->elected.config_version == ev->stat.version)
+                drains_only = true;
             g->reasons |= drains_only ? ZKELECT_REASON_MEMBER_CHANGED
                                       : ZKELECT_REASON_CONFIG_CHANGED;
             /* the version that changed the rules (more than drains): an
@@ -1028,48 +1035,6 @@ elector_eval(struct zkelect_group *g)
        never held. */
     operator_cfg = config_ack && g->elected.config_version != g->config_version &&
                    g->config_rules_version == g->config_version;
-    /* A cold start (doc/PROTOCOL.md §3): no leader, and since this
-       elector registered nobody has led and nothing was decided. Wait for
-       the expected members, or settle_ms, before the first decision, so that
-       the boot order does not choose the leader. A group that lost its
-       leader is never held: this elector saw that leader. */
-    if (!g->settle_done) {
-        bool cold = !g->have_leader && !current_present && !g->saw_leader &&
-                    !(g->have_elected && g->my_czxid != 0 && g->elected_mzxid > g->my_czxid);
-        int settle = effective_settle_ms(g), expect = effective_expect(g), live = 0;
-
-        for (m = g->members; m; m = m->next)
-            if (m->loaded && m->valid)
-                live++;
-        if (g->settle_start == 0 && cold && settle > 0)
-            g->settle_start = now;
-        /* once settling, our own writes (the hold shown in elected) do not
-           end it; a leader appearing, an operator, the count or time do */
-        if (g->settle_start == 0 || g->have_leader || g->saw_leader || switchover ||
-            operator_cfg || settle <= 0 ||
-            (expect > 0 && live >= expect) || now >= g->settle_start + (uint64_t)settle) {
-            if (g->settle_start)
-                zke_log(g->h, ZKELECT_LOG_INFO, "%s: cold start settled after %llu ms with %d "
-                        "members%s", g->path, (unsigned long long)(now - g->settle_start), live,
-                        expect > 0 && live >= expect ? " (all expected)" : "");
-            g->settle_done = true;
-            if (g->hold.kind[0] && strcmp(g->hold.kind, "settle") == 0)
-                hold_set(g, NULL, "", 0, "deciding");
-        } else {
-            uint64_t until = g->settle_start + (uint64_t)settle;
-            if (expect > 0)
-                snprintf(htext, sizeof(htext), "settle: waiting for %d more member%s (%d of %d), "
-                         "%.1f s left", expect - live, expect - live == 1 ? "" : "s", live,
-                         expect, (double)(until - now) / 1000.0);
-            else
-                snprintf(htext, sizeof(htext), "settle: %d member%s present, %.1f s left",
-                         live, live == 1 ? "" : "s", (double)(until - now) / 1000.0);
-            if (hold_set(g, "settle", "", until, htext) || config_ack)
-                hold_write(g, htext);
-            return;
-        }
-    }
-
     if (CFG(g)->paused && current_present && !switchover) {
         zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: paused: no decision while the leader is present", g->path);
         if (config_ack)
@@ -1077,9 +1042,9 @@ elector_eval(struct zkelect_group *g)
                          g->elected.switchover_id : 0, DECIDE_ACK);
         return;
     }
+    /* no policy, no decision: not even the hold of a settle is written */
     if (elector_policy(g) != 0)
         return;
-
     for (m = g->members; m; m = m->next)
         cap++;
     if (cap > 0) {
@@ -1161,6 +1126,49 @@ elector_eval(struct zkelect_group *g)
                   zke_policy_name(g->policy), rtext, reason);
         goto out;
     }
+    /* A cold start (doc/PROTOCOL.md §3; after the policy ran: one that
+       fails writes nothing, not even the hold): no leader, and since this
+       elector registered nobody has led and nothing was decided. Wait for
+       the expected members, or settle_ms, before the first decision, so that
+       the boot order does not choose the leader. A group that lost its
+       leader is never held: this elector saw that leader. */
+    if (!g->settle_done) {
+        bool cold = !g->have_leader && !current_present && !g->saw_leader &&
+                    !(g->have_elected && g->my_czxid != 0 && g->elected_mzxid > g->my_czxid);
+        int settle = effective_settle_ms(g), expect = effective_expect(g), live = 0;
+
+        for (m = g->members; m; m = m->next)
+            if (m->loaded && m->valid)
+                live++;
+        if (g->settle_start == 0 && cold && settle > 0)
+            g->settle_start = now;
+        /* once settling, our own writes (the hold shown in elected) do not
+           end it; a leader appearing, an operator, the count or time do */
+        if (g->settle_start == 0 || g->have_leader || g->saw_leader || switchover ||
+            operator_cfg || settle <= 0 ||
+            (expect > 0 && live >= expect) || now >= g->settle_start + (uint64_t)settle) {
+            if (g->settle_start)
+                zke_log(g->h, ZKELECT_LOG_INFO, "%s: cold start settled after %llu ms with %d "
+                        "members%s", g->path, (unsigned long long)(now - g->settle_start), live,
+                        expect > 0 && live >= expect ? " (all expected)" : "");
+            g->settle_done = true;
+            if (g->hold.kind[0] && strcmp(g->hold.kind, "settle") == 0)
+                hold_set(g, NULL, "", 0, "deciding");
+        } else {
+            uint64_t until = g->settle_start + (uint64_t)settle;
+            if (expect > 0)
+                snprintf(htext, sizeof(htext), "settle: waiting for %d more member%s (%d of %d), "
+                         "%.1f s left", expect - live, expect - live == 1 ? "" : "s", live,
+                         expect, (double)(until - now) / 1000.0);
+            else
+                snprintf(htext, sizeof(htext), "settle: %d member%s present, %.1f s left",
+                         live, live == 1 ? "" : "s", (double)(until - now) / 1000.0);
+            if (hold_set(g, "settle", "", until, htext) || config_ack)
+                hold_write(g, htext);
+            goto out;
+        }
+    }
+
     switchover_id = g->have_elected ? g->elected.switchover_id : g->switchover.id;
     if (switchover)
         switchover_id = g->switchover.id;

@@ -314,6 +314,34 @@ test_anti_flap(void)
     fz_end();
 }
 
+/*
+ * A new elector keeps a preempt=off leader that is not the best: its first
+ * read of a config that elected acknowledges is no config change. (Before:
+ * every new elector re-evaluated as after set-site-priority and moved the
+ * leader to the best node.)
+ */
+static void
+test_new_elector_keeps_leader(void)
+{
+    fz_begin();
+    CU_ASSERT(fakezk_mkdirs("/g") == 0);
+    put("/g/config", "{\"v\":1,\"settle_ms\":0,\"policy\":\"site\",\"sites\":"
+        "{\"dc1\":100,\"dc2\":50}}");
+    open_node(0, "n1", false, "dc1");  /* the elector */
+    open_node(2, "n3", true, "dc2");
+    CU_ASSERT(fz_settle_until(ready2, NULL, WAIT_MS) == 0);
+    open_node(1, "n2", true, "dc1");   /* better, but preempt=off */
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    fz_node_close(&N[0]);              /* n3 becomes the elector */
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_elector(&N[2], 0));
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(takeovers(1), 0);
+    CU_ASSERT_EQUAL(N[2].grp[0].stepdown_calls, 0);
+    fz_end();
+}
+
 /* A switchover to a site: the best node of that site; refused (the leader
  * stays) for a site whose nodes cannot lead. */
 static void
@@ -402,6 +430,7 @@ static CU_TestInfo ops_tests[] = {
     {"drain", test_drain},
     {"failback_delay", test_failback_delay},
     {"anti_flap", test_anti_flap},
+    {"new_elector_keeps_leader", test_new_elector_keeps_leader},
     {"switchover_site", test_switchover_site},
     {"switchover_scheduled", test_switchover_scheduled},
     CU_TEST_INFO_NULL,

@@ -410,7 +410,7 @@ expect_zk ZOK "foreign client creates election/$GHOST (persistent)" create "$G/e
 TO=$(other_than "$L" n3)
 zke -p $G switchover --to $TO --wait=10
 rc=$?
-check "a switchover to $TO is still carried out ($rc)" \
+check "a switchover to $TO is still carried out ($rc: $(cat "$T/out" "$T/err" | tr '\n' ' '))" \
     eval '[ "$rc" = 0 ] && grep -q "^$TO READY" "$T/out"'
 zks delete "$G/election/$GHOST" > /dev/null
 after "ghost election znode removed"

@@ -64,8 +64,9 @@
  *               switchover is acted on before it is due), MUT_SCHED_PAUSED
  *               (a due scheduled switchover moves a paused group)
  *
- * Safety: the monitor process asserts S1, S3, S7, S8 and L1 in every state;
- * S2, S4, S5 and S6 are assertions where the step happens. Liveness (-DLIVE): the LTL
+ * Safety: the monitor process asserts S1, S3, S7, S8 and L1 in every state
+ * (issue 16: L3, L4, L5 too); S2, S4, S5, S6 (issue 16: S9, S10) are
+ * assertions where the step happens. Liveness (-DLIVE): the LTL
  * formula `live`, checked with pan -a -f.
  */
 

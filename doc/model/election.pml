@@ -17,11 +17,14 @@
  *               watchdog firings before the system is quiet, takeovers that
  *               the application fails, SIGSTOPs longer than the session
  *               timeout)
+ *   CRASH_NODE  only this node may crash
  *   LIVE        compile the liveness claim (and let the fault process stop)
  *   FENCE_ANYTIME  drop the timing assumption on fencing (see README):
  *               shows the documented limit of a lease-less design
  *   STABLE_START  0, 1 or 2: start from a stable leader (see init); 3: from
- *               a takeover in flight (node 1 PROGRESS at epoch 1)
+ *               a takeover in flight (node 1 PROGRESS at epoch 1); 4: a cold
+ *               start (nodes 0 and 1 registered, nothing decided, node 2
+ *               starting)
  *   ONLY_ELIG   only this node is eligible
  *   MUT_NO_REARM_GONE  bug 2 of the README put back: the watchdog is not re-armed
  *               when the elected node has no leader znode at its epoch
@@ -38,9 +41,32 @@
  *               while the old leader is still ACTIVE);
  *               MUT_NO_REARM (no watchdog re-arm in view_changed) is not
  *               caught within the budgets tried
+ * Issue 16 (DR operations; every one off by default, as the library's
+ * defaults are: settle off, failback and anti-flap 0, no drain, no
+ * scheduled switchover):
+ *   SETTLE      the settle hold at a cold start; EXPECT=k ends it once k
+ *               members are listed (else only its timer does)
+ *   HOLDS       failback delay and anti-flap on voluntary automatic moves;
+ *               MAX_PREF (default 0) times a better node appears (the
+ *               policy, preempt on, wants to move to it)
+ *   MAX_DRAIN   drains of a node (default 0); a drain ends at any moment
+ *   MAX_SCHED   scheduled switchovers (default 0), due at any moment
+ *   PAUSED      the group is paused: a due scheduled switchover is refused
+ *   mutants:    MUT_SETTLE_FOREVER (the settle timer never ends it),
+ *               MUT_SETTLE_ON_LOSS (cold also after a leader was seen: the
+ *               settle hold after the leader was lost), MUT_HOLD_ON_LOSS
+ *               (the anti-flap hold also on a forced move: leader lost,
+ *               drained), MUT_HOLD_FOREVER (the failback and anti-flap
+ *               timers never end a hold), MUT_DRAIN_KEEP (a drained
+ *               present leader is kept), MUT_DRAIN_NO_HANDOVER (a drained
+ *               leader's znode is deleted with the new decision instead of
+ *               its stepping down first), MUT_SCHED_EARLY (a scheduled
+ *               switchover is acted on before it is due), MUT_SCHED_PAUSED
+ *               (a due scheduled switchover moves a paused group)
  *
- * Safety: the monitor process asserts S1, S3, S7, S8 and L1 in every state;
- * S2, S4, S5 and S6 are assertions where the step happens. Liveness (-DLIVE): the LTL
+ * Safety: the monitor process asserts S1, S3, S7, S8 and L1 in every state
+ * (issue 16: L3, L4, L5 too); S2, S4, S5, S6 (issue 16: S9, S10) are
+ * assertions where the step happens. Liveness (-DLIVE): the LTL
  * formula `live`, checked with pan -a -f.
  */
 
@@ -76,6 +102,21 @@
 #endif
 #ifndef MAX_FREEZE
 #define MAX_FREEZE 1
+#endif
+#ifndef MAX_DRAIN
+#define MAX_DRAIN 0
+#endif
+#ifndef MAX_PREF
+#define MAX_PREF 0
+#endif
+#ifndef MAX_SCHED
+#define MAX_SCHED 0
+#endif
+#ifndef EXPECT
+#define EXPECT 0
+#endif
+#if defined(SETTLE) || defined(HOLDS) || MAX_DRAIN > 0 || MAX_SCHED > 0
+#define DR16                    /* issue 16's state is part of the model */
 #endif
 #ifndef MAXEPOCH
 #define MAXEPOCH 12             /* a decision beyond this is a livelock: assert */
@@ -114,6 +155,7 @@
 #define EV_W_CH       25        /* watch: election children changed */
 #define EV_W_PRED     26        /* watch: predecessor deleted (a = its seq) */
 #define EV_W_SW       27        /* watch: switchover requested */
+#define EV_W_CFG      28        /* watch: config changed (a drain starts or ends) */
 
 /* ZooKeeper return codes (the ones the C code tells apart) */
 #define OK          0
@@ -158,6 +200,12 @@ byte E_ver, E_ld = NONE, E_ep, E_rg;    /* elected: version, leader, epoch, lead
 byte L_ver, L_own, L_id = NONE, L_st, L_ep; /* leader: version, ephemeralOwner, id, status, epoch */
 byte H_ver, H_ep;                       /* history: version, epoch of its last entry */
 bool SWP;                               /* switchover: a request not yet acknowledged */
+#ifdef DR16
+byte DRN = NONE;                        /* config.drains: the drained node (NONE: none) */
+byte BT = NONE;                         /* the node the policy prefers to the leader (preempt) */
+byte SCH;                               /* scheduled switchover: 0 none, 1 pending, 2 due */
+bool E_hd;                              /* elected carries a hold */
+#endif
 byte REG[N];                            /* seq of node's election znode (+ nodes/<id>), 0 none */
 byte nextseq = 1;                       /* parent's sequence counter */
 bool live[N];                           /* server: the node's current session is live */
@@ -223,9 +271,24 @@ bool wd_f[N];                   /* g->watchdog_fenced */
 byte ps_ep[N];                  /* g->progress_seen_epoch */
 byte tc_ep[N];                  /* g->takeover_check_epoch */
 bool rrt[N];                    /* g->release_retry: DELETING, release again once re-read */
+#ifdef DR16
+/* issue 16: the elector's holds and timers (abstract time: each timer may
+   end at any moment once started) */
+bool sn[N];                     /* seen, since this registration, a leader znode or a
+                                   decision naming a leader (not cold any more) */
+byte st[N];                     /* the settle timer: 0 not started, 1 running, 2 passed */
+byte hk[N];                     /* the hold the elector waits on now (HK_*) */
+byte fb[N];                     /* failback delay for BT: 0 not started, 1 running, 2 passed */
+bool af[N];                     /* anti-flap: min_move_interval since the last leader
+                                   change not yet passed */
+bool e_hd[N];                   /* the view: elected carries a hold */
+#endif
 
 /* faults used */
 byte nf, n_disc, n_exp, n_crash, n_lose, n_switch, n_early, n_tfail, n_frz;
+#ifdef DR16
+byte n_drain, n_pref, n_sched;
+#endif
 
 /* ghosts for the properties */
 bool noticed[N];                /* processed CONNECTING, not yet CONNECTED/EXPIRED */
@@ -239,6 +302,13 @@ bool S5_stop_before_delete = 1;
 bool S6_ready_never_takeover_failed = 1;
 bool S7_one_active_service = 1;
 bool S8_ready_is_active = 1;
+#ifdef DR16
+bool S9_sched_not_early = 1;            /* a scheduled switchover is acknowledged only once due */
+bool S10_paused_refused = 1;            /* ... and, the group paused, moves nothing */
+bool L3_hold_ends = 1;                  /* at quiescence no elector waits on a hold */
+bool L4_forced_not_held = 1;            /* a forced move is never held (see the monitor) */
+bool L5_sched_answered = 1;             /* at quiescence no scheduled switchover is pending */
+#endif
 bool frz[N];                    /* ghost: ACTIVE when frozen, until its step-down ended */
 byte rdy_ep[N];                 /* ghost: the epoch at which each node last became READY */
 bool bounds_ok = 1;                     /* the model's bounds (queues, epochs) held */
@@ -252,6 +322,7 @@ hidden byte qk, qa, qb, qc, qd;         /* the request being applied */
 hidden byte zrc, x0, x1, x2, x3;        /* its result */
 hidden byte zj, zt, m, q, ep, rg;       /* loop counters, temporaries */
 hidden byte named, mine, fall, lowest, vc, cs, ez;
+hidden byte hb;                         /* the decision being written carries a hold */
 
 /* ---------------------------------------------------------------------
  * Predicates
@@ -266,13 +337,56 @@ hidden byte named, mine, fall, lowest, vc, cs, ez;
 #else
 #define ELIG(n) 1
 #endif
+#ifdef DR16
+/* a drained node is given to the policy as not eligible (DRN: config.drains
+   is read with the config watch; its read is not modelled apart) */
+#define CAND(e, n) (mseq[e].s[n] != 0 && ELIG(n) && !excl[e].s[n] && DRN != (n))
+#ifdef MUT_DRAIN_KEEP
+/* mutant: the current leader is kept when drained (the drain only counts
+   for a new choice) */
+#define CANDC(e, n) (mseq[e].s[n] != 0 && ELIG(n) && !excl[e].s[n])
+#else
+#define CANDC(e, n) CAND(e, n)
+#endif
+#else
 #define CAND(e, n) (mseq[e].s[n] != 0 && ELIG(n) && !excl[e].s[n])
+#define CANDC(e, n) CAND(e, n)
+#endif
 /* elected_present(): `elected` names a live member with that very registration */
 #define EPRESENT(n) (he[n] && e_ld[n] != NONE && mseq[n].s[e_ld[n]] != 0 && \
                      (e_rg[n] == 0 || mseq[n].s[e_ld[n]] == e_rg[n]))
 /* a switchover request not yet acknowledged in a readable `elected` */
+#ifndef DR16
 #define SWPEND(n) (SWP && he[n])
+#define SWACK (SWP)
+#else
+/* a scheduled switchover is a request once due (the elector's timer) */
+#ifdef MUT_SCHED_EARLY
+#define SCHDUE (SCH != 0)               /* mutant: acted on when read */
+#else
+#define SCHDUE (SCH == 2)
+#endif
+#define SWPEND(n) ((SWP || SCHDUE) && he[n])
+#define SWACK (SWP || SCHDUE)           /* a decision written now acknowledges it */
+#endif
 #define ELECTOR_READY(n) (is_el[n] && CONNECTED(n) && el_rd[n] && hi_rd[n] && e_rd[n] && l_rd[n])
+
+/* issue 16: the holds (g->hold.kind) */
+#define HK_SETTLE   1
+#define HK_FAILBACK 2
+#define HK_FLAP     3
+/* cold (elector_eval, with cpres computed): no leader znode, `elected`
+   names no live member, nothing seen since this registration */
+#ifdef MUT_SETTLE_ON_LOSS
+#define COLD(n) (!hl[n] && !cpres)      /* mutant: also after a leader was seen */
+#else
+#define COLD(n) (!hl[n] && !cpres && !sn[n])
+#endif
+#if EXPECT > 0
+#define EXPECT_MET(n) ((mseq[n].s[0] != 0) + (mseq[n].s[1] != 0) + (mseq[n].s[2] != 0) >= EXPECT)
+#else
+#define EXPECT_MET(n) 0
+#endif
 
 /* S1: never two nodes that both believe they are the READY leader while
    both sessions are live (a crashed process believes nothing) */
@@ -297,6 +411,26 @@ hidden byte named, mine, fall, lowest, vc, cs, ez;
 #define QN(n) (crashed[n] || fz[n] || (len(ev[n]) == 0 && (len(rq[n]) == 0 || !conn[n] || !live[n]) && \
                 !app[n] && !sd[n]))
 #define QUIET (QN(0) && QN(1) && QN(2))
+
+#ifdef DR16
+/* L3: at quiescence (every timer has ended) no elector waits on a hold */
+#define HELD(n) (is_el[n] && !crashed[n] && hk[n] != 0)
+/* L4: a forced move is never held. When everything delivered has been
+   processed (QUIET: a hold's timer is seconds, a decision milliseconds), an
+   elector that has its view, is not cold (it has seen a leader since its
+   registration: after a leader loss it has) and is not deciding, never
+   lacks a current leader that can lead - present and a candidate, so not
+   drained - while some member could lead. */
+#define CURLEADS(e) ((EPRESENT(e) && CAND(e, e_ld[e])) || \
+                     (!he[e] && hl[e] && l_id[e] != NONE && mseq[e].s[l_id[e]] != 0 && CAND(e, l_id[e])))
+#ifdef SETTLE
+#define SEEN(e) sn[e]
+#else
+#define SEEN(e) 1
+#endif
+#define FORCED(e) (!crashed[e] && !fz[e] && ELECTOR_READY(e) && !decid[e] && SEEN(e) && !CURLEADS(e) && \
+                   (CAND(e, 0) || CAND(e, 1) || CAND(e, 2)))
+#endif
 
 /* The timing assumption on fencing (README): watchdog_ms >= the session
    timeout, so when the elector fences, the old leader holding the znode has
@@ -413,6 +547,9 @@ inline zk_apply(n, nr) {
         if
         :: E_ver == 0 -> zrc = NONODE      /* a get on a missing znode sets no watch */
         :: else -> x0 = E_ver; x1 = E_ld; x2 = E_ep; x3 = E_rg;
+#ifdef DR16
+            if :: E_hd -> x3 = x3 + 64 :: else fi;
+#endif
             if :: !nr -> W[WEL].s[n] = 1 :: else fi
         fi
     :: qk == Q_EX_EL ->
@@ -466,11 +603,28 @@ inline zk_apply(n, nr) {
         fi;
         if
         :: zrc == OK ->
+#ifndef DR16
             if :: qc >= 128 -> SWP = 0; qc = qc - 128 :: else fi;   /* acknowledged */
+#else
+            if
+            :: qc >= 128 ->                                          /* acknowledged */
+                /* S9: a scheduled request only once due; S10: paused, it
+                   moves nothing (the decision keeps the leader) */
+                S9_sched_not_early = (SCH != 1);
+                assert(S9_sched_not_early);
+#ifdef PAUSED
+                S10_paused_refused = (SCH != 2 || (qc - 128) % 4 == E_ld);
+                assert(S10_paused_refused);
+#endif
+                SWP = 0; SCH = 0; qc = qc - 128
+            :: else
+            fi;
+            E_hd = (qc >= 64); x3 = E_hd; qc = qc % 64;               /* the hold */
+#endif
             E_ver = (qa == 0 -> 1 : E_ver + 1); E_ld = qc % 4; E_rg = qc / 4; E_ep = qd;
             H_ver = (qb == 0 -> 1 : H_ver + 1); H_ep = qd;
             trigger(WEL, EV_W_EL, 0)
-        :: else -> if :: qc >= 128 -> qc = qc - 128 :: else fi
+        :: else -> qc = qc % 64
         fi;
         x0 = qc % 4; x1 = qd; x2 = qc / 4
     :: qk == Q_CREATE ->
@@ -667,12 +821,20 @@ inline elector_stop(n) {                /* elector_stop */
     mseq[n].s[0] = 0; mseq[n].s[1] = 0; mseq[n].s[2] = 0;
     excl[n].s[0] = 0; excl[n].s[1] = 0; excl[n].s[2] = 0;
     wd[n] = 0; decid[n] = 0; evpend[n] = 0;
+#ifdef DR16
+    st[n] = 0; hk[n] = 0; fb[n] = 0; af[n] = 0;
+#endif
     /* not in the C (unread until elector_start re-reads them): dead values */
     el_rd[n] = 0; hi_rd[n] = 0; hi_ep[n] = 0; hi_ver[n] = 0
 }
 
 inline elector_start(n) {               /* elector_start */
     is_el[n] = 1; el_rd[n] = 0; hi_rd[n] = 0; hi_ver[n] = 0;
+#ifdef HOLDS
+    /* anti-flap from elected.at_ms: the last change may be recent (its
+       timer may end at once) */
+    af[n] = (he[n] && e_ld[n] != NONE);
+#endif
     list_election(n, 1);
     send_history(n);
     if
@@ -879,8 +1041,8 @@ inline decide_write(n, who, mode) {
     hi_ep[n] = ep;                      /* zke_history_push on the local copy */
     decid[n] = 1;
     T(printf("TRACE node %d: decides epoch %d leader %d (reg %d), mode %d\n", n, ep, who, rg, mode));
-    send(n, Q_DECIDE, e_ver[n], hi_ver[n], who + 4 * rg + (SWP -> 128 : 0), ep);
-    rg = 0; ep = 0
+    send(n, Q_DECIDE, e_ver[n], hi_ver[n], who + 4 * rg + (SWACK -> 128 : 0) + (hb -> 64 : 0), ep);
+    rg = 0; ep = 0; hb = 0
 }
 
 /* elector_eval, first half: readiness, the current leader and the policy's
@@ -905,15 +1067,67 @@ inline eval_prepare(n) {
                there: that leader is current, keeping it restores the decision */
             restore = (!he[n] && hl[n] && l_id[n] != NONE && mseq[n].s[l_id[n]] != 0);
             if :: restore -> cur = l_id[n]; cpres = 1 :: else fi;
+#ifdef DR16
+            hk[n] = 0;
+#endif
+#ifdef SETTLE
+            /* settle (issue 16): cold - no leader znode, `elected` names no
+               live member, and since this registration neither a leader
+               znode nor a decision naming a live leader was seen - no
+               decision until EXPECT members are listed or the settle timer
+               passed. A hold starting is written (an acknowledgement of the
+               decision there is, else a no-leader decision). */
+            if :: hl[n] || cpres -> sn[n] = 1 :: else fi;
             if
-            :: cur != NONE && cpres && CAND(n, cur) && SWPEND(n) ->
+            :: COLD(n) && st[n] != 2 && !EXPECT_MET(n) ->
+                if :: st[n] == 0 -> st[n] = 1 :: else fi;
+                hk[n] = HK_SETTLE; go = 0; hw = !e_hd[n]
+            :: else
+            fi;
+#endif
+#ifdef MUT_HOLD_ON_LOSS
+            /* mutant: the anti-flap hold also on a forced move */
+            if
+            :: go && af[n] && !(cur != NONE && cpres && CANDC(n, cur)) && !SWPEND(n) ->
+                hk[n] = HK_FLAP; go = 0; hw = !e_hd[n]
+            :: else
+            fi;
+#endif
+            if
+            :: !go -> skip
+            :: go && cur != NONE && cpres && CANDC(n, cur) && SWPEND(n) ->
                 /* move away from a healthy leader */
                 if :: cur != 0 && CAND(n, 0) -> opts = opts | 1 :: else fi;
                 if :: cur != 1 && CAND(n, 1) -> opts = opts | 2 :: else fi;
-                if :: cur != 2 && CAND(n, 2) -> opts = opts | 4 :: else fi
-            :: cur != NONE && cpres && CAND(n, cur) && !SWPEND(n) ->
-                opts = (cur == 0 -> 1 : (cur == 1 -> 2 : 4))
+                if :: cur != 2 && CAND(n, 2) -> opts = opts | 4 :: else fi;
+#ifdef PAUSED
+#ifndef MUT_SCHED_PAUSED
+                /* a due scheduled switchover of a paused group is refused */
+                if :: SCH == 2 -> opts = 0 :: else fi;
+#endif
+#endif
+                skip
+            :: go && cur != NONE && cpres && CANDC(n, cur) && !SWPEND(n) ->
+                opts = (cur == 0 -> 1 : (cur == 1 -> 2 : 4));
+#ifdef HOLDS
+                /* the policy prefers BT (preempt on, a better site back):
+                   a voluntary automatic move, held until BT has been seen
+                   able to lead for failback_delay_ms (fb) and
+                   min_move_interval_ms passed since the last leader change
+                   (af); the hold starting is written (an acknowledgement) */
+                if
+                :: BT != NONE && BT != cur && CAND(n, BT) ->
+                    if :: fb[n] == 0 -> fb[n] = 1 :: else fi;
+                    if
+                    :: fb[n] == 2 && !af[n] -> opts = (BT == 0 -> 1 : (BT == 1 -> 2 : 4))
+                    :: else -> hk[n] = (fb[n] != 2 -> HK_FAILBACK : HK_FLAP); hw = !e_hd[n]
+                    fi
+                :: else -> fb[n] = 0
+                fi;
+#endif
+                skip
             :: else ->
+                /* forced (no current leader, lost, drained, excluded): never held */
                 if :: CAND(n, 0) -> opts = opts | 1 :: else fi;
                 if :: CAND(n, 1) -> opts = opts | 2 :: else fi;
                 if :: CAND(n, 2) -> opts = opts | 4 :: else fi
@@ -951,6 +1165,12 @@ inline eval_choose() {
 /* elector_eval, second half: what to write */
 inline eval_finish(n) {
     if
+    :: !go && hw ->                     /* a hold starts: write it */
+        hb = 1;
+        if
+        :: he[n] -> decide_write(n, e_ld[n], 2)
+        :: else -> decide_write(n, NONE, 0)
+        fi
     :: go && ch == NONE ->
         if
         :: SWPEND(n) && cpres ->
@@ -964,12 +1184,23 @@ inline eval_finish(n) {
     :: go && ch != NONE && !(restore && ch == l_id[n]) && SAME(ch) ->
         if
         :: SWPEND(n) -> decide_write(n, cur, 2)   /* acknowledge only */
+        :: !SWPEND(n) && hw -> hb = 1; decide_write(n, cur, 2)   /* a hold starts */
         :: else -> skip                 /* no change: no write */
         fi
-    :: go && ch != NONE && !(restore && ch == l_id[n]) && !SAME(ch) -> decide_write(n, ch, 0)
+    :: go && ch != NONE && !(restore && ch == l_id[n]) && !SAME(ch) ->
+        decide_write(n, ch, 0)
+#ifdef MUT_DRAIN_NO_HANDOVER
+        /* mutant: the drained leader's znode goes with the new decision,
+           instead of the leader stepping down and releasing it */
+        ;
+        if
+        :: cur != NONE && cpres && DRN == cur && hl[n] && l_id[n] == cur -> send(n, Q_FENCE, l_ver[n], 0, 0, 0)
+        :: else
+        fi
+#endif
     :: else
     fi;
-    go = 0; opts = 0; cur = 0; cpres = 0; restore = 0; ch = 0
+    go = 0; opts = 0; cur = 0; cpres = 0; restore = 0; ch = 0; hw = 0
 }
 
 /* Values the C keeps but never reads again before overwriting them (see
@@ -990,7 +1221,11 @@ inline normalize(n) {
     if :: role[n] == R_PROGRESS || role[n] == R_READYING -> skip :: else -> t_ok[n] = 0 fi;
     if :: app[n] -> skip :: else -> app_ep[n] = 0 fi;
     if :: wd[n] -> skip :: else -> wd_f[n] = 0 fi;     /* (wd_ep is read: kept) */
-    if :: reg[n] == RG_DONE -> skip :: else -> czx[n] = 0 fi
+    if :: reg[n] == RG_DONE -> skip :: else -> czx[n] = 0 fi;
+#ifdef DR16
+    if :: he[n] -> skip :: else -> e_hd[n] = 0 fi;
+#endif
+    skip
 }
 
 /* ---------------------------------------------------------------------
@@ -999,12 +1234,33 @@ inline normalize(n) {
  * is one event (or timer, or API call) handled to completion, as the
  * library thread does.
  * ------------------------------------------------------------------- */
+/* the network's pending steps (proctype net), defined here for the timers */
+#define CAN_RECONNECT(n) (!conn[n] && live[n] && !crashed[n] && !exp_pend[n] && !fz[n])
+/* The server may expire a session cut off beyond the timeout only once its
+   node is not ACTIVE, unless frozen: the self-fence starts after F unheard
+   and ends within D, F + D <= T/2, and the other half of T allows for this
+   machine's clock running down to half the server's (fence.c) */
+#ifdef MUT_NO_FENCE
+#define EXP_OK(n) 1
+#else
+#define EXP_OK(n) (!actv[n] || fz[n])
+#endif
+#define EXP_DUE(n) (exp_pend[n] && live[n] && EXP_OK(n))
+#define NET_IDLE (!CAN_RECONNECT(0) && !CAN_RECONNECT(1) && !CAN_RECONNECT(2) && \
+                  !(crashed[0] && live[0]) && !(crashed[1] && live[1]) && !(crashed[2] && live[2]) && \
+                  !EXP_DUE(0) && !EXP_DUE(1) && !EXP_DUE(2) && \
+                  !(fz[0] && !live[0]) && !(fz[1] && !live[1]) && !(fz[2] && !live[2]))
+
 #define A_EVENT 1
 #define A_APP   2
 #define A_WD    3
 #define A_EXCL  4
 #define A_SD    5
 #define A_FENCE 6
+#define A_SETTLE 7
+#define A_FB    8
+#define A_AF    9
+#define A_DUE   10
 
 #define WD_EN(n) (is_el[n] && wd[n] && CONNECTED(n) && TA_OK(n) && (QUIET || FAULT_OK(n_early, MAX_EARLY)))
 /* The watchdog is re-armed for a decision not yet watched, and also when
@@ -1017,6 +1273,34 @@ inline normalize(n) {
 #define WD_NEW(n) (wd_ep[n] != e_ep[n])
 #endif
 #define EXCL_EN(n) (ELECTOR_READY(n) && (excl[n].s[0] || excl[n].s[1] || excl[n].s[2]))
+/* issue 16's timers, each at any moment once started (abstract time): the
+   settle timer, the failback delay, the anti-flap interval, a scheduled
+   switchover's due time (converted once at read to the elector's clock) */
+#ifdef DR16
+#ifdef MUT_SETTLE_FOREVER
+#define SETTLE_EN(n) 0
+#else
+#define SETTLE_EN(n) (is_el[n] && st[n] == 1)
+#endif
+#ifdef MUT_HOLD_FOREVER
+#define FB_EN(n) 0
+#define AF_EN(n) 0
+#else
+/* The failback delay and the anti-flap interval end, as the watchdog
+   fires, only when everything delivered has been processed (QUIET: they
+   are seconds), and also only once the network has nothing pending (a
+   crashed node's session has expired, a cut-off client has reconnected):
+   else the model moves to a preferred node that crashed, the watchdog
+   moves back, and again, for ever - a livelock only because the model puts
+   no time bound on a session's expiry (README) */
+#define FB_EN(n) (is_el[n] && fb[n] == 1 && QUIET && NET_IDLE)
+#define AF_EN(n) (is_el[n] && af[n] && QUIET && NET_IDLE)
+#endif
+#define DUE_EN(n) (is_el[n] && SCH == 1)
+#define DRT_EN(n) (SETTLE_EN(n) || FB_EN(n) || AF_EN(n) || DUE_EN(n))
+#else
+#define DRT_EN(n) 0
+#endif
 /* the application's step-down ends (zkelect_stepdown_done); a takeover
    still running ends first (zkelectd runs its hooks one at a time) */
 #define SD_EN(n) (sd[n] && !app[n])
@@ -1034,13 +1318,13 @@ inline normalize(n) {
 
 proctype node(byte i) {
     byte act, ch, cur, ee, opts;
-    bool eep, cpres, restore, ok, go, eag;
+    bool eep, cpres, restore, ok, go, eag, hw;
 
 end_node:
     do
     :: atomic {
         !crashed[i] && !fz[i] && (len(ev[i]) > 0 || app[i] || WD_EN(i) || EXCL_EN(i) || SD_EN(i) ||
-                                   FENCE_EN(i)) ->
+                                   FENCE_EN(i) || DRT_EN(i)) ->
         if
         :: len(ev[i]) > 0 -> act = A_EVENT
         :: app[i] -> act = A_APP; ok = 1
@@ -1051,6 +1335,12 @@ end_node:
         :: EXCL_EN(i) && excl[i].s[2] -> act = A_EXCL; ch = 2
         :: SD_EN(i) -> act = A_SD
         :: FENCE_EN(i) -> act = A_FENCE
+#ifdef DR16
+        :: SETTLE_EN(i) -> act = A_SETTLE
+        :: FB_EN(i) -> act = A_FB
+        :: AF_EN(i) -> act = A_AF
+        :: DUE_EN(i) -> act = A_DUE
+#endif
         fi;
         d_step {
         if
@@ -1103,6 +1393,9 @@ end_node:
             hl[i] = 0; he[i] = 0; l_rd[i] = 0; e_rd[i] = 0;
             l_own[i] = 0; l_id[i] = NONE; l_st[i] = 0; l_ep[i] = 0;     /* unread while !hl */
             e_ld[i] = NONE; e_ep[i] = 0; e_rg[i] = 0;                 /* unread while !he */
+#ifdef DR16
+            e_hd[i] = 0; sn[i] = 0;     /* a new registration: not seen anything yet */
+#endif
             /* loop.c: session_stop, session_id = 0, session_start: a new
                handle; everything queued for the old one is dropped */
             c_sid[i] = 0; c_sess[i] = CS_CONNECTING; noticed[i] = 0;
@@ -1127,6 +1420,7 @@ end_node:
         :: k == EV_W_CH -> if :: is_el[i] -> list_election(i, 1) :: else fi
         :: k == EV_W_PRED -> if :: a == pred[i] -> list_election(i, 0) :: else fi
         :: k == EV_W_SW -> if :: is_el[i] -> ee = 1 :: else fi     /* on_switchover_reply */
+        :: k == EV_W_CFG -> if :: is_el[i] -> ee = 1 :: else fi    /* the config / member record re-read */
         /* group_on_reply */
         :: k == Q_GET_EL ->             /* on_elected_reply */
             if
@@ -1135,6 +1429,9 @@ end_node:
                 if :: CONNECTED(i) -> send(i, Q_EX_EL, 0, 0, 0, 0) :: else fi
             :: rc == OK ->
                 e_ver[i] = a; e_ld[i] = b; e_ep[i] = c; e_rg[i] = d; he[i] = 1;
+#ifdef DR16
+                e_rg[i] = d % 64; e_hd[i] = d / 64;
+#endif
                 e_rd[i] = 1; vc = 1
             :: else
             fi
@@ -1152,6 +1449,9 @@ end_node:
                 l_rd[i] = 1; vc = 1
             :: rc == OK ->
                 l_ver[i] = a; l_own[i] = b; l_id[i] = c / 4; l_st[i] = c % 4; l_ep[i] = d;
+#ifdef SETTLE
+                sn[i] = 1;              /* a leader znode seen: never cold again */
+#endif
                 hl[i] = 1; l_rd[i] = 1; vc = 1
             :: else
             fi
@@ -1259,6 +1559,16 @@ end_node:
             decid[i] = 0;
             if
             :: rc == OK ->
+#ifdef HOLDS
+                /* a decision changing the leader: anti-flap starts */
+                if :: a != NONE && (!he[i] || e_ld[i] != a) -> af[i] = 1 :: else fi;
+#endif
+#ifdef SETTLE
+                if :: a != NONE -> sn[i] = 1 :: else fi;
+#endif
+#ifdef DR16
+                e_hd[i] = d;
+#endif
                 he[i] = 1; e_ld[i] = a; e_ep[i] = b; e_rg[i] = c;
                 e_ver[i] = (e_ver[i] != 0 -> e_ver[i] + 1 : 1);
                 hi_ver[i] = (hi_ver[i] != 0 -> hi_ver[i] + 1 : 1);
@@ -1383,6 +1693,13 @@ end_node:
         :: act == A_FENCE ->
             T(printf("TRACE node %d: self-fence (role %d)\n", i, role[i]));
             fnc[i] = 1; role[i] = R_STEPPING; sd[i] = 1
+#ifdef DR16
+        /* ---- issue 16's timers (group_on_timer): evaluate again ---- */
+        :: act == A_SETTLE -> T(printf("TRACE node %d: settle timer\n", i)); st[i] = 2; ee = 1
+        :: act == A_FB -> T(printf("TRACE node %d: failback delay passed\n", i)); fb[i] = 2; ee = 1
+        :: act == A_AF -> T(printf("TRACE node %d: anti-flap interval passed\n", i)); af[i] = 0; ee = 1
+        :: act == A_DUE -> T(printf("TRACE node %d: scheduled switchover due\n", i)); SCH = 2; ee = 1
+#endif
         /* ---- an exclusion ends (elector_eval drops it) ---- */
         :: act == A_EXCL ->
             T(printf("TRACE node %d: exclusion of %d ends\n", i, ch));
@@ -1470,7 +1787,13 @@ end_node:
             d_step { eval_finish(i) }
         :: ee == 0 && eep -> eep = 0; if :: evpend[i] -> evpend[i] = 0; ee = 1 :: else fi
         :: ee == 0 && !eep -> break
-        od
+        od;
+#if defined(LIVE) && defined(DR16)
+        /* L4 after the whole step (the evaluation included) */
+        L4_forced_not_held = !(QUIET && (FORCED(0) || FORCED(1) || FORCED(2)));
+        assert(L4_forced_not_held);
+#endif
+        skip
     }
     od
 }
@@ -1503,17 +1826,6 @@ inline reconnect(n) {
     qk = 0; qa = 0; qb = 0; qc = 0; qd = 0; fa = 0
 }
 
-#define CAN_RECONNECT(n) (!conn[n] && live[n] && !crashed[n] && !exp_pend[n] && !fz[n])
-/* The server may expire a session cut off beyond the timeout only once its
-   node is not ACTIVE, unless frozen: the self-fence starts after F unheard
-   and ends within D, F + D <= T/2, and the other half of T allows for this
-   machine's clock running down to half the server's (fence.c) */
-#ifdef MUT_NO_FENCE
-#define EXP_OK(n) 1
-#else
-#define EXP_OK(n) (!actv[n] || fz[n])
-#endif
-#define EXP_DUE(n) (exp_pend[n] && live[n] && EXP_OK(n))
 
 proctype net() {
     byte n;
@@ -1572,6 +1884,28 @@ inline disconnect(n) {
 }
 
 #define CAN_DISC(n) (conn[n] && !crashed[n])
+#ifdef CRASH_NODE
+#define CAN_CRASH(n) ((n) == CRASH_NODE)
+#else
+#define CAN_CRASH(n) 1
+#endif
+#ifdef DR16
+#define SWFREE (SCH == 0)               /* one switchover request at a time */
+#else
+#define SWFREE 1
+#endif
+
+/* the elector's watch on config (or a member record) fires: it evaluates again */
+inline cfg_notify() {
+    zj = 0;
+    do
+    :: zj < N ->
+        if :: is_el[zj] && conn[zj] && live[zj] && !crashed[zj] -> evsend(zj, EV_W_CFG, 0, 0, 0, 0, 0) :: else fi;
+        zj++
+    :: else -> break
+    od;
+    zj = 0
+}
 #ifdef EXP_NODE
 #define CAN_EXP(n) (live[n] && !crashed[n] && !fz[n] && !exp_pend[n] && n == EXP_NODE)
 #else
@@ -1649,19 +1983,19 @@ end_faults:
         }
        }
     /* a process crash: it stops; its session expires later (net) */
-    :: d_step { FAULT_OK(n_crash, MAX_CRASH) && !crashed[0] -> nf++; n_crash++; crashed[0] = 1; conn[0] = 0;
+    :: d_step { FAULT_OK(n_crash, MAX_CRASH) && !crashed[0] && CAN_CRASH(0) -> nf++; n_crash++; crashed[0] = 1; conn[0] = 0;
                 actv[0] = 0; sd[0] = 0; frz[0] = 0;   /* the supervised command dies with it */
                 T(printf("TRACE fault: node 0 crashes\n")) }
-    :: d_step { FAULT_OK(n_crash, MAX_CRASH) && !crashed[1] -> nf++; n_crash++; crashed[1] = 1; conn[1] = 0;
+    :: d_step { FAULT_OK(n_crash, MAX_CRASH) && !crashed[1] && CAN_CRASH(1) -> nf++; n_crash++; crashed[1] = 1; conn[1] = 0;
                 actv[1] = 0; sd[1] = 0; frz[1] = 0;   /* the supervised command dies with it */
                 T(printf("TRACE fault: node 1 crashes\n")) }
-    :: d_step { FAULT_OK(n_crash, MAX_CRASH) && !crashed[2] -> nf++; n_crash++; crashed[2] = 1; conn[2] = 0;
+    :: d_step { FAULT_OK(n_crash, MAX_CRASH) && !crashed[2] && CAN_CRASH(2) -> nf++; n_crash++; crashed[2] = 1; conn[2] = 0;
                 actv[2] = 0; sd[2] = 0; frz[2] = 0;   /* the supervised command dies with it */
                 T(printf("TRACE fault: node 2 crashes\n")) }
     /* an operator asks for a switchover (zkelect switchover): the elector,
        watching the switchover znode, evaluates again */
     :: d_step {
-        FAULT_OK(n_switch, MAX_SWITCH) && !SWP ->
+        FAULT_OK(n_switch, MAX_SWITCH) && !SWP && SWFREE ->
         nf++; n_switch++; SWP = 1;
         T(printf("TRACE fault: switchover requested\n"));
         zj = 0;
@@ -1681,6 +2015,51 @@ end_faults:
         E_ver = 0; E_ld = NONE; E_ep = 0; E_rg = 0;
         trigger(WEL, EV_W_EL, 0)
        }
+#if MAX_DRAIN > 0
+    /* an operator drains a node (zkelect drain: config.drains, compare-and-set);
+       not counted in MAXFAULTS */
+    :: atomic {
+        n_drain < MAX_DRAIN && DRN == NONE ->
+        if :: n = 0 :: n = 1 :: n = 2 fi;
+        d_step {
+            n_drain++; DRN = n;
+            T(printf("TRACE fault: node %d drained\n", n));
+            cfg_notify(); n = 0
+        }
+       }
+    /* the drain ends: its time (the elector's timer) or zkelect undrain */
+    :: d_step { DRN != NONE -> DRN = NONE; T(printf("TRACE fault: drain ends\n")); cfg_notify() }
+#endif
+#ifdef HOLDS
+    /* a node better than the leader appears (a returning site, preempt on):
+       the policy wants to move to it; not counted in MAXFAULTS */
+    :: atomic {
+        n_pref < MAX_PREF ->
+        if :: E_ld != 0 -> n = 0 :: E_ld != 1 -> n = 1 :: E_ld != 2 -> n = 2 fi;
+        d_step {
+            n_pref++; BT = n;
+            T(printf("TRACE fault: node %d preferred\n", n));
+            cfg_notify(); n = 0
+        }
+       }
+#endif
+#if MAX_SCHED > 0
+    /* an operator schedules a switchover (zkelect switchover --at); not
+       counted in MAXFAULTS */
+    :: d_step {
+        n_sched < MAX_SCHED && !SWP && SCH == 0 ->
+        n_sched++; SCH = 1;
+        T(printf("TRACE fault: switchover scheduled\n"));
+        zj = 0;
+        do
+        :: zj < N ->
+            if :: is_el[zj] && conn[zj] && live[zj] && !crashed[zj] -> evsend(zj, EV_W_SW, 0, 0, 0, 0, 0) :: else fi;
+            zj++
+        :: else -> break
+        od;
+        zj = 0
+       }
+#endif
 #ifdef LIVE
     :: break                            /* faults stop */
 #endif
@@ -1697,11 +2076,8 @@ end_faults:
    agrees. With the fault budget finite, this and the absence of cycles
    (the LTL check, -DLIVE) is "eventually exactly one READY leader". */
 #define NODE_IDLE(n) (crashed[n] || (len(ev[n]) == 0 && !app[n] && !EXCL_EN(n) && !SD_EN(n) && !FENCE_EN(n) && \
+                      !DRT_EN(n) && \
                       !(is_el[n] && wd[n] && CONNECTED(n) && TA_OK(n) && QUIET)))
-#define NET_IDLE (!CAN_RECONNECT(0) && !CAN_RECONNECT(1) && !CAN_RECONNECT(2) && \
-                  !(crashed[0] && live[0]) && !(crashed[1] && live[1]) && !(crashed[2] && live[2]) && \
-                  !EXP_DUE(0) && !EXP_DUE(1) && !EXP_DUE(2) && \
-                  !(fz[0] && !live[0]) && !(fz[1] && !live[1]) && !(fz[2] && !live[2]))
 #define QUIESCENT (started && NODE_IDLE(0) && NODE_IDLE(1) && NODE_IDLE(2) && NET_IDLE && \
                    !SRV(0) && !SRV(1) && !SRV(2))
 
@@ -1714,6 +2090,11 @@ end_mon:
     :: atomic { !S7 -> S7_one_active_service = 0; assert(S7_one_active_service) }
     :: atomic { !S8 -> S8_ready_is_active = 0; assert(S8_ready_is_active) }
     :: atomic { QUIESCENT && !STABLE -> L1_quiescent_stable = 0; assert(L1_quiescent_stable) }
+#ifdef DR16
+    :: atomic { QUIESCENT && (HELD(0) || HELD(1) || HELD(2)) -> L3_hold_ends = 0; assert(L3_hold_ends) }
+    :: atomic { QUIET && (FORCED(0) || FORCED(1) || FORCED(2)) -> L4_forced_not_held = 0; assert(L4_forced_not_held) }
+    :: atomic { QUIESCENT && SCH != 0 -> L5_sched_answered = 0; assert(L5_sched_answered) }
+#endif
     od
 }
 #else
@@ -1733,6 +2114,33 @@ end_mon:
 init {
     byte n, ld;
     atomic {
+#if defined(STABLE_START) && STABLE_START == 4
+        /* issue 16, a cold start: nodes 0 and 1 registered (seq 1, 2), node
+           0 the elector with its view read (no `elected`, no leader znode,
+           no history), its child watch just fired for node 1's
+           registration; node 2 starts (it connects and registers later) */
+        do
+        :: n < N ->
+            live[n] = 1; conn[n] = 1; e_ld[n] = NONE; l_id[n] = NONE;
+            if
+            :: n < 2 ->
+                c_sess[n] = CS_CONNECTED; c_sid[n] = SID(n);
+                REG[n] = n + 1; reg[n] = RG_DONE; my_seq[n] = n + 1; czx[n] = 1;
+                role[n] = R_MEMBER; e_rd[n] = 1; l_rd[n] = 1;
+                W[WEL].s[n] = 1; W[WLD].s[n] = 1
+            :: else ->
+                c_sess[n] = CS_CONNECTING; reg[n] = RG_PENDING; role[n] = R_NONE;
+                ev[n]!EV_CONNECTED, 0, 0, 0, 0, 0
+            fi;
+            n++
+        :: else -> break
+        od;
+        nextseq = 3;
+        pred[1] = 1; W_pr[1] = 1; W_pst[1] = 1;
+        is_el[0] = 1; el_rd[0] = 1; hi_rd[0] = 1;
+        mseq[0].s[0] = 1; mseq[0].s[1] = 2;
+        ev[0]!EV_W_CH, 0, 0, 0, 0, 0;
+#else
 #ifdef STABLE_START
         if
         :: STABLE_START == 0 || STABLE_START == 2 -> ld = 0
@@ -1764,6 +2172,9 @@ init {
             :: n > 0 -> pred[n] = n; W_pr[n] = n; W_pst[n] = 1
             :: else
             fi;
+#ifdef DR16
+            sn[n] = 1;                  /* each has read the leader znode */
+#endif
 #endif
             n++
         :: else -> break
@@ -1779,6 +2190,9 @@ init {
         ps_ep[0] = 1;                   /* the old rule never cleared it */
 #endif
         rdy_ep[ld] = 1;
+#ifdef HOLDS
+        af[0] = 1;                      /* the leader was elected lately: anti-flap runs */
+#endif
         mseq[0].s[0] = 1; mseq[0].s[1] = 2; mseq[0].s[2] = 3;
         W[WCH].s[0] = 1;
         last_ep = 1; last_nd = ld; srv_ep = 1; srv_nd = ld;
@@ -1795,6 +2209,7 @@ init {
             rdy_ep[1] = 0; last_ep = 0; last_nd = NONE; srv_ep = 0; srv_nd = NONE
         :: else
         fi;
+#endif
 #endif
         n = 0; ld = 0; started = 1;
         run node(0); run node(1); run node(2);

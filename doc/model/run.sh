@@ -7,6 +7,8 @@
 #                                  (the default test tier, tests/model)
 #   sh doc/model/run.sh --deep     larger fault budgets, more starts, the
 #                                  deep liveness check, every mutant
+#   (each tier includes issue 16's checks: settle, holds, drain, scheduled
+#   switchover, and their mutants; README.md, "Issue 16")
 #
 # Prints one "ok - ..." or "FAIL - ..." line per check and a summary; exits 0
 # only when every check went as expected. Works from any directory and from a
@@ -24,7 +26,7 @@ mode=${1:---bounded}
 
 case $mode in
 --bounded|--mutants|--test|--deep|--deep-only) ;;
--h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+-h|--help) sed -n '2,18p' "$0"; exit 0 ;;
 *) echo "run.sh: unknown option $mode (--mutants, --test, --deep)" >&2; exit 2 ;;
 esac
 
@@ -105,6 +107,12 @@ SAFE="-DSAFETY -DCOLLAPSE"
 S6FLAGS="-DSTABLE_START=3 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_SWITCH=0 -DMAX_FREEZE=0"
 LIVE="-DCOLLAPSE -DNFAIR=3"
 REARM="-DSTABLE_START=1 -DMAXFAULTS=2 -DMAX_DISC=1 -DMAX_EXP=0 -DMAX_CRASH=0 -DMAX_SWITCH=0 -DMAX_EARLY=0 -DMAX_FREEZE=0"
+# issue 16: no fault at all, or one crash only (with -DCRASH_NODE=n: of node n)
+NOFAULT="-DMAXFAULTS=0"
+CRASH1="-DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_SWITCH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_FREEZE=0"
+TFAIL1="-DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_SWITCH=0 -DMAX_CRASH=0 -DMAX_EARLY=0 -DMAX_FREEZE=0"
+HOLDS="-DSTABLE_START=0 -DHOLDS -DSETTLE -DMAX_PREF=1"
+COLD="-DSTABLE_START=4 -DSETTLE"
 
 bounded() {
     # safety: from the stable state (node 0 the elector and the READY
@@ -127,6 +135,79 @@ bounded() {
     # takes over again, and that takeover fails
     check "safety and L1, a fenced leader's retake fails (disconnect + failed takeover)" pass -O0 \
         "$REARM" "$SAFE" "-m100000"
+}
+
+# issue 16 (DR operations): the settle hold at a cold start, failback and
+# anti-flap holds on a voluntary move, drains, scheduled switchovers
+bounded_dr() {
+    # a cold start: nodes 0 and 1 registered, node 2 starting; the elector
+    # holds until 3 members are listed or the settle timer ends
+    check "issue 16: cold start, settle (expect 3)" pass -O1 \
+        "$COLD -DEXPECT=3 $NOFAULT" "$SAFE" "-m100000"
+    # a better node appears (preempt): the move waits for the failback delay
+    # and the anti-flap interval; the leader (also the elector) crashes, at
+    # any moment: never held, and no settle (a leader was seen)
+    check "issue 16: failback/anti-flap holds, settle on, the leader crashes" pass -O0 \
+        "$HOLDS $CRASH1 -DCRASH_NODE=0" "$SAFE" "-m100000"
+    # any node drained (the leader too: a two-phase handover), the drain
+    # ends at any moment
+    check "issue 16: a drain (any node, the leader too)" pass -O0 \
+        "-DSTABLE_START=1 -DMAX_DRAIN=1 $NOFAULT" "$SAFE" "-m100000"
+    # a scheduled switchover; the leader (also the elector) crashes before
+    # or after it is due
+    check "issue 16: a scheduled switchover, the leader crashes" pass -O0 \
+        "-DSTABLE_START=0 -DMAX_SCHED=1 $CRASH1 -DCRASH_NODE=0" "$SAFE" "-m100000"
+}
+
+mutants_dr() {
+    check "mutant MUT_SETTLE_FOREVER (the settle timer never ends the hold)" \
+        L1_quiescent_stable -O0 "-DMUT_SETTLE_FOREVER $COLD $NOFAULT" "$SAFE" "-m100000"
+    check "mutant MUT_HOLD_ON_LOSS (the anti-flap hold on a lost leader)" \
+        L4_forced_not_held -O0 "-DMUT_HOLD_ON_LOSS $HOLDS $CRASH1 -DCRASH_NODE=0" "$SAFE" "-m100000"
+    check "mutant MUT_SETTLE_ON_LOSS (the settle hold after a leader was seen)" \
+        L4_forced_not_held -O0 "-DMUT_SETTLE_ON_LOSS $HOLDS $CRASH1 -DCRASH_NODE=0" "$SAFE" "-m100000"
+    check "mutant MUT_DRAIN_NO_HANDOVER (a drained leader's znode deleted with the new decision)" \
+        S7_one_active_service -O0 "-DMUT_DRAIN_NO_HANDOVER -DSTABLE_START=1 -DMAX_DRAIN=1 $NOFAULT" \
+        "$SAFE" "-m100000"
+}
+
+mutants_dr_more() {
+    check "mutant MUT_HOLD_FOREVER (failback/anti-flap timers never end a hold)" \
+        L3_hold_ends -O0 "-DMUT_HOLD_FOREVER $HOLDS $CRASH1 -DCRASH_NODE=0" "$SAFE" "-m100000"
+    check "mutant MUT_DRAIN_KEEP (a drained present leader is kept)" \
+        L4_forced_not_held -O0 "-DMUT_DRAIN_KEEP -DSTABLE_START=1 -DMAX_DRAIN=1 $NOFAULT" "$SAFE" "-m100000"
+    check "mutant MUT_SCHED_EARLY (a scheduled switchover acted on before it is due)" \
+        S9_sched_not_early -O0 "-DMUT_SCHED_EARLY -DSTABLE_START=0 -DMAX_SCHED=1 $NOFAULT" "$SAFE" "-m100000"
+    check "issue 16: a scheduled switchover of a paused group is refused" pass -O0 \
+        "-DPAUSED -DSTABLE_START=0 -DMAX_SCHED=1 $NOFAULT" "$SAFE" "-m100000"
+    check "mutant MUT_SCHED_PAUSED (a due scheduled switchover moves a paused group)" \
+        S10_paused_refused -O0 "-DMUT_SCHED_PAUSED -DPAUSED -DSTABLE_START=0 -DMAX_SCHED=1 $NOFAULT" \
+        "$SAFE" "-m100000"
+}
+
+deep_dr() {
+    # the cold start with the settle timer alone (no expect)
+    check "issue 16: cold start, settle (timer only)" pass -O1 \
+        "$COLD $NOFAULT" "$SAFE" "-m100000"
+    # one crash of any node, or a failed takeover, with each feature (one
+    # expiry, freeze, early watchdog or switchover instead: each more than
+    # 10 M states, not run; a disconnect: bug 3, README)
+    check "issue 16: a drain, one crash (any node)" pass -O1 \
+        "-DSTABLE_START=1 -DMAX_DRAIN=1 $CRASH1" "$SAFE" "-m100000"
+    check "issue 16: a drain, a failed takeover" pass -O1 \
+        "-DSTABLE_START=1 -DMAX_DRAIN=1 $TFAIL1" "$SAFE" "-m100000"
+    check "issue 16: holds, settle on, one crash (any node)" pass -O1 \
+        "$HOLDS $CRASH1" "$SAFE" "-m100000"
+    check "issue 16: holds, settle on, a failed takeover" pass -O1 \
+        "$HOLDS $TFAIL1" "$SAFE" "-m100000"
+    check "issue 16: a scheduled switchover, one crash (any node)" pass -O1 \
+        "-DSTABLE_START=0 -DMAX_SCHED=1 $CRASH1" "$SAFE" "-m100000"
+    check "issue 16: a scheduled switchover, a failed takeover" pass -O1 \
+        "-DSTABLE_START=0 -DMAX_SCHED=1 $TFAIL1" "$SAFE" "-m100000"
+    # liveness: under weak fairness, once the faults stop, one READY leader
+    # for good, with holds and the leader's crash (L4 after every step)
+    check "issue 16: liveness, holds, the leader crashes" pass -O1 \
+        "-DLIVE $HOLDS $CRASH1 -DCRASH_NODE=0" "$LIVE" "-m200000 -a -f"
 }
 
 mutants_fast() {
@@ -188,6 +269,7 @@ mutants_deep() {
 
 deep() {
     bounded
+    bounded_dr
     check "safety, a takeover in flight, the new leader's expiry (exhaustive)" pass -O1 \
         "$S6FLAGS" "$SAFE" "-m100000"
     check "safety, stable start (either leader; node 0 the elector), 1 fault" pass -O1 \
@@ -201,11 +283,11 @@ deep() {
 }
 
 case $mode in
---bounded) bounded ;;
---mutants) mutants_fast; mutants_slow; mutants_deep ;;
---test) bounded; mutants_fast; mutants_slow ;;
---deep-only) deep ;;
---deep) deep; mutants_fast; mutants_slow; mutants_deep ;;
+--bounded) bounded; bounded_dr ;;
+--mutants) mutants_fast; mutants_slow; mutants_deep; mutants_dr; mutants_dr_more ;;
+--test) bounded; mutants_fast; mutants_slow; bounded_dr; mutants_dr ;;
+--deep-only) deep; deep_dr ;;
+--deep) deep; deep_dr; mutants_fast; mutants_slow; mutants_deep; mutants_dr; mutants_dr_more ;;
 esac
 
 t_end=$(date +%s)

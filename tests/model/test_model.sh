@@ -1,8 +1,9 @@
 #!/bin/sh
 # test_model: the Spin model of the election protocol, default tier
 # (doc/model/README.md): the bounded safety check, the bounded liveness
-# checks, and the fast mutants, each of which must be caught. About 1-2
-# minutes (the slowest mutants run in the full tier, run.sh --deep).
+# checks (issue 16's settle, holds, drain and scheduled switchover too), and
+# the fast mutants, each of which must be caught. About 3 minutes (the
+# slowest mutants run in the full tier, run.sh --deep).
 # Prints "ok"/"FAIL" per check and "test_model: N passed, N failed" last;
 # exits 1 on any failure. Needs spin (Debian package "spin"): without it the
 # test FAILS (tests/quickstart.sh installs it), it is never skipped.

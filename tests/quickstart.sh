@@ -25,7 +25,8 @@ cd "$top"
 #   curl                              the daemons' HTTP endpoints (tests/daemon, dr, security)
 #   iproute2                          ip(8): the fault test's network namespaces
 #   procps                            ps(1), to look at what the demo started (no test needs it)
-#   python3                           JSON assertions in tests/cli/test_cli_zk.sh and
+#   python3                           JSON assertions and wall-clock ms in tests/cli
+#                                     (test_cli_zk, test_cli_args, test_cli_ops) and
 #                                     tests/security/test_badinput.sh
 #   spin                              the model check (tests/model)
 #   valgrind                          the full tier (tests/full-tier.sh)

@@ -478,6 +478,11 @@ elector_on_config_reply(struct zkelect_group *g, struct zev *ev)
                 dm[i] = wall_to_mono(c.drains[i].until_ms, now);
                 if (dm[i] == now)
                     dm[i] = 0; /* ended already */
+                else
+                    zke_log(g->h, ZKELECT_LOG_INFO, "%s: %s is drained for %llu s more%s%s%s%s",
+                            g->path, c.drains[i].id, (unsigned long long)((dm[i] - now) / 1000),
+                            *c.drains[i].by ? " by " : "", c.drains[i].by,
+                            *c.drains[i].reason ? ": " : "", c.drains[i].reason);
             }
             g->config_good = true;
             /* a drain or undrain alone changes who may lead (as a member's
@@ -1255,6 +1260,12 @@ elector_eval(struct zkelect_group *g)
         }
     }
     hold_set(g, NULL, "", 0, "deciding");
+    if (curm && drained(g, cur, now)) {
+        /* say so in elected and the history: the policy only saw it ineligible */
+        char tmp[sizeof(why)];
+        snprintf(tmp, sizeof(tmp), "%s", why);
+        snprintf(why, sizeof(why), "%s is drained; %s", cur, tmp);
+    }
     decide_write(g, mc_of[chosen], why, switchover_id, DECIDE_NEW);
 out:
     free(in_members);

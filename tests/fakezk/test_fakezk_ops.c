@@ -225,6 +225,7 @@ test_drain(void)
     t0 = mono_ms();
     put("/g/config", cfg);
     CU_ASSERT(fz_settle_until(ready3, NULL, WAIT_MS) == 0);
+    CU_ASSERT(elected_has("n2 is drained; "));   /* elected's reason, and the history's */
     CU_ASSERT_EQUAL(N[1].grp[0].stepdown_calls, 1);
     CU_ASSERT_EQUAL(takeovers(2), 0);
     CU_ASSERT(fz_settle_until(ready1, NULL, WAIT_MS) == 0);

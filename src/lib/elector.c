@@ -1190,6 +1190,8 @@ elector_eval(struct zkelect_group *g)
             /* nobody leads already: only acknowledge what operators wait on */
             if ((switchover || config_ack) && g->have_elected)
                 decide_write(g, NULL, why, switchover_id, DECIDE_ACK);
+            else if (g->have_elected && g->elected.hold.kind[0] && !g->hold.kind[0])
+                decide_write(g, NULL, why, switchover_id, DECIDE_ACK); /* a hold that ended */
             else
                 g->reasons = 0;
             goto out;

@@ -166,6 +166,29 @@ test_settle_operator(void)
     fz_end();
 }
 
+static bool
+hold_cleared(void *a)
+{
+    (void)a;
+    return fakezk_exists("/g/elected") && !elected_has("\"hold\"");
+}
+
+/* A settle that ends with no node able to lead clears the hold it showed
+   in elected (status would show a settle long over). */
+static void
+test_settle_ends_without_leader(void)
+{
+    fz_begin();
+    CU_ASSERT(fakezk_mkdirs("/g") == 0);
+    put("/g/config", "{\"v\":1,\"settle_ms\":500}");
+    open_node(0, "n1", false, NULL);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(elected_has("\"kind\":\"settle\""));
+    CU_ASSERT(fz_settle_until(hold_cleared, NULL, 5000) == 0);
+    CU_ASSERT(!fakezk_exists("/g/leader"));
+    fz_end();
+}
+
 /*
  * A crash of the leader is never held, even with the elector gone in the
  * same moment: the node left sees no leader, but it saw one since it
@@ -427,6 +450,7 @@ static CU_TestInfo ops_tests[] = {
     {"settle_expect", test_settle_expect},
     {"settle_timer", test_settle_timer},
     {"settle_operator", test_settle_operator},
+    {"settle_ends_without_leader", test_settle_ends_without_leader},
     {"no_settle_after_leader_loss", test_no_settle_after_leader_loss},
     {"drain", test_drain},
     {"failback_delay", test_failback_delay},

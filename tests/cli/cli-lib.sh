@@ -1,8 +1,32 @@
 # cli-lib.sh - the shell helpers test_cli_zk.sh and test_cli_ops.sh share:
-# pass/fail counting, the sanitizer check, running zkelect (z, expect) and
-# checking its output (has, hasnot, pyjson). POSIX sh; sourced, not run.
+# stopping helpers and cleaning up, pass/fail counting, the sanitizer check,
+# running zkelect (z, expect) and checking its output (has, hasnot, pyjson).
+# POSIX sh; sourced, not run.
 # The caller sets name, tmp (a scratch directory), ZKE (the zkelect binary),
-# passed=0 failed=0, and HOSTS before the first z; its finish prints the tally.
+# passed=0 failed=0, zkpid, and HOSTS before the first z, and defines
+# stop_helpers; its finish prints the tally.
+
+# wait_helpers PID...: wait for each helper to end (up to 15 s; the caller's
+# stop_helpers has closed their FIFOs), and kill one that does not.
+wait_helpers() {
+    for p in "$@"; do
+        i=0
+        while kill -0 "$p" 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+        if kill -0 "$p" 2>/dev/null; then
+            echo "$name: helper $p did not stop; killing it"
+            kill -KILL "$p" 2>/dev/null
+        fi
+        wait "$p" 2>/dev/null
+    done
+}
+# On every way out: the caller's stop_helpers, then zk-local, then $tmp.
+cleanup() {
+    stop_helpers
+    [ -n "$zkpid" ] && kill -TERM "$zkpid" 2>/dev/null && wait "$zkpid" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'echo "$name: interrupted"; exit 1' INT TERM HUP
 
 pass() { passed=$((passed + 1)); }
 fail() {

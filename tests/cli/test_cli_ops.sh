@@ -36,29 +36,14 @@ zkpid="" helpers=""
 
 stop_helpers() {
     exec 3>&-
-    for p in $helpers; do
-        i=0
-        while kill -0 "$p" 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
-        if kill -0 "$p" 2>/dev/null; then
-            echo "$name: helper $p did not stop; killing it"
-            kill -KILL "$p" 2>/dev/null
-        fi
-        wait "$p" 2>/dev/null
-    done
+    wait_helpers $helpers
     helpers=""
 }
-cleanup() {
-    stop_helpers
-    [ -n "$zkpid" ] && kill -TERM "$zkpid" 2>/dev/null && wait "$zkpid" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'echo "$name: interrupted"; exit 1' INT TERM HUP
-
-# pass, fail, now, sanitizer_check, z, expect, has, hasnot, pyjson
+# wait_helpers, cleanup and the traps; pass, fail, now, sanitizer_check, z,
+# expect, has, hasnot, pyjson
 TOP_SRCDIR=${ZKELECT_TOP_SRCDIR:-$(sed -n 's/^abs_top_srcdir = //p' "$top/Makefile" 2>/dev/null)}
 [ -n "$TOP_SRCDIR" ] || TOP_SRCDIR=$(cd "$(dirname "$0")/../.." && pwd)
-[ -f "$TOP_SRCDIR/tests/cli/cli-lib.sh" ] || { echo "$name: $TOP_SRCDIR/tests/cli/cli-lib.sh not found (set ZKELECT_TOP_SRCDIR)"; echo "$name: 0 passed, 1 failed"; exit 1; }
+[ -f "$TOP_SRCDIR/tests/cli/cli-lib.sh" ] || { echo "$name: $TOP_SRCDIR/tests/cli/cli-lib.sh not found (set ZKELECT_TOP_SRCDIR)"; echo "$name: 0 passed, 1 failed"; rm -rf "$tmp"; exit 1; }
 . "$TOP_SRCDIR/tests/cli/cli-lib.sh"
 
 finish() {

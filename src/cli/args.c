@@ -58,6 +58,14 @@ cli_parse_wait(const char *arg, int *seconds)
 }
 
 int
+cli_opt_wait(struct cli *c, const char *arg, int *seconds)
+{
+    if (cli_parse_wait(arg, seconds) != 0)
+        return cli_usage_err(c, "--wait=%s: expected a number of seconds from 1 to 86400", arg);
+    return CLI_OK;
+}
+
+int
 cli_set_path(struct cli *c, const char *p)
 {
     if (!zke_layout_base_valid(p, CLI_BASE_MAX))

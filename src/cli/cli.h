@@ -139,6 +139,8 @@ int cli_parse_simple(struct cli *c, int argc, char **argv, int minpos, int maxpo
 int cli_parse_int(const char *s, long long min, long long max, long long *out);
 /* Parse the optional argument of --wait[=SECONDS]: NULL gives CLI_WAIT_S. */
 int cli_parse_wait(const char *arg, int *seconds);
+/* The same for a command's OPT_WAIT: CLI_OK, or CLI_EUSAGE after saying so. */
+int cli_opt_wait(struct cli *c, const char *arg, int *seconds);
 /* Set c->path and the derived paths; 0, or -1 when the path is not valid. */
 int cli_set_path(struct cli *c, const char *path);
 /* Read a secret file "user:password" with zke_secret_read(): ours, mode
@@ -334,6 +336,14 @@ int out_json(struct cJSON *o);
 int out_wait_decision(struct cli *c, uint64_t deadline_ms, const char *what_waiting,
                       int (*done)(struct cli *, const struct cli_view *, void *), void *arg,
                       struct cJSON *res);
+/* The end of a command that printed its result (res: the --json object, or
+ * NULL): print res with out_json() and return rc, or CLI_EFAIL if rc was
+ * CLI_OK and printing failed. */
+int out_json_rc(struct cJSON *res, int rc);
+/* The end of a command that wrote config version `version`: with --wait
+ * (wait_s > 0), out_wait_decision() until the elector has evaluated that
+ * version; then out_json_rc(res, ...). Returns the exit code. */
+int out_wait_config(struct cli *c, int wait_s, int32_t version, struct cJSON *res);
 
 /* ---- config.c: the config znode, read-modify-write ------------------------ */
 

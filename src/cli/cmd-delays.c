@@ -74,13 +74,6 @@ delays_edit(struct cli *c, struct zke_config *cfg, void *arg)
     return e->changed ? 0 : CONFIG_UNCHANGED;
 }
 
-static int
-config_acked(struct cli *c, const struct cli_view *v, void *arg)
-{
-    (void)c;
-    return v->have_elected && v->elected.config_version >= *(int32_t *)arg;
-}
-
 /* "3000 ms", "5 members" or "each node's default" */
 static void
 delay_str(const struct delay *d, bool set, uint32_t v, char *out, size_t outlen)
@@ -106,7 +99,7 @@ cmd_set_delays(struct cli *c, int argc, char **argv)
     struct delays e;
     struct delay *d;
     const char *arg;
-    char what[160], esc[128], was[64], now[64];
+    char esc[128], was[64], now[64];
     cJSON *res = NULL, *x;
     long long v;
     int id, rc, i, wait_s = 0, ngiven = 0;
@@ -134,9 +127,8 @@ cmd_set_delays(struct cli *c, int argc, char **argv)
             c->json = true;
             break;
         case OPT_WAIT:
-            if (cli_parse_wait(arg, &wait_s) != 0)
-                return cli_usage_err(c, "--wait=%s: expected a number of seconds from 1 to 86400",
-                                     arg);
+            if (cli_opt_wait(c, arg, &wait_s) != CLI_OK)
+                return CLI_EUSAGE;
             break;
         default:
             d = &e.d[id - OPT_EXPECT];
@@ -204,13 +196,5 @@ cmd_set_delays(struct cli *c, int argc, char **argv)
                (int)version);
         fflush(stdout);
     }
-    if (wait_s > 0) {
-        snprintf(what, sizeof(what), "the elector to evaluate config version %d (is a member "
-                 "running?)", (int)version);
-        rc = out_wait_decision(c, cli_mono_ms() + (uint64_t)wait_s * 1000, what, config_acked,
-                               &version, res);
-    }
-    if (res && out_json(res) != CLI_OK && rc == CLI_OK)
-        rc = CLI_EFAIL;
-    return rc;
+    return out_wait_config(c, wait_s, version, res);
 }

@@ -89,13 +89,6 @@ drain_edit(struct cli *c, struct zke_config *cfg, void *arg)
 }
 
 static int
-config_acked(struct cli *c, const struct cli_view *v, void *arg)
-{
-    (void)c;
-    return v->have_elected && v->elected.config_version >= *(int32_t *)arg;
-}
-
-static int
 drain_common(struct cli *c, int argc, char **argv, bool undrain)
 {
     static const struct cli_optdef drain_defs[] = {
@@ -113,7 +106,7 @@ drain_common(struct cli *c, int argc, char **argv, bool undrain)
     struct drain_edit e;
     const struct cli_member *m;
     const char *arg, *reason = NULL;
-    char what[160], why[200], esc[400], until[64], left[32], fp[CLI_PATH_MAX];
+    char why[200], esc[400], until[64], left[32], fp[CLI_PATH_MAX];
     cJSON *res = NULL, *x;
     int64_t for_ms = DRAIN_DEFAULT_MS;
     int id, rc, wait_s = 0;
@@ -133,9 +126,8 @@ drain_common(struct cli *c, int argc, char **argv, bool undrain)
             c->json = true;
             break;
         case OPT_WAIT:
-            if (cli_parse_wait(arg, &wait_s) != 0)
-                return cli_usage_err(c, "--wait=%s: expected a number of seconds from 1 to 86400",
-                                     arg);
+            if (cli_opt_wait(c, arg, &wait_s) != CLI_OK)
+                return CLI_EUSAGE;
             break;
         case OPT_FOR:
             if (cli_parse_duration(arg, DRAIN_MIN_MS, CLI_AHEAD_MAX_MS, &for_ms, why,
@@ -231,15 +223,7 @@ drain_common(struct cli *c, int argc, char **argv, bool undrain)
                    e.pruned > 1 ? "s" : "");
         fflush(stdout);
     }
-    if (wait_s > 0) {
-        snprintf(what, sizeof(what), "the elector to evaluate config version %d (is a member "
-                 "running?)", (int)version);
-        rc = out_wait_decision(c, cli_mono_ms() + (uint64_t)wait_s * 1000, what, config_acked,
-                               &version, res);
-    }
-    if (res && out_json(res) != CLI_OK && rc == CLI_OK)
-        rc = CLI_EFAIL;
-    return rc;
+    return out_wait_config(c, wait_s, version, res);
 }
 
 int

@@ -28,13 +28,6 @@ paused_edit(struct cli *c, struct zke_config *cfg, void *arg)
 }
 
 static int
-config_acked(struct cli *c, const struct cli_view *v, void *arg)
-{
-    (void)c;
-    return v->have_elected && v->elected.config_version >= *(int32_t *)arg;
-}
-
-static int
 pause_resume(struct cli *c, int argc, char **argv, bool paused)
 {
     static const struct cli_optdef defs[] = {
@@ -43,7 +36,6 @@ pause_resume(struct cli *c, int argc, char **argv, bool paused)
     };
     struct cli_args a;
     const char *arg;
-    char what[160];
     cJSON *res = NULL;
     int id, rc, wait_s = 0;
     int32_t version;
@@ -62,9 +54,8 @@ pause_resume(struct cli *c, int argc, char **argv, bool paused)
             c->json = true;
             break;
         case OPT_WAIT:
-            if (cli_parse_wait(arg, &wait_s) != 0)
-                return cli_usage_err(c, "--wait=%s: expected a number of seconds from 1 to 86400",
-                                     arg);
+            if (cli_opt_wait(c, arg, &wait_s) != CLI_OK)
+                return CLI_EUSAGE;
             break;
         }
     }
@@ -90,15 +81,7 @@ pause_resume(struct cli *c, int argc, char **argv, bool paused)
                "elections were not paused"), (int)version);
         fflush(stdout);
     }
-    if (wait_s > 0) {
-        snprintf(what, sizeof(what), "the elector to evaluate config version %d (is a member "
-                 "running?)", (int)version);
-        rc = out_wait_decision(c, cli_mono_ms() + (uint64_t)wait_s * 1000, what, config_acked,
-                               &version, res);
-    }
-    if (res && out_json(res) != CLI_OK && rc == CLI_OK)
-        rc = CLI_EFAIL;
-    return rc;
+    return out_wait_config(c, wait_s, version, res);
 }
 
 int

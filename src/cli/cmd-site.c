@@ -48,14 +48,6 @@ site_edit(struct cli *c, struct zke_config *cfg, void *arg)
     return 0;
 }
 
-/* --wait: the elector has evaluated the config version we wrote. */
-static int
-config_acked(struct cli *c, const struct cli_view *v, void *arg)
-{
-    (void)c;
-    return v->have_elected && v->elected.config_version >= *(int32_t *)arg;
-}
-
 int
 cmd_set_site_priority(struct cli *c, int argc, char **argv)
 {
@@ -66,7 +58,6 @@ cmd_set_site_priority(struct cli *c, int argc, char **argv)
     struct cli_args a;
     struct site_edit e;
     const char *arg;
-    char what[160];
     cJSON *res = NULL;
     long long n;
     int id, rc, wait_s = 0;
@@ -86,9 +77,8 @@ cmd_set_site_priority(struct cli *c, int argc, char **argv)
             c->json = true;
             break;
         case OPT_WAIT:
-            if (cli_parse_wait(arg, &wait_s) != 0)
-                return cli_usage_err(c, "--wait=%s: expected a number of seconds from 1 to 86400",
-                                     arg);
+            if (cli_opt_wait(c, arg, &wait_s) != CLI_OK)
+                return CLI_EUSAGE;
             break;
         }
     }
@@ -134,15 +124,7 @@ cmd_set_site_priority(struct cli *c, int argc, char **argv)
                    (int)e.priority, (int)version);
         fflush(stdout);
     }
-    if (wait_s > 0) {
-        snprintf(what, sizeof(what), "the elector to evaluate config version %d (is a member "
-                 "running?)", (int)version);
-        rc = out_wait_decision(c, cli_mono_ms() + (uint64_t)wait_s * 1000, what, config_acked,
-                               &version, res);
-    }
-    if (res && out_json(res) != CLI_OK && rc == CLI_OK)
-        rc = CLI_EFAIL;
-    return rc;
+    return out_wait_config(c, wait_s, version, res);
 }
 
 int

@@ -284,9 +284,8 @@ cmd_switchover(struct cli *c, int argc, char **argv)
             c->json = true;
             break;
         case OPT_WAIT:
-            if (cli_parse_wait(arg, &wait_s) != 0)
-                return cli_usage_err(c, "--wait=%s: expected a number of seconds from 1 to 86400",
-                                     arg);
+            if (cli_opt_wait(c, arg, &wait_s) != CLI_OK)
+                return CLI_EUSAGE;
             break;
         case OPT_TO:
             if (!zke_id_valid(arg)) {
@@ -476,7 +475,5 @@ cmd_switchover(struct cli *c, int argc, char **argv)
                  "running?)", (unsigned long long)so.id);
         rc = out_wait_decision(c, deadline, what, so_done, &sw, res);
     }
-    if (res && out_json(res) != CLI_OK && rc == CLI_OK)
-        rc = CLI_EFAIL;
-    return rc;
+    return out_json_rc(res, rc);
 }

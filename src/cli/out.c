@@ -320,3 +320,34 @@ out_wait_decision(struct cli *c, uint64_t deadline_ms, const char *what_waiting,
             return wait_end(c, res, "error", NULL, CLI_EFAIL);
     }
 }
+
+int
+out_json_rc(struct cJSON *res, int rc)
+{
+    if (res && out_json(res) != CLI_OK && rc == CLI_OK)
+        rc = CLI_EFAIL;
+    return rc;
+}
+
+/* --wait: the elector has evaluated the config version we wrote. */
+static int
+config_acked(struct cli *c, const struct cli_view *v, void *arg)
+{
+    (void)c;
+    return v->have_elected && v->elected.config_version >= *(int32_t *)arg;
+}
+
+int
+out_wait_config(struct cli *c, int wait_s, int32_t version, struct cJSON *res)
+{
+    char what[160];
+    int rc = CLI_OK;
+
+    if (wait_s > 0) {
+        snprintf(what, sizeof(what), "the elector to evaluate config version %d (is a member "
+                 "running?)", (int)version);
+        rc = out_wait_decision(c, cli_mono_ms() + (uint64_t)wait_s * 1000, what, config_acked,
+                               &version, res);
+    }
+    return out_json_rc(res, rc);
+}

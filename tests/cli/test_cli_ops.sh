@@ -36,32 +36,16 @@ zkpid="" helpers=""
 
 stop_helpers() {
     exec 3>&-
-    for p in $helpers; do
-        i=0
-        while kill -0 "$p" 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
-        if kill -0 "$p" 2>/dev/null; then
-            echo "$name: helper $p did not stop; killing it"
-            kill -KILL "$p" 2>/dev/null
-        fi
-        wait "$p" 2>/dev/null
-    done
+    wait_helpers $helpers
     helpers=""
 }
-cleanup() {
-    stop_helpers
-    [ -n "$zkpid" ] && kill -TERM "$zkpid" 2>/dev/null && wait "$zkpid" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'echo "$name: interrupted"; exit 1' INT TERM HUP
+# wait_helpers, cleanup and the traps; pass, fail, now, sanitizer_check, z,
+# expect, has, hasnot, pyjson
+TOP_SRCDIR=${ZKELECT_TOP_SRCDIR:-$(sed -n 's/^abs_top_srcdir = //p' "$top/Makefile" 2>/dev/null)}
+[ -n "$TOP_SRCDIR" ] || TOP_SRCDIR=$(cd "$(dirname "$0")/../.." && pwd)
+[ -f "$TOP_SRCDIR/tests/cli/cli-lib.sh" ] || { echo "$name: $TOP_SRCDIR/tests/cli/cli-lib.sh not found (set ZKELECT_TOP_SRCDIR)"; echo "$name: 0 passed, 1 failed"; rm -rf "$tmp"; exit 1; }
+. "$TOP_SRCDIR/tests/cli/cli-lib.sh"
 
-pass() { passed=$((passed + 1)); }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL: $*"
-    [ -f "$tmp/err" ] && sed 's/^/  stderr: /' "$tmp/err" | head -20
-    [ -f "$tmp/out" ] && sed 's/^/  stdout: /' "$tmp/out" | head -30
-}
 finish() {
     stop_helpers
     sanitizer_check "$tmp"/nodes*.err
@@ -70,61 +54,10 @@ finish() {
     exit 1
 }
 
-now() { date +%s; }
 now_ms() { python3 -c 'import time; print(int(time.time() * 1000))'; }
 # monotonic milliseconds (/proc/uptime, 10 ms steps) for elapsed times
 uptime_ms() { read -r up _ < /proc/uptime; up=$(echo "$up" | tr -d .); echo $((up * 10)); }
 
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=99"
-UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=99"
-export ASAN_OPTIONS UBSAN_OPTIONS
-sanitizer_check() {   # sanitizer_check FILE...
-    for f in "$@"; do
-        if grep -E -q 'Sanitizer|runtime error:' "$f" 2>/dev/null; then
-            fail "sanitizer report in $(basename "$f")"
-            return 1
-        fi
-    done
-}
-
-# z ARGS...: run zkelect against the test server; output in $tmp/out, $tmp/err
-z() {
-    "$ZKE" -z "$HOSTS" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-    zrc=$?
-    sanitizer_check "$tmp/err"
-    return $zrc
-}
-
-# expect RC DESCRIPTION ARGS...: run zkelect and check its exit status
-expect() {
-    exp=$1 desc=$2
-    shift 2
-    z "$@"
-    rc=$?
-    if [ "$rc" = "$exp" ]; then pass; return 0; fi
-    fail "$desc: exit $rc, expected $exp"
-    return 1
-}
-
-has() {
-    if grep -E -q -- "$2" "$1"; then pass; else fail "$3: no \"$2\" in $(basename "$1")"; fi
-}
-hasnot() {
-    if grep -E -q -- "$2" "$1"; then fail "$3: unexpected \"$2\" in $(basename "$1")"; else pass; fi
-}
-
-# pyjson FILE DESCRIPTION PYTHON-EXPR: the JSON in FILE, as d, satisfies EXPR
-# (NOW is the wall clock in ms when it runs, for times left)
-pyjson() {
-    if python3 - "$1" "$3" <<'EOF'
-import json, sys, time
-d = json.load(open(sys.argv[1]))
-NOW = int(time.time() * 1000)
-ok = eval(sys.argv[2])
-sys.exit(0 if ok else 1)
-EOF
-    then pass; else fail "$2: $3"; fi
-}
 # status_json PATH DESCRIPTION EXPR: zkelect -p PATH status --json satisfies EXPR
 status_json() {
     expect 0 "$2: status --json" -p "$1" status --json && pyjson "$tmp/out" "$2" "$3"

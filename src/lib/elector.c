@@ -179,6 +179,16 @@ drained(struct zkelect_group *g, const char *id, uint64_t now)
     return false;
 }
 
+/* M could lead: loaded, valid, eligible, healthy, not excluded and not
+   drained (what every policy is given as eligible, and what shipped ones
+   require). */
+static bool
+member_can_lead(struct zkelect_group *g, const struct member_cache *m, uint64_t now)
+{
+    return m->loaded && m->valid && m->rec.eligible && m->rec.healthy &&
+           exclusion_find(g, m->rec.id) == NULL && !drained(g, m->rec.id, now);
+}
+
 /* The configs differ in nothing but their drains. */
 static bool
 config_same_but_drains(const struct zke_config *a, const struct zke_config *b)
@@ -1020,8 +1030,7 @@ elector_eval(struct zkelect_group *g)
     if (switchover)
         g->reasons |= ZKELECT_REASON_SWITCHOVER;
     curm = *cur && current_present ? member_find(g, cur) : NULL;
-    cur_can_lead = curm && curm->loaded && curm->valid && curm->rec.eligible &&
-                   curm->rec.healthy && exclusion_find(g, cur) == NULL && !drained(g, cur, now);
+    cur_can_lead = curm && member_can_lead(g, curm, now);
 
     /* a config version not yet acknowledged in `elected` (operators wait on
        it), or an exclusion recorded there that has ended: both are written
@@ -1129,6 +1138,9 @@ elector_eval(struct zkelect_group *g)
     if (rc != 0) {
         zke_event(g->h, g, ZKELECT_EV_ERROR, NULL, 0, rc, "policy %s failed (%s): %s; no decision",
                   zke_policy_name(g->policy), rtext, reason);
+        /* no decision to hold back: the hold's timer would bring the
+           failing policy back every 100 ms */
+        hold_set(g, NULL, "", 0, "the policy failed");
         goto out;
     }
     /* A cold start (doc/PROTOCOL.md §3; after the policy ran: one that
@@ -1334,16 +1346,15 @@ elector_view_changed(struct zkelect_group *g)
     elector_eval(g);
 }
 
-/* Some member other than the elected one could lead: loaded, valid,
-   eligible, healthy and not excluded (what every shipped policy requires). */
+/* Some member other than the elected one could lead (member_can_lead). */
 static bool
 other_candidate(struct zkelect_group *g)
 {
     struct member_cache *m;
+    uint64_t now = zke_now_ms();
 
     for (m = g->members; m; m = m->next)
-        if (m->loaded && m->valid && m->rec.eligible && m->rec.healthy &&
-            strcmp(m->rec.id, g->elected.leader) != 0 && exclusion_find(g, m->rec.id) == NULL)
+        if (strcmp(m->rec.id, g->elected.leader) != 0 && member_can_lead(g, m, now))
             return true;
     return false;
 }

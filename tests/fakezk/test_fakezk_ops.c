@@ -260,6 +260,41 @@ test_drain(void)
     fz_end();
 }
 
+static bool
+watchdog_fired(void *a)
+{
+    (void)a;
+    return fz_count(&N[0], 0, ZKELECT_EV_WATCHDOG) > 0;
+}
+
+/*
+ * The watchdog does not exclude a stalled takeover when every other member
+ * is drained: excluding it would leave nobody to lead for exclude_ms.
+ * (Before: a drained member counted as another candidate.)
+ */
+static void
+test_watchdog_drained_others(void)
+{
+    char cfg[256];
+
+    fz_begin();
+    fz_watchdog_ms = 400;
+    CU_ASSERT(fakezk_mkdirs("/g") == 0);
+    snprintf(cfg, sizeof(cfg), "{\"v\":1,\"settle_ms\":0,\"drains\":{\"n3\":{\"until_ms\":%lld}}}",
+             wall_ms() + 600000);
+    put("/g/config", cfg);
+    open_node(0, "n1", false, NULL);
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n2", "/g", 1) == 0);
+    N[1].grp[0].takeover_mode = ZKELECT_EBUSY;   /* the takeover never ends */
+    fz_nominate(&N[1], 0, 10);
+    open_node(2, "n3", true, NULL);
+    CU_ASSERT(fz_settle_until(watchdog_fired, NULL, WAIT_MS) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(!elected_has("\"reason\":\"watchdog\""));
+    CU_ASSERT_EQUAL(takeovers(2), 0);
+    fz_end();
+}
+
 /*
  * Failback delay: with preempt=on, n2 (better than the leader n3) takes over
  * only once the elector has seen it healthy for failback_delay_ms; elected
@@ -453,6 +488,7 @@ static CU_TestInfo ops_tests[] = {
     {"settle_ends_without_leader", test_settle_ends_without_leader},
     {"no_settle_after_leader_loss", test_no_settle_after_leader_loss},
     {"drain", test_drain},
+    {"watchdog_drained_others", test_watchdog_drained_others},
     {"failback_delay", test_failback_delay},
     {"anti_flap", test_anti_flap},
     {"new_elector_keeps_leader", test_new_elector_keeps_leader},

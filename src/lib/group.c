@@ -315,7 +315,9 @@ static const unsigned role_next[] = {
     [ROLE_NONE] = 0,
     [ROLE_MEMBER] = R(ROLE_WAITING) | R(ROLE_CREATING) | R(ROLE_STEPPING_DOWN) |
                     R(ROLE_DELETING),
-    [ROLE_WAITING] = R(ROLE_CREATING),
+    /* DELETING: the leader znode it waits for is a leftover of its own
+       (its create found it there) and is released first */
+    [ROLE_WAITING] = R(ROLE_CREATING) | R(ROLE_DELETING),
     [ROLE_CREATING] = R(ROLE_PROGRESS) | R(ROLE_WAITING) | R(ROLE_SUSPENDED) |
                       R(ROLE_STEPPING_DOWN) | R(ROLE_FENCED),
     [ROLE_PROGRESS] = R(ROLE_READYING) | R(ROLE_STEPPING_DOWN) | R(ROLE_SUSPENDED),

@@ -523,3 +523,21 @@ fz_eventually(bool (*cond)(void *), void *arg)
     liveness_spent = 1;
     return false;
 }
+
+/* Deliver session sid's items one at a time (flushing after each) until
+ * the head of its FIFO starts with prefix. Returns false if it never does. */
+bool
+fz_deliver_until(int64_t sid, const char *prefix)
+{
+    char buf[300];
+    int steps;
+
+    for (steps = 0; steps < 1000; steps++) {
+        if (strncmp(fakezk_peek(sid, buf, sizeof(buf)), prefix, strlen(prefix)) == 0)
+            return true;
+        if (!fakezk_deliver_one(sid))
+            return false;
+        fz_flush();
+    }
+    return false;
+}

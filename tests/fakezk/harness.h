@@ -83,6 +83,9 @@ int fz_settle(int timeout_ms);
 /* Flush every open handle's library thread (no delivery). */
 void fz_flush(void);
 /* Settle, then wait (settling) until cond(arg) or timeout_ms. Returns 0 / -1. */
+/* Deliver session sid's items one at a time, flushing after each, until the
+   head of its queue starts with prefix (false if it never does). */
+bool fz_deliver_until(int64_t sid, const char *prefix);
 int fz_settle_until(bool (*cond)(void *), void *arg, int timeout_ms);
 
 /* Count of an event type a group saw. */

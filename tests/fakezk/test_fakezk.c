@@ -723,24 +723,6 @@ test_expiry_while_disconnected(void)
 }
 
 
-/* Deliver session sid's items one at a time (flushing after each) until
- * the head of its FIFO starts with prefix. Returns false if it never does. */
-static bool
-deliver_until(int64_t sid, const char *prefix)
-{
-    char buf[300];
-    int steps;
-
-    for (steps = 0; steps < 1000; steps++) {
-        if (strncmp(fakezk_peek(sid, buf, sizeof(buf)), prefix, strlen(prefix)) == 0)
-            return true;
-        if (!fakezk_deliver_one(sid))
-            return false;
-        fz_flush();
-    }
-    return false;
-}
-
 /* `elected` changes between the decision and the creation of the leader
  * znode (CREATING): the create multi's check fails (ZBADVERSION),
  * -takeover-abort, the node re-reads `elected`, which still names it, and
@@ -760,7 +742,7 @@ test_elected_changed_before_create(void)
     fz_flush();
     /* up to the decision's reply: `elected` is written, the node has not
        heard of it yet */
-    CU_ASSERT_FATAL(deliver_until(sid, "reply multi /g/elected rc=0"));
+    CU_ASSERT_FATAL(fz_deliver_until(sid, "reply multi /g/elected rc=0"));
     len = fakezk_get("/g/elected", data, sizeof(data));
     CU_ASSERT_FATAL(len > 0);
     CU_ASSERT(fakezk_set("/g/elected", data, len) == 0);   /* same decision, new version */

@@ -537,6 +537,47 @@ test_found_expiry_while_leaving_registers_again(void)
 }
 
 /*
+ * Found by test_burst in CI (issue 16's run): a node elected while a leader
+ * znode of its own from an older epoch is still there, unknown to its view.
+ * Its create fails (ZNODEEXISTS), it waits (WAITING), reads the znode, finds
+ * it its own and releases it before creating its own again. That release
+ * from WAITING was missing from the role table: an "illegal transition
+ * waiting -> deleting" was logged and counted (fz_end asserts none).
+ */
+static void
+test_found_own_leftover_while_waiting(void)
+{
+    char leftover[256];
+    int64_t sid;
+    int len;
+
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    fz_settle(SETTLE_MS);
+    sid = fz_sid(&N[0]);
+    fakezk_defer_apply(sid, true);
+    fz_nominate(&N[0], 0, 10);
+    fz_flush();
+    /* the decision's multi, then the leader znode's create multi (both
+       begin with a check of /g/elected); nothing is applied before its
+       reply is delivered */
+    CU_ASSERT_FATAL(fz_deliver_until(sid, "reply multi /g/elected"));
+    CU_ASSERT_FATAL(fakezk_deliver_one(sid));
+    fz_flush();
+    CU_ASSERT_FATAL(fz_deliver_until(sid, "reply multi /g/elected"));
+    CU_ASSERT_FATAL(!fakezk_exists("/g/leader"));
+    /* a leftover of this session from an earlier epoch */
+    len = snprintf(leftover, sizeof(leftover),
+                   "{\"id\":\"n1\",\"status\":\"READY\",\"epoch\":0,\"since_ms\":0}");
+    CU_ASSERT_FATAL(fakezk_create("/g/leader", leftover, len, sid) == 0);
+    fakezk_defer_apply(sid, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[0], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER), 1);
+    fz_end();
+}
+
+/*
  * The stale-view guard (issue 13): the elector's library thread is held for
  * 2 s by a callback of another group while the elected node becomes READY
  * and the watchdog's deadline passes. The old loop ran the timers right after
@@ -620,6 +661,7 @@ static CU_TestInfo bug_tests[] = {
     {"bug_f_nominate_null_tags", test_bug_f_nominate_null_tags},
     {"bug_g_timed_out_nominate_leaves_nothing", test_bug_g_timed_out_nominate_leaves_nothing},
     {"found_expiry_while_leaving_registers_again", test_found_expiry_while_leaving_registers_again},
+    {"found_own_leftover_while_waiting", test_found_own_leftover_while_waiting},
     {"gap_watchdog_waits_for_fresh_view", test_gap_watchdog_waits_for_fresh_view},
     CU_TEST_INFO_NULL,
 };

@@ -31,7 +31,7 @@ static bool
 pred_view_read(void *arg)
 {
     struct zkelect_group *g = arg;
-    return (g->elected_read && g->leader_read) || g->h->sess != SESS_CONNECTED;
+    return (g->elected_read && LV0(g)->read) || g->h->sess != SESS_CONNECTED;
 }
 
 ZKELECT_API int
@@ -74,7 +74,7 @@ zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *o, zkelect_
     zke_layout_path(g->p_nodes, sizeof(g->p_nodes), path, ZKE_ZN_NODES, NULL);
     zke_layout_path(g->p_election, sizeof(g->p_election), path, ZKE_ZN_ELECTION, NULL);
     zke_layout_path(g->p_elected, sizeof(g->p_elected), path, ZKE_ZN_ELECTED, NULL);
-    zke_layout_path(g->p_leader, sizeof(g->p_leader), path, ZKE_ZN_LEADER, NULL);
+    zke_layout_path(LV0(g)->path, sizeof(LV0(g)->path), path, ZKE_ZN_LEADER, NULL);
     zke_layout_path(g->p_config, sizeof(g->p_config), path, ZKE_ZN_CONFIG, NULL);
     zke_layout_path(g->p_switchover, sizeof(g->p_switchover), path, ZKE_ZN_SWITCHOVER, NULL);
     zke_layout_path(g->p_history, sizeof(g->p_history), path, ZKE_ZN_HISTORY, NULL);
@@ -91,7 +91,8 @@ zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *o, zkelect_
     g->on_takeover = o->on_takeover;
     g->on_stepdown = o->on_stepdown;
     g->cb_data = o->cb_data;
-    g->elected_version = g->leader_version = -1;
+    g->elected_version = LV0(g)->version = -1;
+    g->nlv = 1;
     g->config_version = g->history_version = -1;
     g->next_sub = 1;
     if (o->npolicy_options) {
@@ -321,16 +322,16 @@ fill_leader(struct zkelect_group *g, struct zkelect_leader *out)
         snprintf(out->previous, sizeof(out->previous), "%s", g->elected.previous);
         snprintf(out->reason, sizeof(out->reason), "%s", g->elected.reason);
     }
-    if (!g->have_leader)
+    if (!LV0(g)->have)
         return;
-    snprintf(out->id, sizeof(out->id), "%s", g->leader.id);
-    out->status = (enum zkelect_status)g->leader.status;
-    out->epoch = g->leader.epoch;
-    if (g->have_leader_info && strcmp(g->leader_info.id, g->leader.id) == 0) {
+    snprintf(out->id, sizeof(out->id), "%s", LV0(g)->l.id);
+    out->status = (enum zkelect_status)LV0(g)->l.status;
+    out->epoch = LV0(g)->l.epoch;
+    if (g->have_leader_info && strcmp(g->leader_info.id, LV0(g)->l.id) == 0) {
         snprintf(out->site, sizeof(out->site), "%s", g->leader_info.site);
         out->priority = g->leader_info.priority;
     }
-    out->is_self = group_is_leading(g) && strcmp(g->leader.id, g->self.id) == 0;
+    out->is_self = group_is_leading(g) && strcmp(LV0(g)->l.id, g->self.id) == 0;
 }
 
 ZKELECT_API int

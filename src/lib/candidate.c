@@ -46,7 +46,7 @@ cand_set_active(struct zkelect_group *g, bool active)
 bool
 cand_leader_is_mine(struct zkelect_group *g)
 {
-    return g->leader_version >= 0 && g->leader_owner != 0 && g->leader_owner == g->h->session_id;
+    return CL(g)->version >= 0 && CL(g)->owner != 0 && CL(g)->owner == g->h->session_id;
 }
 
 /* A request carrying our leader znode's data (STATUS at EPOCH), or NULL
@@ -88,7 +88,7 @@ leader_create(struct zkelect_group *g)
     g->role_elected_version = g->elected_version;
     /* create only while `elected` is still the version that names us */
     zoo_check_op_init(&r->ops[0], g->p_elected, g->elected_version);
-    zoo_create_op_init(&r->ops[1], g->p_leader, r->payload[0], (int)len, group_acl(g),
+    zoo_create_op_init(&r->ops[1], CL(g)->path, r->payload[0], (int)len, group_acl(g),
                        ZOO_EPHEMERAL, NULL, 0);
     memset(r->results, 0, sizeof(r->results));
     req_sent(r, zoo_amulti(g->h->zh, 2, r->ops, r->results, multi_completion, r));
@@ -104,7 +104,7 @@ leader_set_ready(struct zkelect_group *g)
         return;
     group_role_set(g, ROLE_READYING, 0, g->role_epoch, 0, g->repairing ? "repairing" : "takeover done");
     zoo_check_op_init(&r->ops[0], g->p_elected, g->role_elected_version);
-    zoo_set_op_init(&r->ops[1], g->p_leader, r->payload[0], (int)len, g->leader_version, NULL);
+    zoo_set_op_init(&r->ops[1], CL(g)->path, r->payload[0], (int)len, CL(g)->version, NULL);
     memset(r->results, 0, sizeof(r->results));
     req_sent(r, zoo_amulti(g->h->zh, 2, r->ops, r->results, multi_completion, r));
 }
@@ -125,7 +125,7 @@ leader_retake(struct zkelect_group *g)
     group_role_set(g, ROLE_CREATING, 0, epoch, 0, "still elected at epoch %llu: taking over again",
                    (unsigned long long)epoch);
     zoo_check_op_init(&r->ops[0], g->p_elected, g->elected_version);
-    zoo_set_op_init(&r->ops[1], g->p_leader, r->payload[0], (int)len, g->leader_version, NULL);
+    zoo_set_op_init(&r->ops[1], CL(g)->path, r->payload[0], (int)len, CL(g)->version, NULL);
     memset(r->results, 0, sizeof(r->results));
     req_sent(r, zoo_amulti(g->h->zh, 2, r->ops, r->results, multi_completion, r));
 }
@@ -158,7 +158,7 @@ leader_delete(struct zkelect_group *g)
     if (r == NULL)
         return;
     group_role_set(g, ROLE_DELETING, 0, g->role_epoch, 0, "releasing the leader znode");
-    req_sent(r, zoo_adelete(g->h->zh, g->p_leader, g->leader_version, void_completion, r));
+    req_sent(r, zoo_adelete(g->h->zh, CL(g)->path, CL(g)->version, void_completion, r));
 }
 
 /* The takeover finished (callback result or zkelect_takeover_done). */
@@ -293,13 +293,13 @@ cand_on_leader_create_reply(struct zkelect_group *g, struct zev *ev)
         return;
     if (ev->rc == ZOK) {
         /* our own write: the view need not wait for the watch */
-        g->leader_version = 0;
-        g->leader_owner = g->h->session_id;
-        memset(&g->leader, 0, sizeof(g->leader));
-        snprintf(g->leader.id, sizeof(g->leader.id), "%s", g->self.id);
-        g->leader.status = ZKELECT_STATUS_PROGRESS;
-        g->leader.epoch = g->role_epoch;
-        g->have_leader = true;
+        CL(g)->version = 0;
+        CL(g)->owner = g->h->session_id;
+        memset(&CL(g)->l, 0, sizeof(struct zke_leader));
+        snprintf(CL(g)->l.id, sizeof(CL(g)->l.id), "%s", g->self.id);
+        CL(g)->l.status = ZKELECT_STATUS_PROGRESS;
+        CL(g)->l.epoch = g->role_epoch;
+        CL(g)->have = true;
         view_publish_leader(g);
         start_takeover(g);
         return;
@@ -323,7 +323,7 @@ cand_on_leader_create_reply(struct zkelect_group *g, struct zev *ev)
         return;
     }
     group_role_set(g, ROLE_MEMBER, ZKELECT_EV_ERROR, ev->req->token, zkerr_from_zk(ev->rc),
-                   "cannot create %s: %s", g->p_leader, zerror(ev->rc));
+                   "cannot create %s: %s", CL(g)->path, zerror(ev->rc));
 }
 
 void
@@ -332,8 +332,8 @@ cand_on_leader_retake_reply(struct zkelect_group *g, struct zev *ev)
     if (g->role != ROLE_CREATING || g->role_epoch != ev->req->token)
         return;
     if (ev->rc == ZOK) {
-        g->leader_version++;
-        g->leader.status = ZKELECT_STATUS_PROGRESS;
+        CL(g)->version++;
+        CL(g)->l.status = ZKELECT_STATUS_PROGRESS;
         g->fence_stepdown = false;
         view_publish_leader(g);
         start_takeover(g);
@@ -354,9 +354,9 @@ cand_on_leader_ready_reply(struct zkelect_group *g, struct zev *ev)
     if (ev->rc == ZOK) {
         bool repair = g->repairing;
         g->repairing = false;
-        g->leader_version++;
-        if (g->have_leader && strcmp(g->leader.id, g->self.id) == 0)
-            g->leader.status = ZKELECT_STATUS_READY;
+        CL(g)->version++;
+        if (CL(g)->have && strcmp(CL(g)->l.id, g->self.id) == 0)
+            CL(g)->l.status = ZKELECT_STATUS_READY;
         if (repair) {
             /* a repaired leader znode: still the same leadership */
             group_role_set(g, ROLE_READY, 0, g->role_epoch, 0, "leader znode repaired");
@@ -399,8 +399,8 @@ cand_on_leader_delete_reply(struct zkelect_group *g, struct zev *ev)
     if (ev->rc == ZOK || ev->rc == ZNONODE) {
         group_role_set(g, g->reg == REG_DONE || g->reg == REG_LEAVING ? ROLE_MEMBER : ROLE_NONE,
                        0, g->role_epoch, 0, "leader znode released");
-        g->leader_version = -1;
-        g->leader_owner = 0;
+        CL(g)->version = -1;
+        CL(g)->owner = 0;
         released(g);
         return;
     }
@@ -424,7 +424,7 @@ void
 cand_release_retry(struct zkelect_group *g)
 {
     g->release_retry = true;
-    g->leader_read = false;
+    CL(g)->read = false;
     view_read_leader(g);
 }
 
@@ -444,7 +444,7 @@ cand_step(struct zkelect_group *g)
 {
     bool named, mine;
 
-    if (g->reg != REG_DONE || !group_connected(g) || !g->elected_read || !g->leader_read ||
+    if (g->reg != REG_DONE || !group_connected(g) || !g->elected_read || !CL(g)->read ||
         g->my_czxid == 0)
         return;
     named = cand_named(g);
@@ -477,13 +477,13 @@ cand_step(struct zkelect_group *g)
            requests sent after it (so heard again) */
         if (!g->fence_viewed) {
             g->fence_viewed = true;
-            g->elected_read = g->leader_read = false;
+            g->elected_read = CL(g)->read = false;
             view_read_elected(g);
             view_read_leader(g);
             return;
         }
-        if (named && mine && g->have_leader && g->leader.epoch == g->elected.epoch &&
-            strcmp(g->leader.id, g->self.id) == 0 && g->failed_epoch != g->elected.epoch &&
+        if (named && mine && CL(g)->have && CL(g)->l.epoch == g->elected.epoch &&
+            strcmp(CL(g)->l.id, g->self.id) == 0 && g->failed_epoch != g->elected.epoch &&
             !g->rereg_pending) {
             leader_retake(g);
             return;
@@ -496,14 +496,14 @@ cand_step(struct zkelect_group *g)
         leader_delete(g); /* ours: release it; else nothing to release */
         return;
     case ROLE_SUSPENDED:
-        if (named && mine && g->have_leader && g->leader.epoch == g->elected.epoch &&
-            strcmp(g->leader.id, g->self.id) == 0) {
+        if (named && mine && CL(g)->have && CL(g)->l.epoch == g->elected.epoch &&
+            strcmp(CL(g)->l.id, g->self.id) == 0) {
             g->role_epoch = g->elected.epoch;
             g->role_elected_version = g->elected_version;
-            if (g->leader.status == ZKELECT_STATUS_READY && g->active)
+            if (CL(g)->l.status == ZKELECT_STATUS_READY && g->active)
                 group_role_set(g, ROLE_READY, ZKELECT_EV_RESUMED, g->role_epoch, 0,
                                "leadership verified after reconnect: leader znode and elected are ours");
-            else if (g->leader.status == ZKELECT_STATUS_READY)
+            else if (CL(g)->l.status == ZKELECT_STATUS_READY)
                 leader_retake(g); /* READY, but nothing acts (a retake unanswered) */
             else
                 start_takeover(g);
@@ -537,7 +537,7 @@ cand_step(struct zkelect_group *g)
         g->role_elected_version = g->elected_version;
         if (g->role == ROLE_PROGRESS && g->takeover_ok)
             leader_set_ready(g);
-        else if (g->role == ROLE_READY && !g->have_leader) {
+        else if (g->role == ROLE_READY && !CL(g)->have) {
             /* someone overwrote our leader znode with garbage: repair it */
             zke_log(g->h, ZKELECT_LOG_WARNING, "%s: rewriting our malformed leader znode", g->path);
             g->repairing = true;
@@ -558,7 +558,7 @@ cand_step(struct zkelect_group *g)
         if (g->role == ROLE_WAITING)
             group_role_set(g, ROLE_MEMBER, 0, g->role_epoch, 0, "no longer elected");
         if (mine) {
-            g->role_epoch = g->leader.epoch;
+            g->role_epoch = CL(g)->l.epoch;
             leader_delete(g); /* a leftover of ours */
         }
         return;
@@ -566,16 +566,16 @@ cand_step(struct zkelect_group *g)
     if (g->failed_epoch == g->elected.epoch)
         return; /* we failed this epoch's takeover: wait for the next decision */
     if (mine) {
-        g->role_epoch = g->leader.epoch;
+        g->role_epoch = CL(g)->l.epoch;
         leader_delete(g); /* ours from an older epoch: remove, then take over */
         return;
     }
-    if (g->leader_version >= 0) {
+    if (CL(g)->version >= 0) {
         if (g->role != ROLE_WAITING)
             group_role_set(g, ROLE_WAITING, 0, g->elected.epoch, 0,
                            "elected at epoch %llu; waiting for %s to release the leader znode",
                            (unsigned long long)g->elected.epoch,
-                           g->have_leader ? g->leader.id : "?");
+                           CL(g)->have ? CL(g)->l.id : "?");
         return;
     }
     leader_create(g);
@@ -614,7 +614,7 @@ cand_stuck(struct zkelect_group *g, char *why, size_t len)
         return false;
     case ROLE_MEMBER:
     case ROLE_WAITING:
-        if (g->reg == REG_DONE && !g->leaving && cand_named(g) && g->leader_version < 0 &&
+        if (g->reg == REG_DONE && !g->leaving && cand_named(g) && CL(g)->version < 0 &&
             g->failed_epoch != g->elected.epoch) {
             snprintf(why, len, "elected at epoch %llu, the leader znode free, no takeover",
                      (unsigned long long)g->elected.epoch);

@@ -110,6 +110,7 @@
 #define ZKE_DELAY_MAX     86400000            /* failback_delay_ms, min_move_interval_ms: 1 day */
 #define ZKE_EXPECT_MAX    10000               /* zke_config.expect */
 #define ZKE_DRAINS_MAX    32                  /* drains in config */
+#define ZKE_LEADERS_MAX   16                  /* active slots of a group (config leaders) */
 
 /* Status of the leader znode: enum zkelect_status of zkelect.h ("PROGRESS",
  * "READY"; NONE is never encoded). */

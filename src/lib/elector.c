@@ -276,8 +276,8 @@ elector_start(struct zkelect_group *g)
     }
     /* a transition in flight when the old elector died gets a watchdog period */
     if (g->have_elected && *g->elected.leader &&
-        !(g->have_leader && strcmp(g->leader.id, g->elected.leader) == 0 &&
-          g->leader.epoch == g->elected.epoch && g->leader.status == ZKELECT_STATUS_READY)) {
+        !(LV0(g)->have && strcmp(LV0(g)->l.id, g->elected.leader) == 0 &&
+          LV0(g)->l.epoch == g->elected.epoch && LV0(g)->l.status == ZKELECT_STATUS_READY)) {
         g->watchdog_ms_deadline = zke_now_ms() + (uint64_t)effective_watchdog_ms(g);
         group_timer_changed(g);
         g->watchdog_epoch = g->elected.epoch;
@@ -367,7 +367,7 @@ elector_members(struct zkelect_group *g, struct zev *ev)
         uint64_t epoch = g->takeover_check_epoch;
         g->takeover_check_epoch = 0;
         if (g->have_elected && g->elected.epoch == epoch && g->watchdog_ms_deadline &&
-            g->leader_version < 0 && elected_present(g)) {
+            LV0(g)->version < 0 && elected_present(g)) {
             watchdog_exclude(g, zke_now_ms(), "takeover-failed",
                              "gave up its takeover (its PROGRESS leader znode vanished)");
             return;
@@ -661,7 +661,7 @@ elector_ready(struct zkelect_group *g)
     struct member_cache *m;
 
     if (!g->is_elector || !group_connected(g) || !g->election_read || !g->config_read ||
-        !g->switchover_read || !g->history_read || !g->elected_read || !g->leader_read)
+        !g->switchover_read || !g->history_read || !g->elected_read || !LV0(g)->read)
         return false;
     for (m = g->members; m; m = m->next)
         if (!m->loaded)
@@ -725,8 +725,8 @@ decide_write(struct zkelect_group *g, const struct member_cache *chosen, const c
     if (e == NULL)
         return;
     epoch = g->have_elected ? g->elected.epoch : 0;
-    if (g->have_leader && g->leader.epoch > epoch)
-        epoch = g->leader.epoch;
+    if (LV0(g)->have && LV0(g)->l.epoch > epoch)
+        epoch = LV0(g)->l.epoch;
     if (g->history_last_epoch > epoch)
         epoch = g->history_last_epoch;
     if (keep_epoch) {
@@ -747,7 +747,7 @@ decide_write(struct zkelect_group *g, const struct member_cache *chosen, const c
         goto encode;
     }
     if (mode == DECIDE_RESTORE)
-        epoch = g->leader.epoch;
+        epoch = LV0(g)->l.epoch;
     else
         epoch++;
     e->epoch = epoch;
@@ -993,9 +993,9 @@ elector_eval(struct zkelect_group *g)
     current_present = elected_present(g);
     /* `elected` is gone or unreadable while a valid leader znode is live:
        that leader is current, and keeping it restores the decision */
-    restore = !g->have_elected && g->have_leader && member_present(g, g->leader.id);
+    restore = !g->have_elected && LV0(g)->have && member_present(g, LV0(g)->l.id);
     if (restore) {
-        cur = g->leader.id;
+        cur = LV0(g)->l.id;
         current_present = true;
     }
     if (*cur && !current_present)
@@ -1098,8 +1098,8 @@ elector_eval(struct zkelect_group *g)
     in.current_leader_site = g->have_elected && *cur ? g->elected.leader_site : NULL;
     in.current_present = current_present;
     in.current_status = ZKELECT_LEADER_NONE;
-    if (g->have_leader && *cur && strcmp(g->leader.id, cur) == 0)
-        in.current_status = (enum zkelect_leader_status)g->leader.status;
+    if (LV0(g)->have && *cur && strcmp(LV0(g)->l.id, cur) == 0)
+        in.current_status = (enum zkelect_leader_status)LV0(g)->l.status;
     in.previous_leader = g->have_elected && *g->elected.previous ? g->elected.previous : NULL;
     i = 0;
     for (x = g->exclusions; x && i < ZKE_EXCLUDED_MAX; x = x->next, i++) {
@@ -1150,7 +1150,7 @@ elector_eval(struct zkelect_group *g)
        the boot order does not choose the leader. A group that lost its
        leader is never held: this elector saw that leader. */
     if (!g->settle_done) {
-        bool cold = !g->have_leader && !current_present && !g->saw_leader &&
+        bool cold = !LV0(g)->have && !current_present && !g->saw_leader &&
                     !(g->have_elected && g->my_czxid != 0 && g->elected_mzxid > g->my_czxid);
         int settle = effective_settle_ms(g), expect = effective_expect(g), live = 0;
 
@@ -1161,7 +1161,7 @@ elector_eval(struct zkelect_group *g)
             g->settle_start = now;
         /* once settling, our own writes (the hold shown in elected) do not
            end it; a leader appearing, an operator, the count or time do */
-        if (g->settle_start == 0 || g->have_leader || g->saw_leader || switchover ||
+        if (g->settle_start == 0 || LV0(g)->have || g->saw_leader || switchover ||
             operator_cfg || settle <= 0 ||
             (expect > 0 && live >= expect) || now >= g->settle_start + (uint64_t)settle) {
             if (g->settle_start)
@@ -1212,10 +1212,10 @@ elector_eval(struct zkelect_group *g)
         goto out;
     }
     snprintf(why, sizeof(why), "%s: %s", rtext, reason);
-    if (restore && strcmp(in_members[chosen].id, g->leader.id) == 0) {
+    if (restore && strcmp(in_members[chosen].id, LV0(g)->l.id) == 0) {
         hold_set(g, NULL, "", 0, "restoring");
         snprintf(why, sizeof(why), "restored: %s was unreadable or missing; %s leads at epoch %llu",
-                 g->p_elected, g->leader.id, (unsigned long long)g->leader.epoch);
+                 g->p_elected, LV0(g)->l.id, (unsigned long long)LV0(g)->l.epoch);
         decide_write(g, mc_of[chosen], why, switchover_id, DECIDE_RESTORE);
         goto out;
     }
@@ -1291,20 +1291,20 @@ out:
 void
 elector_view_changed(struct zkelect_group *g)
 {
-    bool elected_znode = g->have_leader && g->have_elected &&
-                         strcmp(g->leader.id, g->elected.leader) == 0 &&
-                         g->leader.epoch == g->elected.epoch;
+    bool elected_znode = LV0(g)->have && g->have_elected &&
+                         strcmp(LV0(g)->l.id, g->elected.leader) == 0 &&
+                         LV0(g)->l.epoch == g->elected.epoch;
 
     bool retake;
 
-    if (g->watchdog_ms_deadline && elected_znode && g->leader.status == ZKELECT_STATUS_READY)
+    if (g->watchdog_ms_deadline && elected_znode && LV0(g)->l.status == ZKELECT_STATUS_READY)
         g->watchdog_ms_deadline = 0;
     /* the elected leader READY at this epoch, then PROGRESS again: it fenced
        itself and takes over again; that takeover gets a watchdog too (if it
        fails, its PROGRESS znode vanishing must be noticed below) */
-    if (elected_znode && g->leader.status == ZKELECT_STATUS_READY)
+    if (elected_znode && LV0(g)->l.status == ZKELECT_STATUS_READY)
         g->ready_seen_epoch = g->elected.epoch;
-    retake = elected_znode && g->leader.status == ZKELECT_STATUS_PROGRESS &&
+    retake = elected_znode && LV0(g)->l.status == ZKELECT_STATUS_PROGRESS &&
              g->ready_seen_epoch == g->elected.epoch;
     /* a decision naming a leader that is not READY always has a watchdog,
        also one whose write outcome was unknown, or read after a reconnect,
@@ -1312,9 +1312,9 @@ elector_view_changed(struct zkelect_group *g)
        was READY at (a take-over-again that failed before this elector saw
        its PROGRESS: the model's FIX_REARM) */
     if (!g->watchdog_ms_deadline && g->have_elected && *g->elected.leader &&
-        (g->watchdog_epoch != g->elected.epoch || retake || g->leader_version < 0) &&
-        g->elected_read && g->leader_read &&
-        !(elected_znode && g->leader.status == ZKELECT_STATUS_READY)) {
+        (g->watchdog_epoch != g->elected.epoch || retake || LV0(g)->version < 0) &&
+        g->elected_read && LV0(g)->read &&
+        !(elected_znode && LV0(g)->l.status == ZKELECT_STATUS_READY)) {
         g->ready_seen_epoch = 0;
         g->watchdog_ms_deadline = zke_now_ms() + (uint64_t)effective_watchdog_ms(g);
         group_timer_changed(g);
@@ -1326,7 +1326,7 @@ elector_view_changed(struct zkelect_group *g)
     /* the last status seen of the elected node's leader znode at this
        epoch: a READY leader whose znode goes later resigned or was lost; it
        never failed its takeover */
-    if (elected_znode && g->leader.status == ZKELECT_STATUS_PROGRESS)
+    if (elected_znode && LV0(g)->l.status == ZKELECT_STATUS_PROGRESS)
         g->progress_seen_epoch = g->elected.epoch;
     else if (elected_znode)
         g->progress_seen_epoch = 0;
@@ -1335,7 +1335,7 @@ elector_view_changed(struct zkelect_group *g)
        removes its registration in the same multi, but the notification of
        that may come after this one: list the members afresh and decide on
        that listing (elector_members), without waiting for the watchdog. */
-    if (g->watchdog_ms_deadline && g->leader_read && g->leader_version < 0 &&
+    if (g->watchdog_ms_deadline && LV0(g)->read && LV0(g)->version < 0 &&
         g->have_elected && g->progress_seen_epoch == g->elected.epoch &&
         elected_present(g)) {
         g->progress_seen_epoch = 0;
@@ -1371,8 +1371,8 @@ other_candidate(struct zkelect_group *g)
 static void
 watchdog_exclude(struct zkelect_group *g, uint64_t now, const char *reason, const char *why)
 {
-    bool znode = g->have_leader && g->leader.epoch == g->elected.epoch &&
-                 strcmp(g->leader.id, g->elected.leader) == 0;
+    bool znode = LV0(g)->have && LV0(g)->l.epoch == g->elected.epoch &&
+                 strcmp(LV0(g)->l.id, g->elected.leader) == 0;
     bool timer = strcmp(reason, "watchdog") == 0;
 
     if (!other_candidate(g)) {
@@ -1414,7 +1414,7 @@ group_next_deadline(struct zkelect_group *g)
 
     /* no timer acts while the view is being read again (a reconnect, a
        gap): the read's reply brings the scan back within a second */
-    if (!g->is_elector || g->closed || !g->elected_read || !g->leader_read)
+    if (!g->is_elector || g->closed || !g->elected_read || !LV0(g)->read)
         return 0;
     if (g->watchdog_ms_deadline)
         d = g->watchdog_ms_deadline;
@@ -1438,16 +1438,16 @@ group_next_deadline(struct zkelect_group *g)
 void
 group_on_timer(struct zkelect_group *g, uint64_t now)
 {
-    if (!g->is_elector || !group_connected(g) || !g->elected_read || !g->leader_read)
+    if (!g->is_elector || !group_connected(g) || !g->elected_read || !LV0(g)->read)
         return;
     if (g->watchdog_ms_deadline && now >= g->watchdog_ms_deadline) {
         g->watchdog_ms_deadline = 0;
         if (!g->have_elected || g->elected.epoch != g->watchdog_epoch || !*g->elected.leader)
             return;
-        if (g->have_leader && g->leader.epoch == g->elected.epoch &&
-            strcmp(g->leader.id, g->elected.leader) == 0 && g->leader.status == ZKELECT_STATUS_READY)
+        if (LV0(g)->have && LV0(g)->l.epoch == g->elected.epoch &&
+            strcmp(LV0(g)->l.id, g->elected.leader) == 0 && LV0(g)->l.status == ZKELECT_STATUS_READY)
             return;
-        if (g->leader_version >= 0 && (!g->have_leader || g->leader.epoch < g->elected.epoch) &&
+        if (LV0(g)->version >= 0 && (!LV0(g)->have || LV0(g)->l.epoch < g->elected.epoch) &&
             !g->watchdog_fenced) {
             /* the old leader has not released its znode: fence it, give the
                elected node one more period. Not before the decision is a
@@ -1472,12 +1472,12 @@ group_on_timer(struct zkelect_group *g, uint64_t now)
             g->watchdog_fenced = true;
             g->watchdog_ms_deadline = now + (uint64_t)effective_watchdog_ms(g);
             group_timer_changed(g);
-            zke_event(g->h, g, ZKELECT_EV_LEADER_FENCED, g->have_leader ? g->leader.id : NULL,
-                      g->have_leader ? g->leader.epoch : 0, 0,
+            zke_event(g->h, g, ZKELECT_EV_LEADER_FENCED, LV0(g)->have ? LV0(g)->l.id : NULL,
+                      LV0(g)->have ? LV0(g)->l.epoch : 0, 0,
                       "old leader znode not released within %d ms; deleting it (epoch %llu now leads)",
                       effective_watchdog_ms(g), (unsigned long long)g->elected.epoch);
             if (r)
-                req_sent(r, zoo_adelete(g->h->zh, g->p_leader, g->leader_version, void_completion, r));
+                req_sent(r, zoo_adelete(g->h->zh, LV0(g)->path, LV0(g)->version, void_completion, r));
             return;
         }
         /* ZooKeeper itself is slow to answer this elector (a request of the
@@ -1610,8 +1610,8 @@ elector_stuck(struct zkelect_group *g, char *why, size_t len)
         }
     }
     if (g->have_elected && *g->elected.leader && g->watchdog_ms_deadline == 0 &&
-        !(g->have_leader && strcmp(g->leader.id, g->elected.leader) == 0 &&
-          g->leader.epoch == g->elected.epoch && g->leader.status == ZKELECT_STATUS_READY) &&
+        !(LV0(g)->have && strcmp(LV0(g)->l.id, g->elected.leader) == 0 &&
+          LV0(g)->l.epoch == g->elected.epoch && LV0(g)->l.status == ZKELECT_STATUS_READY) &&
         g->watchdog_epoch != g->elected.epoch) {
         snprintf(why, len, "elector: %s elected at epoch %llu is not READY and no watchdog "
                  "guards it", g->elected.leader, (unsigned long long)g->elected.epoch);

@@ -132,7 +132,7 @@ view_read_elected(struct zkelect_group *g)
 void
 view_read_leader(struct zkelect_group *g)
 {
-    group_send_get(g, REQ_GET_LEADER, g->p_leader, NULL);
+    group_send_get(g, REQ_GET_LEADER, LV0(g)->path, NULL);
 }
 
 static void
@@ -184,37 +184,37 @@ on_leader_reply(struct zkelect_group *g, struct zev *ev)
         if (ev->rc == ZOK)
             view_read_leader(g);
         else if (ev->rc == ZNONODE) {
-            g->leader_read = true;
+            LV0(g)->read = true;
             view_changed(g);
         }
         return;
     }
     if (ev->rc == ZNONODE) {
-        g->have_leader = false;
-        g->leader_version = -1;
-        g->leader_owner = 0;
-        memset(&g->leader, 0, sizeof(g->leader));
+        LV0(g)->have = false;
+        LV0(g)->version = -1;
+        LV0(g)->owner = 0;
+        memset(&LV0(g)->l, 0, sizeof(struct zke_leader));
         /* a get on a missing znode sets no watch: an exists does. Act on
            the absence now rather than after that second round trip. */
-        group_send_exists(g, REQ_EXISTS_LEADER, g->p_leader, NULL);
-        g->leader_read = true;
+        group_send_exists(g, REQ_EXISTS_LEADER, LV0(g)->path, NULL);
+        LV0(g)->read = true;
         view_changed(g);
         return;
     }
     if (ev->rc != ZOK)
         return;
-    g->leader_version = ev->stat.version;
-    g->leader_owner = ev->stat.ephemeralOwner;
-    rc = zke_leader_decode(ev->data, ev->datalen, &g->leader, err, sizeof(err));
+    LV0(g)->version = ev->stat.version;
+    LV0(g)->owner = ev->stat.ephemeralOwner;
+    rc = zke_leader_decode(ev->data, ev->datalen, &LV0(g)->l, err, sizeof(err));
     if (rc != 0) {
-        g->have_leader = false;
-        memset(&g->leader, 0, sizeof(g->leader));
-        group_malformed(g, g->p_leader, ev->data, ev->datalen, err);
+        LV0(g)->have = false;
+        memset(&LV0(g)->l, 0, sizeof(struct zke_leader));
+        group_malformed(g, LV0(g)->path, ev->data, ev->datalen, err);
     } else {
-        g->have_leader = true;
+        LV0(g)->have = true;
         g->saw_leader = true;
     }
-    g->leader_read = true;
+    LV0(g)->read = true;
     view_changed(g);
 }
 
@@ -222,11 +222,11 @@ on_leader_reply(struct zkelect_group *g, struct zev *ev)
 void
 view_publish_leader(struct zkelect_group *g)
 {
-    const char *id = g->have_leader ? g->leader.id : "";
-    int status = g->have_leader ? (int)g->leader.status : ZKELECT_STATUS_NONE;
-    uint64_t epoch = g->have_leader ? g->leader.epoch : 0;
+    const char *id = LV0(g)->have ? LV0(g)->l.id : "";
+    int status = LV0(g)->have ? (int)LV0(g)->l.status : ZKELECT_STATUS_NONE;
+    uint64_t epoch = LV0(g)->have ? LV0(g)->l.epoch : 0;
 
-    if (!g->leader_read)
+    if (!LV0(g)->read)
         return;
     if (strcmp(id, g->pub_id) == 0 && status == g->pub_status && epoch == g->pub_epoch)
         return;
@@ -423,9 +423,9 @@ group_stuck(struct zkelect_group *g, char *why, size_t len)
         snprintf(why, len, "registration %s with no request outstanding", group_reg_name(g->reg));
         return true;
     }
-    if (!g->elected_read || !g->leader_read) {
+    if (!g->elected_read || !LV0(g)->read) {
         snprintf(why, len, "view incomplete (elected %s, leader %s) with no read outstanding",
-                 g->elected_read ? "read" : "unread", g->leader_read ? "read" : "unread");
+                 g->elected_read ? "read" : "unread", LV0(g)->read ? "read" : "unread");
         return true;
     }
     if (g->reg == REG_DONE && g->my_czxid == 0) {
@@ -504,7 +504,7 @@ group_view_stale(struct zkelect_group *g)
     if (g->watchdog_ms_deadline == 0 && g->exclusions == NULL)
         return;
     elector_watchdog_restart(g);
-    g->elected_read = g->leader_read = false;
+    g->elected_read = LV0(g)->read = false;
     view_read_elected(g);
     view_read_leader(g);
 }
@@ -567,7 +567,7 @@ group_resync(struct zkelect_group *g)
     if (!group_connected(g) || g->closed)
         return;
     g->kick = 0; /* whatever waited in the pipeline queue is done here */
-    g->elected_read = g->leader_read = false;
+    g->elected_read = LV0(g)->read = false;
     view_read_elected(g);
     view_read_leader(g);
     if (g->reg == REG_PENDING || g->reg == REG_NONE) {
@@ -636,9 +636,9 @@ group_on_session(struct zkelect_group *g, enum sess_state prev, enum sess_state 
         g->my_znode[0] = '\0';
         g->rereg_pending = false; /* the new session registers anyway */
         g->recheck_mine = false;
-        g->leader_version = g->elected_version = -1;
-        g->have_leader = g->have_elected = false;
-        g->leader_read = g->elected_read = false;
+        LV0(g)->version = g->elected_version = -1;
+        LV0(g)->have = g->have_elected = false;
+        LV0(g)->read = g->elected_read = false;
         reg_new_guid(g->guid);
         if (g->leaving && g->reg == REG_NONE)
             reg_unregistered(g);
@@ -659,16 +659,16 @@ group_on_watch(struct zkelect_group *g, int type, const char *path)
         return;
     if (strcmp(path, g->p_elected) == 0) {
         view_read_elected(g);
-    } else if (strcmp(path, g->p_leader) == 0) {
+    } else if (strcmp(path, LV0(g)->path) == 0) {
         if (type == ZOO_DELETED_EVENT) {
             /* gone: no need to read it; re-arm with an exists-watch and act
                at once (a candidate waiting for it creates its own now) */
-            g->have_leader = false;
-            g->leader_version = -1;
-            g->leader_owner = 0;
-            memset(&g->leader, 0, sizeof(g->leader));
-            g->leader_read = true;
-            group_send_exists(g, REQ_EXISTS_LEADER, g->p_leader, NULL);
+            LV0(g)->have = false;
+            LV0(g)->version = -1;
+            LV0(g)->owner = 0;
+            memset(&LV0(g)->l, 0, sizeof(struct zke_leader));
+            LV0(g)->read = true;
+            group_send_exists(g, REQ_EXISTS_LEADER, LV0(g)->path, NULL);
             view_changed(g);
         } else {
             view_read_leader(g);
@@ -759,6 +759,7 @@ group_free(struct zkelect_group *g)
     free(g->opt_kv);
     free(g->policy_name);
     free(g->policy_path);
+    free(g->lvx);
     free(g);
 }
 

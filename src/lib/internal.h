@@ -255,6 +255,25 @@ struct exclusion {                    /* elector: node excluded until deadline *
     uint64_t until_ms;                /* CLOCK_MONOTONIC deadline */
 };
 
+/*
+ * One slot's leader znode as last read (doc/PROTOCOL.md, "N active
+ * leaders"): slot 0 is `leader`, slot k `leader-<k>`. A group with one slot
+ * has lv[0] only. The candidate's slot is lv[cslot] (CL); the elector and
+ * the observers look at every slot.
+ */
+struct lview {
+    char path[ZKE_PATH_MAX];
+    bool have;                        /* present and valid */
+    struct zke_leader l;              /* last decoded */
+    int32_t version;                  /* its version, -1 = absent */
+    int64_t owner;                    /* its ephemeralOwner */
+    bool read;                        /* a read completed (present or not) */
+};
+
+#define LV(g, k) ((k) == 0 ? &(g)->lv0 : &(g)->lvx[(k) - 1])
+#define LV0(g)   LV(g, 0)
+#define CL(g)    LV(g, (g)->cslot)
+
 #define ZKE_GINDEX 16384               /* buckets of the group index */
 
 struct zkelect_group {
@@ -268,7 +287,7 @@ struct zkelect_group {
     bool closed;                      /* zkelect_group_close called */
     char path[ZKE_PATH_MAX];          /* base path */
     char p_nodes[ZKE_PATH_MAX], p_election[ZKE_PATH_MAX], p_elected[ZKE_PATH_MAX];
-    char p_leader[ZKE_PATH_MAX], p_config[ZKE_PATH_MAX], p_switchover[ZKE_PATH_MAX];
+    char p_config[ZKE_PATH_MAX], p_switchover[ZKE_PATH_MAX];
     char p_history[ZKE_PATH_MAX];     /* derived paths */
 
     /* options */
@@ -296,11 +315,11 @@ struct zkelect_group {
     int32_t elected_version;          /* its znode version, -1 = absent */
     int64_t elected_mzxid;            /* zxid of its last write (INT64_MAX: our own write) */
     bool elected_read;                /* a read of elected completed (present or not) */
-    bool have_leader;                 /* leader znode present and valid */
-    struct zke_leader leader;         /* last decoded leader */
-    int32_t leader_version;           /* its version */
-    int64_t leader_owner;             /* its ephemeralOwner */
-    bool leader_read;                 /* a read of leader completed */
+    struct lview lv0;                 /* slot 0's leader znode, `leader` */
+    struct lview *lvx;                /* slots 1..ZKE_LEADERS_MAX-1 (heap, allocated when
+                                         a group first has more than one slot) */
+    int nlv;                          /* slots watched: 1 + elected's extra slots */
+    int cslot;                        /* the slot the candidate's role is about (CL) */
     struct zke_member leader_info;    /* nodes/<leader> record, when loaded */
     bool have_leader_info;
     char prev_info_id[ZKE_ID_MAX + 1];  /* the leader before: its id and host, from */

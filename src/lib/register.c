@@ -177,7 +177,7 @@ registered(struct zkelect_group *g, const char *child)
     group_reg_set(g, REG_DONE, g->my_znode);
     group_role_set(g, ROLE_MEMBER, 0, 0, 0, "registered");
     g->my_czxid = 0;
-    g->saw_leader = g->have_leader; /* cold start or not: from this registration on */
+    g->saw_leader = CL(g)->have; /* cold start or not: from this registration on */
     g->recheck_mine = false;
     g->pred_watched = false;
     if (g->leaving) {
@@ -528,7 +528,7 @@ reg_reregister(struct zkelect_group *g)
     group_role_set(g, ROLE_MEMBER, 0, 0, 0, "registering again");
     g->my_znode[0] = '\0';
     g->my_czxid = 0;
-    g->saw_leader = g->have_leader;
+    g->saw_leader = CL(g)->have;
     reg_new_guid(g->guid);
     snprintf(g->self.guid, sizeof(g->self.guid), "%s", g->guid);
     reg_register(g);
@@ -549,7 +549,7 @@ reg_unregister(struct zkelect_group *g)
         return;
     group_reg_set(g, REG_LEAVING, "leaving");
     if (cand_leader_is_mine(g))
-        zoo_delete_op_init(&r->ops[n++], g->p_leader, g->leader_version);
+        zoo_delete_op_init(&r->ops[n++], CL(g)->path, CL(g)->version);
     snprintf(r->pathbuf[0], sizeof(r->pathbuf[0]), "%s/%s", g->p_nodes, g->self.id);
     zoo_delete_op_init(&r->ops[n++], r->pathbuf[0], -1);
     if (*g->my_znode) {
@@ -575,8 +575,8 @@ void
 reg_on_unregister_reply(struct zkelect_group *g, struct zev *ev)
 {
     if (ev->rc == ZOK || ev->rc == ZNONODE) {
-        g->leader_version = -1;
-        g->leader_owner = 0;
+        CL(g)->version = -1;
+        CL(g)->owner = 0;
         reg_unregistered(g);
         return;
     }

@@ -181,6 +181,8 @@ struct zkelect_event {
     int error;                     /* ZKELECT_E* code for error events, else 0 */
     const char *detail;            /* human-readable detail, never NULL */
     uint64_t mono_ms;              /* CLOCK_MONOTONIC time of the event, ms */
+    int slot;                      /* the slot concerned (0 in a group with one leader;
+                                      see zkelect_get_leaders) */
 };
 
 typedef void (*zkelect_event_fn)(void *data, const struct zkelect_event *ev);

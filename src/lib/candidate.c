@@ -49,6 +49,8 @@ cand_leader_is_mine(struct zkelect_group *g)
     return CL(g)->version >= 0 && CL(g)->owner != 0 && CL(g)->owner == g->h->session_id;
 }
 
+static uint64_t cand_epoch(struct zkelect_group *g);
+
 /* A request carrying our leader znode's data (STATUS at EPOCH), or NULL
    (out of memory; an encoding failure is answered as a failed request). */
 static struct req *
@@ -63,6 +65,7 @@ leader_request(struct zkelect_group *g, enum req_kind kind, int status, uint64_t
     l.status = status;
     l.epoch = epoch;
     l.since_ms = zke_wall_ms();
+    l.slot = g->cslot;
     if ((r = req_new(g->h, g, kind)) == NULL)
         return NULL;
     r->token = epoch;
@@ -76,7 +79,7 @@ leader_request(struct zkelect_group *g, enum req_kind kind, int status, uint64_t
 static void
 leader_create(struct zkelect_group *g)
 {
-    uint64_t epoch = g->elected.epoch;
+    uint64_t epoch = cand_epoch(g);
     struct req *r;
     size_t len;
 
@@ -114,7 +117,7 @@ leader_set_ready(struct zkelect_group *g)
 static void
 leader_retake(struct zkelect_group *g)
 {
-    uint64_t epoch = g->elected.epoch;
+    uint64_t epoch = cand_epoch(g);
     struct req *r;
     size_t len;
 
@@ -428,15 +431,67 @@ cand_release_retry(struct zkelect_group *g)
     view_read_leader(g);
 }
 
-/* `elected` names this registration of ours (not a former session's). */
+/* The epoch of the candidate's slot in the decision in view (0: none). */
+static uint64_t
+cand_epoch(struct zkelect_group *g)
+{
+    const char *id, *znode;
+    uint64_t epoch;
+
+    return view_elected_slot(g, g->cslot, &id, &znode, &epoch) ? epoch : 0;
+}
+
+/* Slot K of `elected` names this registration of ours (not a former
+   session's). */
+static bool
+cand_named_in(struct zkelect_group *g, int k)
+{
+    const char *id, *znode;
+    uint64_t epoch;
+
+    /* a decision written before our election znode existed named a former
+       session of ours: never act on it (the elector decides again) */
+    return view_elected_slot(g, k, &id, &znode, &epoch) && strcmp(id, g->self.id) == 0 &&
+           (*znode ? strcmp(znode, g->my_znode) == 0 : g->elected_mzxid > g->my_czxid);
+}
+
+/* The candidate's slot names us. */
 static bool
 cand_named(struct zkelect_group *g)
 {
-    /* a decision written before our election znode existed named a former
-       session of ours: never act on it (the elector decides again) */
-    return g->have_elected && strcmp(g->elected.leader, g->self.id) == 0 &&
-           (*g->elected.leader_znode ? strcmp(g->elected.leader_znode, g->my_znode) == 0
-                                     : g->elected_mzxid > g->my_czxid);
+    return cand_named_in(g, g->cslot);
+}
+
+/*
+ * A node holds at most one slot. Elected in another slot than the one its
+ * role is about, it moves there only when it holds nothing: no leading role,
+ * no leader znode of its own left in its old slot (the step-down and the
+ * release of that one come first, as for any leader no longer named).
+ * Returns false while the new slot's leader znode is still unread.
+ */
+static bool
+cand_follow_slot(struct zkelect_group *g)
+{
+    int k;
+
+    if (g->nlv <= 1 || cand_named(g))
+        return true;
+    if ((g->role != ROLE_MEMBER && g->role != ROLE_WAITING) || cand_leader_is_mine(g))
+        return true;
+    for (k = 0; k < g->nlv; k++)
+        if (k != g->cslot && cand_named_in(g, k))
+            break;
+    if (k == g->nlv) {
+        if (g->cslot != 0 && g->role == ROLE_MEMBER)
+            g->cslot = 0; /* named nowhere: back to the first slot's view */
+        return true;
+    }
+    if (g->role == ROLE_WAITING)
+        group_role_set(g, ROLE_MEMBER, 0, g->role_epoch, 0, "elected in slot %d now", k);
+    zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: candidate moves from slot %d to slot %d", g->path,
+            g->cslot, k);
+    g->cslot = k;
+    return LV(g, k)->read;
 }
 
 void
@@ -447,6 +502,8 @@ cand_step(struct zkelect_group *g)
     if (g->reg != REG_DONE || !group_connected(g) || !g->elected_read || !CL(g)->read ||
         g->my_czxid == 0)
         return;
+    if (!cand_follow_slot(g))
+        return; /* the new slot's leader znode is read first */
     named = cand_named(g);
     mine = cand_leader_is_mine(g);
 
@@ -482,8 +539,8 @@ cand_step(struct zkelect_group *g)
             view_read_leader(g);
             return;
         }
-        if (named && mine && CL(g)->have && CL(g)->l.epoch == g->elected.epoch &&
-            strcmp(CL(g)->l.id, g->self.id) == 0 && g->failed_epoch != g->elected.epoch &&
+        if (named && mine && CL(g)->have && CL(g)->l.epoch == cand_epoch(g) &&
+            strcmp(CL(g)->l.id, g->self.id) == 0 && g->failed_epoch != cand_epoch(g) &&
             !g->rereg_pending) {
             leader_retake(g);
             return;
@@ -496,9 +553,9 @@ cand_step(struct zkelect_group *g)
         leader_delete(g); /* ours: release it; else nothing to release */
         return;
     case ROLE_SUSPENDED:
-        if (named && mine && CL(g)->have && CL(g)->l.epoch == g->elected.epoch &&
+        if (named && mine && CL(g)->have && CL(g)->l.epoch == cand_epoch(g) &&
             strcmp(CL(g)->l.id, g->self.id) == 0) {
-            g->role_epoch = g->elected.epoch;
+            g->role_epoch = cand_epoch(g);
             g->role_elected_version = g->elected_version;
             if (CL(g)->l.status == ZKELECT_STATUS_READY && g->active)
                 group_role_set(g, ROLE_READY, ZKELECT_EV_RESUMED, g->role_epoch, 0,
@@ -529,7 +586,7 @@ cand_step(struct zkelect_group *g)
                or replaces the decision */
             return;
         }
-        if (!named || g->elected.epoch != g->role_epoch) {
+        if (!named || cand_epoch(g) != g->role_epoch) {
             cand_start_stepdown(g, named ? "re-elected at a new epoch" : "elected names another node");
             return;
         }
@@ -563,7 +620,7 @@ cand_step(struct zkelect_group *g)
         }
         return;
     }
-    if (g->failed_epoch == g->elected.epoch)
+    if (g->failed_epoch == cand_epoch(g))
         return; /* we failed this epoch's takeover: wait for the next decision */
     if (mine) {
         g->role_epoch = CL(g)->l.epoch;
@@ -572,9 +629,9 @@ cand_step(struct zkelect_group *g)
     }
     if (CL(g)->version >= 0) {
         if (g->role != ROLE_WAITING)
-            group_role_set(g, ROLE_WAITING, 0, g->elected.epoch, 0,
+            group_role_set(g, ROLE_WAITING, 0, cand_epoch(g), 0,
                            "elected at epoch %llu; waiting for %s to release the leader znode",
-                           (unsigned long long)g->elected.epoch,
+                           (unsigned long long)cand_epoch(g),
                            CL(g)->have ? CL(g)->l.id : "?");
         return;
     }
@@ -615,9 +672,9 @@ cand_stuck(struct zkelect_group *g, char *why, size_t len)
     case ROLE_MEMBER:
     case ROLE_WAITING:
         if (g->reg == REG_DONE && !g->leaving && cand_named(g) && CL(g)->version < 0 &&
-            g->failed_epoch != g->elected.epoch) {
+            g->failed_epoch != cand_epoch(g)) {
             snprintf(why, len, "elected at epoch %llu, the leader znode free, no takeover",
-                     (unsigned long long)g->elected.epoch);
+                     (unsigned long long)cand_epoch(g));
             return true;
         }
         return false;

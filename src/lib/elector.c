@@ -61,6 +61,72 @@ elected_present(struct zkelect_group *g)
     return !*g->elected.leader_znode || strcmp(m->znode, g->elected.leader_znode) == 0;
 }
 
+static int effective_watchdog_ms(struct zkelect_group *g);
+
+/* Slots the decision in view has: 1 + its extra slots (doc/PROTOCOL.md,
+   "N active leaders"). */
+static int
+eslots(struct zkelect_group *g)
+{
+    return g->have_elected ? 1 + g->elected.nslots : 1;
+}
+
+/* Slot K of the decision in view: its node ("" none), and its epoch. */
+static const char *
+eslot(struct zkelect_group *g, int k, uint64_t *epoch)
+{
+    const char *id = "", *znode;
+    uint64_t e = 0;
+
+    if (!view_elected_slot(g, k, &id, &znode, &e))
+        id = "";
+    if (epoch)
+        *epoch = e;
+    return id;
+}
+
+/* Slot K's node is still a live member with the registration it was
+   elected with (elected_present for any slot). */
+static bool
+eslot_present(struct zkelect_group *g, int k)
+{
+    const char *id = "", *znode = "";
+    struct member_cache *m;
+    uint64_t e;
+
+    if (!view_elected_slot(g, k, &id, &znode, &e) || !*id || !member_present(g, id))
+        return false;
+    m = member_find(g, id);
+    return !*znode || strcmp(m->znode, znode) == 0;
+}
+
+/* Slot K's leader znode shows the node its decision names, at its epoch
+   (READY too when READY is set). */
+static bool
+eslot_znode(struct zkelect_group *g, int k, bool ready)
+{
+    struct lview *v = LV(g, k);
+    uint64_t e;
+    const char *id = eslot(g, k, &e);
+
+    return *id && k < g->nlv && v->have && strcmp(v->l.id, id) == 0 && v->l.epoch == e &&
+           (!ready || v->l.status == ZKELECT_STATUS_READY);
+}
+
+/* Arm slot K's watchdog for epoch E. */
+static void
+watchdog_arm(struct zkelect_group *g, int k, uint64_t e)
+{
+    struct lview *v = LV(g, k);
+
+    v->wd_deadline = zke_now_ms() + (uint64_t)effective_watchdog_ms(g);
+    group_timer_changed(g);
+    v->wd_epoch = e;
+    v->wd_fenced = false;
+    v->wd_start_ms = zke_now_ms();
+    v->wd_postponed_ms = 0;
+}
+
 static struct exclusion *
 exclusion_find(struct zkelect_group *g, const char *id)
 {
@@ -231,6 +297,8 @@ member_ok_update(struct member_cache *m)
 void
 elector_start(struct zkelect_group *g)
 {
+    int k;
+
     g->is_elector = true;
     group_timer_changed(g);
     g->election_read = g->config_read = g->switchover_read = g->history_read = false;
@@ -274,37 +342,37 @@ elector_start(struct zkelect_group *g)
                 exclusion_add(g, g->elected.excluded[i].id, g->elected.excluded[i].reason,
                               zke_now_ms() + g->elected.excluded[i].remaining_ms);
     }
-    /* a transition in flight when the old elector died gets a watchdog period */
-    if (g->have_elected && *g->elected.leader &&
-        !(LV0(g)->have && strcmp(LV0(g)->l.id, g->elected.leader) == 0 &&
-          LV0(g)->l.epoch == g->elected.epoch && LV0(g)->l.status == ZKELECT_STATUS_READY)) {
-        g->watchdog_ms_deadline = zke_now_ms() + (uint64_t)effective_watchdog_ms(g);
-        group_timer_changed(g);
-        g->watchdog_epoch = g->elected.epoch;
-        g->watchdog_fenced = false;
-        g->watchdog_start_ms = zke_now_ms();
-        g->watchdog_postponed_ms = 0;
+    /* a transition in flight when the old elector died gets a watchdog
+       period, in every slot */
+    for (k = 0; k < eslots(g) && k < g->nlv; k++) {
+        uint64_t e;
+        if (*eslot(g, k, &e) && !eslot_znode(g, k, true))
+            watchdog_arm(g, k, e);
     }
 }
 
 void
 elector_stop(struct zkelect_group *g, const char *why)
 {
+    int k;
+
     if (!g->is_elector)
         return;
     g->is_elector = false;
     members_clear(g);
     exclusions_clear(g);
-    g->watchdog_ms_deadline = 0;
+    for (k = 0; k < g->nlv; k++) {
+        LV(g, k)->wd_deadline = 0;
+        LV(g, k)->takeover_check_epoch = 0;
+        LV(g, k)->force_epoch = 0;
+    }
     g->deciding = false;
     g->eval_pending = false;
     g->reasons = 0;
-    g->takeover_check_epoch = 0;
-    g->force_epoch = 0;
     zke_event(g->h, g, ZKELECT_EV_ELECTOR_LOST, g->self.id, 0, 0, "no longer the elector: %s", why);
 }
 
-static void watchdog_exclude(struct zkelect_group *g, uint64_t now, const char *reason,
+static void watchdog_exclude(struct zkelect_group *g, int k, uint64_t now, const char *reason,
                              const char *why);
 
 /* The elector's list of election children: update the member cache. */
@@ -314,7 +382,7 @@ elector_members(struct zkelect_group *g, struct zev *ev)
     char id[ZKE_ID_MAX + 1];
     int64_t seq;
     struct member_cache *m, **pp;
-    int i;
+    int i, k;
 
     for (m = g->members; m; m = m->next)
         m->seen = false;
@@ -363,12 +431,14 @@ elector_members(struct zkelect_group *g, struct zev *ev)
     g->election_read = true;
     /* a vanished PROGRESS znode (elector_view_changed), its node still
        registered in this fresh listing: a failed takeover */
-    if (g->takeover_check_epoch) {
-        uint64_t epoch = g->takeover_check_epoch;
-        g->takeover_check_epoch = 0;
-        if (g->have_elected && g->elected.epoch == epoch && g->watchdog_ms_deadline &&
-            LV0(g)->version < 0 && elected_present(g)) {
-            watchdog_exclude(g, zke_now_ms(), "takeover-failed",
+    for (k = 0; k < g->nlv; k++) {
+        uint64_t epoch = LV(g, k)->takeover_check_epoch, e;
+        if (epoch == 0)
+            continue;
+        LV(g, k)->takeover_check_epoch = 0;
+        if (*eslot(g, k, &e) && e == epoch && LV(g, k)->wd_deadline &&
+            LV(g, k)->version < 0 && eslot_present(g, k)) {
+            watchdog_exclude(g, k, zke_now_ms(), "takeover-failed",
                              "gave up its takeover (its PROGRESS leader znode vanished)");
             return;
         }
@@ -661,7 +731,7 @@ elector_ready(struct zkelect_group *g)
     struct member_cache *m;
 
     if (!g->is_elector || !group_connected(g) || !g->election_read || !g->config_read ||
-        !g->switchover_read || !g->history_read || !g->elected_read || !LV0(g)->read)
+        !g->switchover_read || !g->history_read || !g->elected_read || !view_leaders_read(g))
         return false;
     for (m = g->members; m; m = m->next)
         if (!m->loaded)
@@ -845,25 +915,41 @@ elector_on_decide_reply(struct zkelect_group *g, struct zev *ev)
         struct zke_elected e;
         g->n_decisions++;
         if (zke_elected_decode(r->payload[0], (int)strlen(r->payload[0]), &e, err, sizeof(err)) == 0) {
+            uint64_t before[ZKE_LEADERS_MAX] = {0};
+            int k, was;
+
             if (!g->have_elected || strcmp(g->elected.leader, e.leader) != 0)
                 g->last_move_ms = zke_now_ms(); /* anti-flap counts from here */
+            for (k = 1; k < eslots(g); k++)
+                eslot(g, k, &before[k]);
             g->elected = e;
             g->have_elected = true;
             g->elected_mzxid = INT64_MAX; /* written by us, now: newer than anything */
             g->elected_version = g->elected_version >= 0 ? g->elected_version + 1 : 0;
             g->history_version = g->history_version >= 0 ? g->history_version + 1 : 0;
-            if (*e.leader) {
-                g->watchdog_ms_deadline = zke_now_ms() + (uint64_t)effective_watchdog_ms(g);
-                group_timer_changed(g);
-                g->watchdog_epoch = e.epoch;
-                g->watchdog_fenced = false;
-                g->watchdog_start_ms = zke_now_ms();
-                g->watchdog_postponed_ms = 0;
-            } else {
-                g->watchdog_ms_deadline = 0;
-            }
+            view_slots_update(g);
+            if (*e.leader)
+                watchdog_arm(g, 0, e.epoch);
+            else
+                LV0(g)->wd_deadline = 0;
             zke_event(g->h, g, ZKELECT_EV_DECISION, e.leader, e.epoch, 0, "elected %s: %s",
                       *e.leader ? e.leader : "nobody", e.reason);
+            /* the other slots: a watchdog for each new epoch (a slot left
+               as it was keeps its own, and its READY leader none) */
+            for (k = 1; k < eslots(g) && k < g->nlv; k++) {
+                uint64_t ep;
+                const char *id = eslot(g, k, &ep);
+                if (!*id) {
+                    LV(g, k)->wd_deadline = 0;
+                } else if (ep != before[k]) {
+                    watchdog_arm(g, k, ep);
+                    was = g->ev_slot;
+                    g->ev_slot = k;
+                    zke_event(g->h, g, ZKELECT_EV_DECISION, id, ep, 0, "slot %d: elected %s: %s",
+                              k, id, e.reason);
+                    g->ev_slot = was;
+                }
+            }
         }
         if (!g->hold_writing)
             g->reasons = 0;
@@ -1225,9 +1311,9 @@ elector_eval(struct zkelect_group *g)
        a new leader: a new decision names that registration, else it would
        wait for a decision naming it until the watchdog */
     if (strcmp(in_members[chosen].id, cur) == 0 && current_present) {
-        if (g->have_elected && g->force_epoch == g->elected.epoch) {
+        if (g->have_elected && LV0(g)->force_epoch == g->elected.epoch) {
             /* the watchdog gave the only candidate a new epoch */
-            g->force_epoch = 0;
+            LV0(g)->force_epoch = 0;
             decide_write(g, mc_of[chosen], why, switchover_id, DECIDE_NEW);
         } else if ((switchover || config_ack) && g->have_elected) {
             hold_set(g, NULL, "", 0, "the leader stays");
@@ -1287,137 +1373,168 @@ out:
     free(tagp);
 }
 
-/* The view changed (the caller checked that this node is the elector). */
-void
-elector_view_changed(struct zkelect_group *g)
+/*
+ * Slot K's watchdog after a change of the view. Returns true when a fresh
+ * listing of the members was asked for (a PROGRESS znode vanished): that
+ * listing decides (elector_members).
+ */
+static bool
+watchdog_view(struct zkelect_group *g, int k)
 {
-    bool elected_znode = LV0(g)->have && g->have_elected &&
-                         strcmp(LV0(g)->l.id, g->elected.leader) == 0 &&
-                         LV0(g)->l.epoch == g->elected.epoch;
-
+    struct lview *v = LV(g, k);
+    uint64_t e;
+    const char *id = eslot(g, k, &e);
+    bool elected_znode = eslot_znode(g, k, false);
     bool retake;
 
-    if (g->watchdog_ms_deadline && elected_znode && LV0(g)->l.status == ZKELECT_STATUS_READY)
-        g->watchdog_ms_deadline = 0;
+    if (v->wd_deadline && elected_znode && v->l.status == ZKELECT_STATUS_READY)
+        v->wd_deadline = 0;
     /* the elected leader READY at this epoch, then PROGRESS again: it fenced
        itself and takes over again; that takeover gets a watchdog too (if it
        fails, its PROGRESS znode vanishing must be noticed below) */
-    if (elected_znode && LV0(g)->l.status == ZKELECT_STATUS_READY)
-        g->ready_seen_epoch = g->elected.epoch;
-    retake = elected_znode && LV0(g)->l.status == ZKELECT_STATUS_PROGRESS &&
-             g->ready_seen_epoch == g->elected.epoch;
+    if (elected_znode && v->l.status == ZKELECT_STATUS_READY)
+        v->ready_seen_epoch = e;
+    retake = elected_znode && v->l.status == ZKELECT_STATUS_PROGRESS && v->ready_seen_epoch == e;
     /* a decision naming a leader that is not READY always has a watchdog,
        also one whose write outcome was unknown, or read after a reconnect,
        and again when the elected node's leader znode is gone at an epoch it
        was READY at (a take-over-again that failed before this elector saw
        its PROGRESS: the model's FIX_REARM) */
-    if (!g->watchdog_ms_deadline && g->have_elected && *g->elected.leader &&
-        (g->watchdog_epoch != g->elected.epoch || retake || LV0(g)->version < 0) &&
-        g->elected_read && LV0(g)->read &&
-        !(elected_znode && LV0(g)->l.status == ZKELECT_STATUS_READY)) {
-        g->ready_seen_epoch = 0;
-        g->watchdog_ms_deadline = zke_now_ms() + (uint64_t)effective_watchdog_ms(g);
-        group_timer_changed(g);
-        g->watchdog_epoch = g->elected.epoch;
-        g->watchdog_fenced = false;
-        g->watchdog_start_ms = zke_now_ms();
-        g->watchdog_postponed_ms = 0;
+    if (!v->wd_deadline && *id && (v->wd_epoch != e || retake || v->version < 0) &&
+        g->elected_read && v->read && !(elected_znode && v->l.status == ZKELECT_STATUS_READY)) {
+        v->ready_seen_epoch = 0;
+        watchdog_arm(g, k, e);
     }
     /* the last status seen of the elected node's leader znode at this
        epoch: a READY leader whose znode goes later resigned or was lost; it
        never failed its takeover */
-    if (elected_znode && LV0(g)->l.status == ZKELECT_STATUS_PROGRESS)
-        g->progress_seen_epoch = g->elected.epoch;
+    if (elected_znode && v->l.status == ZKELECT_STATUS_PROGRESS)
+        v->progress_seen_epoch = e;
     else if (elected_znode)
-        g->progress_seen_epoch = 0;
+        v->progress_seen_epoch = 0;
     /* the elected node's PROGRESS znode vanished: its takeover failed (it
        gave the epoch up) if it is still a member. A node that resigns
        removes its registration in the same multi, but the notification of
        that may come after this one: list the members afresh and decide on
        that listing (elector_members), without waiting for the watchdog. */
-    if (g->watchdog_ms_deadline && LV0(g)->read && LV0(g)->version < 0 &&
-        g->have_elected && g->progress_seen_epoch == g->elected.epoch &&
-        elected_present(g)) {
-        g->progress_seen_epoch = 0;
-        g->takeover_check_epoch = g->elected.epoch;
+    if (v->wd_deadline && v->read && v->version < 0 && *id && v->progress_seen_epoch == e &&
+        eslot_present(g, k)) {
+        v->progress_seen_epoch = 0;
+        v->takeover_check_epoch = e;
         reg_list_election(g, true);
-        return;
+        return true;
     }
+    return false;
+}
+
+/* The view changed (the caller checked that this node is the elector). */
+void
+elector_view_changed(struct zkelect_group *g)
+{
+    int k;
+
+    for (k = 0; k < eslots(g) && k < g->nlv; k++)
+        if (watchdog_view(g, k))
+            return;
     elector_eval(g);
 }
 
-/* Some member other than the elected one could lead (member_can_lead). */
+/* Some member other than those the decision names could lead
+   (member_can_lead): a candidate for slot K instead of its node. */
 static bool
-other_candidate(struct zkelect_group *g)
+other_candidate(struct zkelect_group *g, int k)
 {
     struct member_cache *m;
     uint64_t now = zke_now_ms();
+    int j;
 
-    for (m = g->members; m; m = m->next)
-        if (strcmp(m->rec.id, g->elected.leader) != 0 && member_can_lead(g, m, now))
+    (void)k;
+    for (m = g->members; m; m = m->next) {
+        if (!member_can_lead(g, m, now))
+            continue;
+        for (j = 0; j < eslots(g); j++)
+            if (strcmp(m->rec.id, eslot(g, j, NULL)) == 0)
+                break;
+        if (j == eslots(g))
             return true;
+    }
     return false;
 }
 
 /*
- * Exclude the elected node and elect again (watchdog, or a takeover seen to
- * fail). Not when no other member could lead: excluding the only candidate
- * leaves the group without a leader for exclude_ms and gains nothing. Then
- * the node keeps its chance: a takeover still running (its leader znode is
- * there) gets another period; one given up (no leader znode of that epoch)
- * is decided again at a new epoch when the watchdog fires, so a node that
- * failed its takeover retries at most once a watchdog period.
+ * Exclude slot K's elected node and elect again (watchdog, or a takeover
+ * seen to fail). Not when no other member could lead: excluding the only
+ * candidate leaves the slot without a leader for exclude_ms and gains
+ * nothing. Then the node keeps its chance: a takeover still running (its
+ * leader znode is there) gets another period; one given up (no leader znode
+ * of that epoch) is decided again at a new epoch when the watchdog fires, so
+ * a node that failed its takeover retries at most once a watchdog period.
  */
 static void
-watchdog_exclude(struct zkelect_group *g, uint64_t now, const char *reason, const char *why)
+watchdog_exclude(struct zkelect_group *g, int k, uint64_t now, const char *reason, const char *why)
 {
-    bool znode = LV0(g)->have && LV0(g)->l.epoch == g->elected.epoch &&
-                 strcmp(LV0(g)->l.id, g->elected.leader) == 0;
+    struct lview *v = LV(g, k);
+    uint64_t e;
+    char id[ZKE_ID_MAX + 1], rsn[ZKE_NAME_MAX + 1];
+    bool znode = eslot_znode(g, k, false);
     bool timer = strcmp(reason, "watchdog") == 0;
+    int was = g->ev_slot;
 
-    if (!other_candidate(g)) {
+    snprintf(id, sizeof(id), "%s", eslot(g, k, &e));
+    if (k > 0)
+        snprintf(rsn, sizeof(rsn), "%s slot %d", reason, k);
+    else
+        snprintf(rsn, sizeof(rsn), "%s", reason);
+    g->ev_slot = k;
+    if (!other_candidate(g, k)) {
         if (!timer)
-            return; /* the watchdog, still armed, decides again when it fires */
+            goto out; /* the watchdog, still armed, decides again when it fires */
         g->n_watchdog++;
-        g->watchdog_ms_deadline = now + (uint64_t)effective_watchdog_ms(g);
-        g->watchdog_postponed_ms = 0;
+        v->wd_deadline = now + (uint64_t)effective_watchdog_ms(g);
+        v->wd_postponed_ms = 0;
         group_timer_changed(g);
         if (znode) {
-            zke_event(g->h, g, ZKELECT_EV_WATCHDOG, g->elected.leader, g->elected.epoch, 0,
+            zke_event(g->h, g, ZKELECT_EV_WATCHDOG, id, e, 0,
                       "%s %s; no other member can lead: not excluded, another %d ms",
-                      g->elected.leader, why, effective_watchdog_ms(g));
-            return;
+                      id, why, effective_watchdog_ms(g));
+            goto out;
         }
-        zke_event(g->h, g, ZKELECT_EV_WATCHDOG, g->elected.leader, g->elected.epoch, 0,
+        zke_event(g->h, g, ZKELECT_EV_WATCHDOG, id, e, 0,
                   "%s %s; no other member can lead: not excluded, deciding again at a new epoch",
-                  g->elected.leader, why);
-        g->force_epoch = g->elected.epoch;
+                  id, why);
+        v->force_epoch = e;
         g->reasons |= ZKELECT_REASON_WATCHDOG;
+        g->ev_slot = was;
         elector_eval(g);
         return;
     }
-    g->watchdog_ms_deadline = 0;
+    v->wd_deadline = 0;
     g->n_watchdog++;
-    exclusion_add(g, g->elected.leader, reason, now + (uint64_t)effective_exclude_ms(g));
-    zke_event(g->h, g, ZKELECT_EV_WATCHDOG, g->elected.leader, g->elected.epoch, 0,
-              "%s %s; excluded for %d ms, electing again", g->elected.leader, why,
-              effective_exclude_ms(g));
+    exclusion_add(g, id, rsn, now + (uint64_t)effective_exclude_ms(g));
+    zke_event(g->h, g, ZKELECT_EV_WATCHDOG, id, e, 0,
+              "%s %s; excluded for %d ms, electing again", id, why, effective_exclude_ms(g));
     g->reasons |= ZKELECT_REASON_WATCHDOG;
+    g->ev_slot = was;
     elector_eval(g);
+    return;
+out:
+    g->ev_slot = was;
 }
 
 uint64_t
 group_next_deadline(struct zkelect_group *g)
 {
     uint64_t d = 0;
+    int k;
     struct exclusion *x;
 
     /* no timer acts while the view is being read again (a reconnect, a
        gap): the read's reply brings the scan back within a second */
-    if (!g->is_elector || g->closed || !g->elected_read || !LV0(g)->read)
+    if (!g->is_elector || g->closed || !g->elected_read || !view_leaders_read(g))
         return 0;
-    if (g->watchdog_ms_deadline)
-        d = g->watchdog_ms_deadline;
+    for (k = 0; k < g->nlv; k++)
+        if (LV(g, k)->wd_deadline && (d == 0 || LV(g, k)->wd_deadline < d))
+            d = LV(g, k)->wd_deadline;
     for (x = g->exclusions; x; x = x->next)
         if (d == 0 || x->until_ms < d)
             d = x->until_ms;
@@ -1435,68 +1552,84 @@ group_next_deadline(struct zkelect_group *g)
     return d;
 }
 
+/* Slot K's watchdog fired. Returns true when it acted (elected again, or
+   fenced an old leader znode). */
+static bool
+watchdog_fire(struct zkelect_group *g, int k, uint64_t now)
+{
+    struct lview *v = LV(g, k);
+    uint64_t e;
+    const char *id = eslot(g, k, &e);
+    int was;
+
+    v->wd_deadline = 0;
+    if (!g->have_elected || e != v->wd_epoch || !*id)
+        return false;
+    if (eslot_znode(g, k, true))
+        return false;
+    if (v->version >= 0 && (!v->have || v->l.epoch < e) && !v->wd_fenced) {
+        /* the old leader has not released its znode: fence it, give the
+           elected node one more period. Not before the decision is a
+           session timeout old: an old leader cut off from ZooKeeper
+           has stepped down by then (its self-fence ends within T/2,
+           fence.c), one that is heard steps down when it sees the
+           decision and releases by itself. */
+        uint64_t t = (uint64_t)(g->h->negotiated_timeout_ms > g->h->session_timeout_ms
+                                    ? g->h->negotiated_timeout_ms
+                                    : g->h->session_timeout_ms);
+        struct req *r;
+
+        if (now < v->wd_start_ms + t) {
+            v->wd_deadline = v->wd_start_ms + t;
+            group_timer_changed(g);
+            zke_log(g->h, ZKELECT_LOG_INFO, "%s: the old leader znode %s stays until epoch %llu's "
+                    "decision is a session timeout (%llu ms) old", g->path, v->path,
+                    (unsigned long long)e, (unsigned long long)t);
+            return true;
+        }
+        r = req_new(g->h, g, REQ_LEADER_FENCE);
+        v->wd_fenced = true;
+        v->wd_deadline = now + (uint64_t)effective_watchdog_ms(g);
+        group_timer_changed(g);
+        was = g->ev_slot;
+        g->ev_slot = k;
+        zke_event(g->h, g, ZKELECT_EV_LEADER_FENCED, v->have ? v->l.id : NULL,
+                  v->have ? v->l.epoch : 0, 0,
+                  "old leader znode not released within %d ms; deleting it (epoch %llu now leads)",
+                  effective_watchdog_ms(g), (unsigned long long)e);
+        g->ev_slot = was;
+        if (r)
+            req_sent(r, zoo_adelete(g->h->zh, v->path, v->version, void_completion, r));
+        return true;
+    }
+    /* ZooKeeper itself is slow to answer this elector (a request of the
+       handle outstanding over a second): the elected node's writes wait
+       in the same queue, it is not to blame. Wait, a second at a time,
+       at most one more watchdog period. */
+    if (zke_oldest_request_ms(g->h, now) > ZKE_GAP_MS &&
+        v->wd_postponed_ms < (uint64_t)effective_watchdog_ms(g)) {
+        v->wd_postponed_ms += ZKE_GAP_MS;
+        v->wd_deadline = now + ZKE_GAP_MS;
+        group_timer_changed(g);
+        zke_log(g->h, ZKELECT_LOG_INFO, "%s: watchdog of epoch %llu (slot %d) waits: ZooKeeper "
+                "is slow to answer (%llu ms so far)", g->path, (unsigned long long)e, k,
+                (unsigned long long)v->wd_postponed_ms);
+        return true;
+    }
+    watchdog_exclude(g, k, now, "watchdog", "not READY within the watchdog period");
+    return true;
+}
+
 void
 group_on_timer(struct zkelect_group *g, uint64_t now)
 {
-    if (!g->is_elector || !group_connected(g) || !g->elected_read || !LV0(g)->read)
-        return;
-    if (g->watchdog_ms_deadline && now >= g->watchdog_ms_deadline) {
-        g->watchdog_ms_deadline = 0;
-        if (!g->have_elected || g->elected.epoch != g->watchdog_epoch || !*g->elected.leader)
-            return;
-        if (LV0(g)->have && LV0(g)->l.epoch == g->elected.epoch &&
-            strcmp(LV0(g)->l.id, g->elected.leader) == 0 && LV0(g)->l.status == ZKELECT_STATUS_READY)
-            return;
-        if (LV0(g)->version >= 0 && (!LV0(g)->have || LV0(g)->l.epoch < g->elected.epoch) &&
-            !g->watchdog_fenced) {
-            /* the old leader has not released its znode: fence it, give the
-               elected node one more period. Not before the decision is a
-               session timeout old: an old leader cut off from ZooKeeper
-               has stepped down by then (its self-fence ends within T/2,
-               fence.c), one that is heard steps down when it sees the
-               decision and releases by itself. */
-            uint64_t t = (uint64_t)(g->h->negotiated_timeout_ms > g->h->session_timeout_ms
-                                        ? g->h->negotiated_timeout_ms
-                                        : g->h->session_timeout_ms);
-            struct req *r;
+    int k;
 
-            if (now < g->watchdog_start_ms + t) {
-                g->watchdog_ms_deadline = g->watchdog_start_ms + t;
-                group_timer_changed(g);
-                zke_log(g->h, ZKELECT_LOG_INFO, "%s: the old leader znode stays until epoch %llu's "
-                        "decision is a session timeout (%llu ms) old", g->path,
-                        (unsigned long long)g->elected.epoch, (unsigned long long)t);
-                return;
-            }
-            r = req_new(g->h, g, REQ_LEADER_FENCE);
-            g->watchdog_fenced = true;
-            g->watchdog_ms_deadline = now + (uint64_t)effective_watchdog_ms(g);
-            group_timer_changed(g);
-            zke_event(g->h, g, ZKELECT_EV_LEADER_FENCED, LV0(g)->have ? LV0(g)->l.id : NULL,
-                      LV0(g)->have ? LV0(g)->l.epoch : 0, 0,
-                      "old leader znode not released within %d ms; deleting it (epoch %llu now leads)",
-                      effective_watchdog_ms(g), (unsigned long long)g->elected.epoch);
-            if (r)
-                req_sent(r, zoo_adelete(g->h->zh, LV0(g)->path, LV0(g)->version, void_completion, r));
-            return;
-        }
-        /* ZooKeeper itself is slow to answer this elector (a request of the
-           handle outstanding over a second): the elected node's writes wait
-           in the same queue, it is not to blame. Wait, a second at a time,
-           at most one more watchdog period. */
-        if (zke_oldest_request_ms(g->h, now) > ZKE_GAP_MS &&
-            g->watchdog_postponed_ms < (uint64_t)effective_watchdog_ms(g)) {
-            g->watchdog_postponed_ms += ZKE_GAP_MS;
-            g->watchdog_ms_deadline = now + ZKE_GAP_MS;
-            group_timer_changed(g);
-            zke_log(g->h, ZKELECT_LOG_INFO, "%s: watchdog of epoch %llu waits: ZooKeeper is slow "
-                    "to answer (%llu ms so far)", g->path, (unsigned long long)g->elected.epoch,
-                    (unsigned long long)g->watchdog_postponed_ms);
-            return;
-        }
-        watchdog_exclude(g, now, "watchdog", "not READY within the watchdog period");
+    if (!g->is_elector || !group_connected(g) || !g->elected_read || !view_leaders_read(g))
         return;
-    }
+    for (k = 0; k < g->nlv; k++)
+        if (LV(g, k)->wd_deadline && now >= LV(g, k)->wd_deadline && watchdog_fire(g, k, now))
+            return;
     elector_eval(g); /* exclusions that ended */
 }
 
@@ -1548,12 +1681,14 @@ void
 elector_watchdog_restart(struct zkelect_group *g)
 {
     uint64_t d;
+    int k;
 
-    if (!g->is_elector || g->watchdog_ms_deadline == 0)
+    if (!g->is_elector)
         return;
     d = zke_now_ms() + (uint64_t)effective_watchdog_ms(g);
-    if (d > g->watchdog_ms_deadline)
-        g->watchdog_ms_deadline = d;
+    for (k = 0; k < g->nlv; k++)
+        if (LV(g, k)->wd_deadline && d > LV(g, k)->wd_deadline)
+            LV(g, k)->wd_deadline = d;
 }
 
 /* Read everything the elector decides on again (a reconnect on the same
@@ -1589,6 +1724,7 @@ bool
 elector_stuck(struct zkelect_group *g, char *why, size_t len)
 {
     struct member_cache *m;
+    int k;
 
     if (!g->is_elector)
         return false;
@@ -1609,13 +1745,15 @@ elector_stuck(struct zkelect_group *g, char *why, size_t len)
             return true;
         }
     }
-    if (g->have_elected && *g->elected.leader && g->watchdog_ms_deadline == 0 &&
-        !(LV0(g)->have && strcmp(LV0(g)->l.id, g->elected.leader) == 0 &&
-          LV0(g)->l.epoch == g->elected.epoch && LV0(g)->l.status == ZKELECT_STATUS_READY) &&
-        g->watchdog_epoch != g->elected.epoch) {
-        snprintf(why, len, "elector: %s elected at epoch %llu is not READY and no watchdog "
-                 "guards it", g->elected.leader, (unsigned long long)g->elected.epoch);
-        return true;
+    for (k = 0; k < eslots(g) && k < g->nlv; k++) {
+        uint64_t e;
+        const char *id = eslot(g, k, &e);
+        if (*id && LV(g, k)->wd_deadline == 0 && !eslot_znode(g, k, true) &&
+            LV(g, k)->wd_epoch != e) {
+            snprintf(why, len, "elector: %s elected at epoch %llu (slot %d) is not READY and no "
+                     "watchdog guards it", id, (unsigned long long)e, k);
+            return true;
+        }
     }
     return false;
 }

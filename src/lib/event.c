@@ -155,12 +155,18 @@ zke_event(struct zkelect *h, struct zkelect_group *g, enum zkelect_event_type ty
     ev.error = error;
     ev.detail = detail;
     ev.mono_ms = zke_now_ms();
+    ev.slot = g ? (g->ev_slot >= 0 ? g->ev_slot : g->cslot) : 0;
     if (g && type == ZKELECT_EV_LEADER_CHANGED)
-        ev.status = (enum zkelect_status)g->pub_status;
+        ev.status = (enum zkelect_status)LV(g, ev.slot)->pub_status;
 
-    zke_log(h, event_level(type), "%s%s%s%s%s epoch=%llu: %s", g ? g->path : "session",
-            g ? " " : " ", ev.name, ev.node ? " node=" : "", ev.node ? ev.node : "",
-            (unsigned long long)epoch, detail);
+    if (g && g->nlv > 1)
+        zke_log(h, event_level(type), "%s %s%s%s slot=%d epoch=%llu: %s", g->path, ev.name,
+                ev.node ? " node=" : "", ev.node ? ev.node : "", ev.slot,
+                (unsigned long long)epoch, detail);
+    else
+        zke_log(h, event_level(type), "%s%s%s%s%s epoch=%llu: %s", g ? g->path : "session",
+                g ? " " : " ", ev.name, ev.node ? " node=" : "", ev.node ? ev.node : "",
+                (unsigned long long)epoch, detail);
 
     /* the caller holds h->mu (recursive): callbacks may call non-blocking API */
     if (g) {

@@ -129,10 +129,99 @@ view_read_elected(struct zkelect_group *g)
     group_send_get(g, REQ_GET_ELECTED, g->p_elected, NULL);
 }
 
+/* Read (and watch) slot K's leader znode; the reply finds the slot by its
+   path (r->arg). */
+void
+view_read_leader_slot(struct zkelect_group *g, int k)
+{
+    group_send_get(g, REQ_GET_LEADER, LV(g, k)->path, LV(g, k)->path);
+}
+
+/* The candidate's slot's leader znode (slot 0 in a group with one slot). */
 void
 view_read_leader(struct zkelect_group *g)
 {
-    group_send_get(g, REQ_GET_LEADER, LV0(g)->path, NULL);
+    view_read_leader_slot(g, g->cslot);
+}
+
+/* Every watched slot's leader znode, afresh (a resync, a stale view). */
+void
+view_read_leaders(struct zkelect_group *g)
+{
+    int k;
+
+    for (k = 0; k < g->nlv; k++) {
+        LV(g, k)->read = false;
+        view_read_leader_slot(g, k);
+    }
+}
+
+/* The slot whose leader znode is PATH, or -1. */
+int
+view_slot_of(struct zkelect_group *g, const char *path)
+{
+    int k;
+
+    for (k = 0; k < g->nlv; k++)
+        if (strcmp(path, LV(g, k)->path) == 0)
+            return k;
+    return -1;
+}
+
+/* Slot K of the decision in view: its node ("" none), election znode and
+   epoch. False when the decision has no slot K. */
+bool
+view_elected_slot(const struct zkelect_group *g, int k, const char **id, const char **znode,
+                  uint64_t *epoch)
+{
+    const struct zke_slot *s;
+
+    if (!g->have_elected || k < 0 || k > g->elected.nslots)
+        return false;
+    if (k == 0) {
+        *id = g->elected.leader;
+        *znode = g->elected.leader_znode;
+        *epoch = g->elected.epoch;
+        return true;
+    }
+    s = &g->elected.slots[k - 1];
+    *id = s->leader;
+    *znode = s->leader_znode;
+    *epoch = s->epoch;
+    return true;
+}
+
+/* The decision read names 1 + nslots slots: watch as many leader znodes
+   (and the candidate's own slot, until it has left it). */
+void
+view_slots_update(struct zkelect_group *g)
+{
+    int want = g->have_elected ? 1 + g->elected.nslots : g->nlv, k;
+
+    if (want < g->cslot + 1)
+        want = g->cslot + 1;
+    if (want > 1 && g->lvx == NULL) {
+        g->lvx = calloc(ZKE_LEADERS_MAX - 1, sizeof(*g->lvx));
+        if (g->lvx == NULL) {
+            zke_log(g->h, ZKELECT_LOG_ERR, "%s: out of memory for %d slots; watching one",
+                    g->path, want);
+            return;
+        }
+    }
+    if (want < g->nlv) {
+        g->nlv = want; /* the slots above were released (their watches fire unheeded) */
+        return;
+    }
+    for (k = g->nlv; k < want; k++) {
+        struct lview *v = LV(g, k);
+        memset(v, 0, sizeof(*v));
+        snprintf(v->path, sizeof(v->path), "%s-%d", LV0(g)->path, k);
+        v->version = -1;
+    }
+    k = g->nlv;
+    g->nlv = want;
+    for (; k < want; k++)
+        view_read_leader_slot(g, k);
 }
 
 static void
@@ -169,6 +258,7 @@ on_elected_reply(struct zkelect_group *g, struct zev *ev)
         group_malformed(g, g->p_elected, ev->data, ev->datalen, err);
     } else {
         g->have_elected = true;
+        view_slots_update(g);
     }
     g->elected_read = true;
     view_changed(g);
@@ -177,62 +267,74 @@ on_elected_reply(struct zkelect_group *g, struct zev *ev)
 static void
 on_leader_reply(struct zkelect_group *g, struct zev *ev)
 {
+    int k = view_slot_of(g, ev->req->arg);
+    struct lview *v;
     char err[256];
     int rc;
 
+    if (k < 0)
+        return; /* a slot no longer watched */
+    v = LV(g, k);
     if (ev->req->kind == REQ_EXISTS_LEADER) {
         if (ev->rc == ZOK)
-            view_read_leader(g);
+            view_read_leader_slot(g, k);
         else if (ev->rc == ZNONODE) {
-            LV0(g)->read = true;
+            v->read = true;
             view_changed(g);
         }
         return;
     }
     if (ev->rc == ZNONODE) {
-        LV0(g)->have = false;
-        LV0(g)->version = -1;
-        LV0(g)->owner = 0;
-        memset(&LV0(g)->l, 0, sizeof(struct zke_leader));
+        v->have = false;
+        v->version = -1;
+        v->owner = 0;
+        memset(&v->l, 0, sizeof(struct zke_leader));
         /* a get on a missing znode sets no watch: an exists does. Act on
            the absence now rather than after that second round trip. */
-        group_send_exists(g, REQ_EXISTS_LEADER, LV0(g)->path, NULL);
-        LV0(g)->read = true;
+        group_send_exists(g, REQ_EXISTS_LEADER, v->path, v->path);
+        v->read = true;
         view_changed(g);
         return;
     }
     if (ev->rc != ZOK)
         return;
-    LV0(g)->version = ev->stat.version;
-    LV0(g)->owner = ev->stat.ephemeralOwner;
-    rc = zke_leader_decode(ev->data, ev->datalen, &LV0(g)->l, err, sizeof(err));
+    v->version = ev->stat.version;
+    v->owner = ev->stat.ephemeralOwner;
+    rc = zke_leader_decode(ev->data, ev->datalen, &v->l, err, sizeof(err));
+    if (rc == 0 && v->l.slot != k) {
+        snprintf(err, sizeof(err), "slot %d in the leader znode of slot %d", v->l.slot, k);
+        rc = ZKELECT_EBADVALUE;
+    }
     if (rc != 0) {
-        LV0(g)->have = false;
-        memset(&LV0(g)->l, 0, sizeof(struct zke_leader));
-        group_malformed(g, LV0(g)->path, ev->data, ev->datalen, err);
+        v->have = false;
+        memset(&v->l, 0, sizeof(struct zke_leader));
+        group_malformed(g, v->path, ev->data, ev->datalen, err);
     } else {
-        LV0(g)->have = true;
+        v->have = true;
         g->saw_leader = true;
     }
-    LV0(g)->read = true;
+    v->read = true;
     view_changed(g);
 }
 
 /* Publish a leader change (id, status, epoch) to subscribers. */
-void
-view_publish_leader(struct zkelect_group *g)
+/* Publish a change of slot K's leader (id, status, epoch) to subscribers. */
+static void
+view_publish_slot(struct zkelect_group *g, int k)
 {
-    const char *id = LV0(g)->have ? LV0(g)->l.id : "";
-    int status = LV0(g)->have ? (int)LV0(g)->l.status : ZKELECT_STATUS_NONE;
-    uint64_t epoch = LV0(g)->have ? LV0(g)->l.epoch : 0;
+    struct lview *v = LV(g, k);
+    const char *id = v->have ? v->l.id : "";
+    int status = v->have ? (int)v->l.status : ZKELECT_STATUS_NONE;
+    uint64_t epoch = v->have ? v->l.epoch : 0;
+    int was;
 
-    if (!LV0(g)->read)
+    if (!v->read)
         return;
-    if (strcmp(id, g->pub_id) == 0 && status == g->pub_status && epoch == g->pub_epoch)
+    if (strcmp(id, v->pub_id) == 0 && status == v->pub_status && epoch == v->pub_epoch)
         return;
-    if (strcmp(id, g->pub_id) != 0) {
+    if (k == 0 && strcmp(id, v->pub_id) != 0) {
         /* the leader before, for its successor's hooks (a fencing target) */
-        if (g->have_leader_info && *g->pub_id && strcmp(g->leader_info.id, g->pub_id) == 0) {
+        if (g->have_leader_info && *v->pub_id && strcmp(g->leader_info.id, v->pub_id) == 0) {
             snprintf(g->prev_info_id, sizeof(g->prev_info_id), "%s", g->leader_info.id);
             snprintf(g->prev_info_host, sizeof(g->prev_info_host), "%s", g->leader_info.host);
         }
@@ -250,12 +352,39 @@ view_publish_leader(struct zkelect_group *g)
             }
         }
     }
-    snprintf(g->pub_id, sizeof(g->pub_id), "%s", id);
-    g->pub_status = status;
-    g->pub_epoch = epoch;
-    zke_event(g->h, g, ZKELECT_EV_LEADER_CHANGED, id, epoch, 0, "leader %s%s%s",
-              *id ? id : "none", *id ? " " : "",
-              *id ? zkelect_status_name(status) : "");
+    snprintf(v->pub_id, sizeof(v->pub_id), "%s", id);
+    v->pub_status = status;
+    v->pub_epoch = epoch;
+    was = g->ev_slot;
+    g->ev_slot = k;
+    if (g->nlv > 1)
+        zke_event(g->h, g, ZKELECT_EV_LEADER_CHANGED, id, epoch, 0, "slot %d leader %s%s%s", k,
+                  *id ? id : "none", *id ? " " : "", *id ? zkelect_status_name(status) : "");
+    else
+        zke_event(g->h, g, ZKELECT_EV_LEADER_CHANGED, id, epoch, 0, "leader %s%s%s",
+                  *id ? id : "none", *id ? " " : "", *id ? zkelect_status_name(status) : "");
+    g->ev_slot = was;
+}
+
+void
+view_publish_leader(struct zkelect_group *g)
+{
+    int k;
+
+    for (k = 0; k < g->nlv; k++)
+        view_publish_slot(g, k);
+}
+
+/* Every watched slot's leader znode was read. */
+bool
+view_leaders_read(const struct zkelect_group *g)
+{
+    int k;
+
+    for (k = 0; k < g->nlv; k++)
+        if (!LV(g, k)->read)
+            return false;
+    return true;
 }
 
 static void
@@ -263,7 +392,7 @@ on_leader_info(struct zkelect_group *g, struct zev *ev)
 {
     char err[256];
 
-    if (ev->rc != ZOK || strcmp(ev->req->arg, g->pub_id) != 0)
+    if (ev->rc != ZOK || strcmp(ev->req->arg, LV0(g)->pub_id) != 0)
         return;
     if (zke_member_decode(ev->data, ev->datalen, &g->leader_info, err, sizeof(err)) == 0)
         g->have_leader_info = true;
@@ -423,9 +552,9 @@ group_stuck(struct zkelect_group *g, char *why, size_t len)
         snprintf(why, len, "registration %s with no request outstanding", group_reg_name(g->reg));
         return true;
     }
-    if (!g->elected_read || !LV0(g)->read) {
+    if (!g->elected_read || !view_leaders_read(g)) {
         snprintf(why, len, "view incomplete (elected %s, leader %s) with no read outstanding",
-                 g->elected_read ? "read" : "unread", LV0(g)->read ? "read" : "unread");
+                 g->elected_read ? "read" : "unread", view_leaders_read(g) ? "read" : "unread");
         return true;
     }
     if (g->reg == REG_DONE && g->my_czxid == 0) {
@@ -499,14 +628,18 @@ group_check_stuck(struct zkelect_group *g, uint64_t now)
 void
 group_view_stale(struct zkelect_group *g)
 {
+    int k;
+
     if (g->closed || !g->is_elector || !group_connected(g))
         return;
-    if (g->watchdog_ms_deadline == 0 && g->exclusions == NULL)
+    for (k = 0; k < g->nlv && LV(g, k)->wd_deadline == 0; k++)
+        ;
+    if (k == g->nlv && g->exclusions == NULL)
         return;
     elector_watchdog_restart(g);
-    g->elected_read = LV0(g)->read = false;
+    g->elected_read = false;
     view_read_elected(g);
-    view_read_leader(g);
+    view_read_leaders(g);
 }
 
 /* ---- view changes -------------------------------------------------------- */
@@ -567,9 +700,9 @@ group_resync(struct zkelect_group *g)
     if (!group_connected(g) || g->closed)
         return;
     g->kick = 0; /* whatever waited in the pipeline queue is done here */
-    g->elected_read = LV0(g)->read = false;
+    g->elected_read = false;
     view_read_elected(g);
-    view_read_leader(g);
+    view_read_leaders(g);
     if (g->reg == REG_PENDING || g->reg == REG_NONE) {
         if (g->reg == REG_PENDING)
             reg_register(g);
@@ -606,6 +739,8 @@ group_resync(struct zkelect_group *g)
 void
 group_on_session(struct zkelect_group *g, enum sess_state prev, enum sess_state now)
 {
+    int k;
+
     (void)prev;
     if (g->closed)
         return;
@@ -636,9 +771,12 @@ group_on_session(struct zkelect_group *g, enum sess_state prev, enum sess_state 
         g->my_znode[0] = '\0';
         g->rereg_pending = false; /* the new session registers anyway */
         g->recheck_mine = false;
-        LV0(g)->version = g->elected_version = -1;
-        LV0(g)->have = g->have_elected = false;
-        LV0(g)->read = g->elected_read = false;
+        g->elected_version = -1;
+        g->have_elected = g->elected_read = false;
+        for (k = 0; k < g->nlv; k++) {
+            LV(g, k)->version = -1;
+            LV(g, k)->have = LV(g, k)->read = false;
+        }
         reg_new_guid(g->guid);
         if (g->leaving && g->reg == REG_NONE)
             reg_unregistered(g);
@@ -654,24 +792,26 @@ void
 group_on_watch(struct zkelect_group *g, int type, const char *path)
 {
     size_t nn = strlen(g->p_nodes);
+    int k;
 
     if (reg_on_watch(g, type, path))
         return;
     if (strcmp(path, g->p_elected) == 0) {
         view_read_elected(g);
-    } else if (strcmp(path, LV0(g)->path) == 0) {
+    } else if ((k = view_slot_of(g, path)) >= 0) {
+        struct lview *v = LV(g, k);
         if (type == ZOO_DELETED_EVENT) {
             /* gone: no need to read it; re-arm with an exists-watch and act
                at once (a candidate waiting for it creates its own now) */
-            LV0(g)->have = false;
-            LV0(g)->version = -1;
-            LV0(g)->owner = 0;
-            memset(&LV0(g)->l, 0, sizeof(struct zke_leader));
-            LV0(g)->read = true;
-            group_send_exists(g, REQ_EXISTS_LEADER, LV0(g)->path, NULL);
+            v->have = false;
+            v->version = -1;
+            v->owner = 0;
+            memset(&v->l, 0, sizeof(struct zke_leader));
+            v->read = true;
+            group_send_exists(g, REQ_EXISTS_LEADER, v->path, v->path);
             view_changed(g);
         } else {
-            view_read_leader(g);
+            view_read_leader_slot(g, k);
         }
     } else if (strcmp(path, g->p_election) == 0) {
         if (type == ZOO_CHILD_EVENT && g->is_elector)

@@ -268,6 +268,23 @@ struct lview {
     int32_t version;                  /* its version, -1 = absent */
     int64_t owner;                    /* its ephemeralOwner */
     bool read;                        /* a read completed (present or not) */
+    char pub_id[ZKE_ID_MAX + 1];      /* last published leader (for LEADER_CHANGED) */
+    int pub_status;
+    uint64_t pub_epoch;
+    /* the elector's watch over this slot's decision */
+    uint64_t wd_deadline;             /* 0 = not armed */
+    uint64_t wd_epoch;                /* epoch the watchdog guards */
+    bool wd_fenced;                   /* already fenced a stale leader for this epoch */
+    uint64_t wd_start_ms;             /* when that epoch's watchdog was armed */
+    uint64_t wd_postponed_ms;         /* waited on a slow ZooKeeper (at most one period) */
+    uint64_t force_epoch;             /* decide anew although the choice is the same
+                                         (the watchdog, with no other candidate) */
+    uint64_t ready_seen_epoch;        /* elector: elected epoch whose leader znode was seen
+                                         READY (a later PROGRESS is a take-over-again) */
+    uint64_t progress_seen_epoch;     /* elected epoch whose leader znode we saw last as
+                                         PROGRESS (0 once seen READY) */
+    uint64_t takeover_check_epoch;    /* its PROGRESS znode vanished: a fresh listing
+                                         decides whether the takeover failed */
 };
 
 #define LV(g, k) ((k) == 0 ? &(g)->lv0 : &(g)->lvx[(k) - 1])
@@ -324,9 +341,7 @@ struct zkelect_group {
     bool have_leader_info;
     char prev_info_id[ZKE_ID_MAX + 1];  /* the leader before: its id and host, from */
     char prev_info_host[ZKE_HOST_MAX + 1]; /* its record (zkelect_get_node_host) */
-    char pub_id[ZKE_ID_MAX + 1];      /* last published leader (for LEADER_CHANGED) */
-    int pub_status;
-    uint64_t pub_epoch;
+    int ev_slot;                      /* the slot zke_event() reports (-1: the candidate's) */
 
     /* candidate */
     enum reg_state reg;               /* registration state (group_reg_set only) */
@@ -387,19 +402,6 @@ struct zkelect_group {
     bool deciding;                    /* a decision write is outstanding */
     bool eval_pending;                /* re-evaluate once the write completes */
     struct exclusion *exclusions;     /* active exclusions */
-    uint64_t watchdog_ms_deadline;    /* 0 = not armed */
-    uint64_t watchdog_epoch;          /* epoch the watchdog guards */
-    bool watchdog_fenced;             /* already fenced a stale leader for this epoch */
-    uint64_t watchdog_start_ms;       /* when that epoch's watchdog was armed */
-    uint64_t watchdog_postponed_ms;   /* waited on a slow ZooKeeper (at most one period) */
-    uint64_t force_epoch;             /* decide anew although the choice is the same
-                                         (the watchdog, with no other candidate) */
-    uint64_t ready_seen_epoch;        /* elector: elected epoch whose leader znode was seen
-                                         READY (a later PROGRESS is a take-over-again) */
-    uint64_t progress_seen_epoch;     /* elected epoch whose leader znode we saw last as
-                                         PROGRESS (0 once seen READY) */
-    uint64_t takeover_check_epoch;    /* its PROGRESS znode vanished: a fresh listing
-                                         decides whether the takeover failed */
     struct zke_policy *policy;        /* loaded policy, or NULL */
     uint64_t *drain_mono;             /* config->drains[i]'s end on CLOCK_MONOTONIC (heap,
                                          converted once when the config was read) */

@@ -8,6 +8,10 @@
  * Common rules (every shipped policy): never a member that cannot lead;
  * REASON_SWITCHOVER with a target picks the target when it can lead and
  * refuses (-1) otherwise; without a target, the lowest id among the others.
+ *
+ * choose_set (N leaders): choose()'s node first; with preempt=off the
+ * current slot holders that can still lead; then the lowest ids. On a
+ * switchover the current leader is left out (unless it is the target).
  */
 #include <stdlib.h>
 
@@ -123,6 +127,34 @@ nodeid_choose(void *state, const struct zkelect_policy_input *in,
     return 0;
 }
 
+/* The set order: node id (polutil_idcmp). */
+static int
+nodeid_better(const struct zkelect_policy_input *in, const struct zkelect_policy_output *out,
+              int a, int b)
+{
+    (void)out;
+    return polutil_idcmp(&in->members[a], &in->members[b]);
+}
+
+static int
+nodeid_choose_set(void *state, const struct zkelect_policy_input *in,
+                  struct zkelect_policy_output *out)
+{
+    const struct nodeid_state *st = state;
+    int first, avoid;
+
+    if ((first = polutil_set_first(state, in, out, nodeid_choose)) == -2)
+        return 1;
+    if (first < 0)
+        return 0;
+    avoid = polutil_set_avoid(in, ZKELECT_REASON_SWITCHOVER, first);
+    if (!st->preempt)
+        polutil_set_keep_holders(in, out, avoid, polutil_can_lead);
+    polutil_set_fill(in, out, avoid, polutil_can_lead, nodeid_better);
+    polutil_set_reason(in, out);
+    return 0;
+}
+
 static const struct zkelect_policy nodeid_policy = {
     .abi_major = ZKELECT_POLICY_ABI_MAJOR,
     .abi_minor = ZKELECT_POLICY_ABI_MINOR,
@@ -131,6 +163,7 @@ static const struct zkelect_policy nodeid_policy = {
     .init = nodeid_init,
     .fini = nodeid_fini,
     .choose = nodeid_choose,
+    .choose_set = nodeid_choose_set,
 };
 
 const struct zkelect_policy *zkelect_policy_entry(void);

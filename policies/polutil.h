@@ -192,4 +192,166 @@ polutil_switchover_target(const struct zkelect_policy_input *in,
     return t;
 }
 
+/* ------------------------------------------------------------------------
+ * Sets (choose_set, ABI 1.1)
+ *
+ * Every shipped choose_set() is built the same way: the policy's own
+ * choose() gives the first element (so slot 0 keeps its meaning); a policy
+ * that does not preempt adds the current slot holders that can still lead;
+ * the rest comes in the policy's order. The node a switchover moves away
+ * from (current_leader) is left out unless it is the first element, so the
+ * host's sticky slots cannot keep it.
+ */
+
+/* N from the input: in->leaders when the host filled it (1..16), else 1. */
+static POLUTIL_UNUSED unsigned
+polutil_leaders(const struct zkelect_policy_input *in)
+{
+    if (!ZKELECT_POLICY_INPUT_HAS(in, nslots) || in->leaders < 1)
+        return 1;
+    return in->leaders > ZKELECT_POLICY_SLOTS_MAX ? ZKELECT_POLICY_SLOTS_MAX : in->leaders;
+}
+
+/* Non-zero when member index i is in the set already. */
+static POLUTIL_UNUSED int
+polutil_set_has(const struct zkelect_policy_output *out, int i)
+{
+    int k;
+
+    for (k = 0; k < out->nchosen; k++)
+        if (out->chosen_set[k] == i)
+            return 1;
+    return 0;
+}
+
+/* Append member index i unless it is there already or the set is full. */
+static POLUTIL_UNUSED void
+polutil_set_add(const struct zkelect_policy_input *in, struct zkelect_policy_output *out,
+                int i)
+{
+    if (i < 0 || polutil_set_has(out, i) || (unsigned)out->nchosen >= polutil_leaders(in))
+        return;
+    out->chosen_set[out->nchosen++] = i;
+}
+
+/*
+ * Add the current slot holders (in slot order) that are live members for
+ * which can(in, member) is non-zero, except index avoid.
+ */
+static POLUTIL_UNUSED void
+polutil_set_keep_holders(const struct zkelect_policy_input *in,
+                         struct zkelect_policy_output *out, int avoid,
+                         int (*can)(const struct zkelect_policy_input *,
+                                    const struct zkelect_member *))
+{
+    size_t k;
+    int i;
+
+    if (!ZKELECT_POLICY_INPUT_HAS(in, nslots) || in->slot_holders == NULL)
+        return;
+    for (k = 0; k < in->nslots && k < ZKELECT_POLICY_SLOTS_MAX; k++) {
+        i = polutil_find(in, in->slot_holders[k]);
+        if (i >= 0 && i != avoid && can(in, &in->members[i]))
+            polutil_set_add(in, out, i);
+    }
+}
+
+/*
+ * Fill the set up to N, best first: the member for which can() holds, not
+ * in the set, not avoid, that better(in, out, a, b) < 0 puts first; better
+ * sees the set so far (for orders that depend on it, like a spread).
+ */
+static POLUTIL_UNUSED void
+polutil_set_fill(const struct zkelect_policy_input *in, struct zkelect_policy_output *out,
+                 int avoid,
+                 int (*can)(const struct zkelect_policy_input *, const struct zkelect_member *),
+                 int (*better)(const struct zkelect_policy_input *,
+                               const struct zkelect_policy_output *, int, int))
+{
+    int best;
+    size_t i;
+
+    while ((unsigned)out->nchosen < polutil_leaders(in)) {
+        best = -1;
+        for (i = 0; i < in->nmembers; i++) {
+            if ((int)i == avoid || polutil_set_has(out, (int)i) ||
+                !can(in, &in->members[i]))
+                continue;
+            if (best < 0 || better(in, out, (int)i, best) < 0)
+                best = (int)i;
+        }
+        if (best < 0)
+            break;
+        polutil_set_add(in, out, best);
+    }
+}
+
+/*
+ * The member index a set leaves out: under the given reasons (a switchover,
+ * for roundrobin also the watchdog) the current leader, unless it is the
+ * first element (a switchover to the leader itself); else -1.
+ */
+static POLUTIL_UNUSED int
+polutil_set_avoid(const struct zkelect_policy_input *in, unsigned reasons, int first)
+{
+    int cur;
+
+    if (!(in->reasons & reasons))
+        return -1;
+    cur = polutil_find(in, in->current_leader);
+    return cur == first ? -1 : cur;
+}
+
+/*
+ * Append the set to the reason choose() wrote: "; 2 of 3 leaders: n1 n4"
+ * (truncated to fit). A set of 0 keeps choose()'s reason as it is.
+ */
+static POLUTIL_UNUSED void
+polutil_set_reason(const struct zkelect_policy_input *in, struct zkelect_policy_output *out)
+{
+    size_t used = strnlen(out->reason, sizeof(out->reason) - 1);
+    int k, w;
+
+    out->reason[used] = '\0';
+    if (out->nchosen == 0)
+        return;
+    w = snprintf(out->reason + used, sizeof(out->reason) - used, "; %d of %u leaders:",
+                 out->nchosen, polutil_leaders(in));
+    for (k = 0; w > 0 && (used += (size_t)w) < sizeof(out->reason) - 1 && k < out->nchosen;
+         k++)
+        w = snprintf(out->reason + used, sizeof(out->reason) - used, " %s",
+                     in->members[out->chosen_set[k]].id);
+}
+
+/*
+ * choose_set() around a policy's choose(): run choose (its reason stays
+ * first), start the set with its choice, and return that index (-1: none,
+ * the set stays empty; -2: choose() failed, return non-zero).
+ */
+static POLUTIL_UNUSED int
+polutil_set_first(void *state, const struct zkelect_policy_input *in,
+                  struct zkelect_policy_output *out,
+                  int (*choose)(void *, const struct zkelect_policy_input *,
+                                struct zkelect_policy_output *))
+{
+    int first;
+
+    out->nchosen = 0;
+    if (choose(state, in, out) != 0)
+        return -2;
+    first = out->chosen;
+    out->chosen = -1;
+    if (first >= 0)
+        polutil_set_add(in, out, first);
+    return first;
+}
+
+/* can() for policies whose only rule is zkelect_member_can_lead(). */
+static POLUTIL_UNUSED int
+polutil_can_lead(const struct zkelect_policy_input *in, const struct zkelect_member *m)
+{
+    (void)in;
+    return zkelect_member_can_lead(m);
+}
+
 #endif /* ZKELECT_POLUTIL_H */

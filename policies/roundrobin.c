@@ -10,6 +10,11 @@
  * On REASON_WATCHDOG the stalled leader itself is chosen again only when it
  * is the only node that can lead (the host normally excludes it anyway).
  * No options: any option fails init.
+ *
+ * choose_set (N leaders): choose()'s node first, then the current slot
+ * holders that can still lead (kept, as the leader is), then the ring in
+ * node-id order after the first node (wrapping around). On a watchdog or a
+ * switchover the current leader is left out (unless choose() picked it).
  */
 #include <stdlib.h>
 
@@ -123,6 +128,41 @@ roundrobin_choose(void *state, const struct zkelect_policy_input *in,
     return 0;
 }
 
+/*
+ * The set order: the ring after the set's first node, i.e. the ids above it
+ * in node order, then (wrapped around) the ids below it.
+ */
+static int
+roundrobin_better(const struct zkelect_policy_input *in,
+                  const struct zkelect_policy_output *out, int a, int b)
+{
+    const struct zkelect_member *f = &in->members[out->chosen_set[0]];
+    int wa = polutil_idcmp(&in->members[a], f) < 0;
+    int wb = polutil_idcmp(&in->members[b], f) < 0;
+
+    if (wa != wb)
+        return wa ? 1 : -1;
+    return polutil_idcmp(&in->members[a], &in->members[b]);
+}
+
+static int
+roundrobin_choose_set(void *state, const struct zkelect_policy_input *in,
+                      struct zkelect_policy_output *out)
+{
+    int first, avoid;
+
+    if ((first = polutil_set_first(state, in, out, roundrobin_choose)) == -2)
+        return 1;
+    if (first < 0)
+        return 0;
+    avoid = polutil_set_avoid(in, ZKELECT_REASON_SWITCHOVER | ZKELECT_REASON_WATCHDOG,
+                              first);
+    polutil_set_keep_holders(in, out, avoid, polutil_can_lead);
+    polutil_set_fill(in, out, avoid, polutil_can_lead, roundrobin_better);
+    polutil_set_reason(in, out);
+    return 0;
+}
+
 static const struct zkelect_policy roundrobin_policy = {
     .abi_major = ZKELECT_POLICY_ABI_MAJOR,
     .abi_minor = ZKELECT_POLICY_ABI_MINOR,
@@ -131,6 +171,7 @@ static const struct zkelect_policy roundrobin_policy = {
     .init = roundrobin_init,
     .fini = roundrobin_fini,
     .choose = roundrobin_choose,
+    .choose_set = roundrobin_choose_set,
 };
 
 const struct zkelect_policy *zkelect_policy_entry(void);

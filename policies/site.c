@@ -25,9 +25,20 @@
  *            (current_leader_site, or its member's site when that is
  *            unknown) is preferred; when no other site has an eligible node,
  *            the best node of the same site is taken.
+ *   spread = sites|none (default none): the order of choose_set (N leaders)
+ *       none   best site first, filled before the next site (site_cmp);
+ *       sites  one node per site in site order, round after round: the
+ *              next node is the best one on the sites that have the fewest
+ *              nodes in the set so far, so N actives span as many sites as
+ *              have eligible nodes, best sites first.
  * A current leader whose site priority dropped to <= 0 loses leadership
  * whatever the options. REASON_SWITCHOVER follows the common rules, except
  * that a target on a site with priority <= 0 is refused.
+ *
+ * choose_set (N leaders): choose()'s node first; with preempt=off (and not
+ * on REASON_CONFIG_CHANGED, as for choose) the current slot holders that
+ * can still lead on a site with priority > 0; then the spread order. On a
+ * switchover the current leader is left out (unless it is the target).
  */
 #include <stdlib.h>
 
@@ -37,6 +48,7 @@
 struct site_state {
     int preempt;                  /* non-zero: the best node always takes over */
     int other_site;               /* non-zero: failover=other-site */
+    int spread;                   /* non-zero: spread=sites */
 };
 
 static int
@@ -44,7 +56,7 @@ site_init(void **state, const struct zkelect_option *opts, size_t nopts,
           char *err, size_t errlen)
 {
     struct site_state *st;
-    int preempt = 0, other_site = 0;
+    int preempt = 0, other_site = 0, spread = 0;
     size_t i;
 
     for (i = 0; i < nopts; i++) {
@@ -63,9 +75,19 @@ site_init(void **state, const struct zkelect_option *opts, size_t nopts,
                             "(want same-site or other-site)", opts[i].value);
                 return -1;
             }
+        } else if (strcmp(opts[i].key, "spread") == 0) {
+            if (strcmp(opts[i].value, "none") == 0)
+                spread = 0;
+            else if (strcmp(opts[i].value, "sites") == 0)
+                spread = 1;
+            else {
+                polutil_err(err, errlen, "site: bad value '%s' for option 'spread' "
+                            "(want sites or none)", opts[i].value);
+                return -1;
+            }
         } else {
             polutil_err(err, errlen, "site: unknown option '%s' (known: preempt, "
-                        "failover)", opts[i].key);
+                        "failover, spread)", opts[i].key);
             return -1;
         }
     }
@@ -75,6 +97,7 @@ site_init(void **state, const struct zkelect_option *opts, size_t nopts,
     }
     st->preempt = preempt;
     st->other_site = other_site;
+    st->spread = spread;
     *state = st;
     return 0;
 }
@@ -307,6 +330,63 @@ site_choose(void *state, const struct zkelect_policy_input *in,
     return 0;
 }
 
+/* The set order of spread=none: site_cmp. */
+static int
+site_better(const struct zkelect_policy_input *in, const struct zkelect_policy_output *out,
+            int a, int b)
+{
+    (void)out;
+    return site_cmp(in, &in->members[a], &in->members[b]);
+}
+
+/* The number of members of the set on site. */
+static int
+site_in_set(const struct zkelect_policy_input *in, const struct zkelect_policy_output *out,
+            const char *site)
+{
+    const char *s;
+    int k, n = 0;
+
+    for (k = 0; k < out->nchosen; k++) {
+        s = in->members[out->chosen_set[k]].site;
+        n += strcmp(s ? s : "", site ? site : "") == 0;
+    }
+    return n;
+}
+
+/* The set order of spread=sites: fewest on its site in the set so far, then site_cmp. */
+static int
+site_better_spread(const struct zkelect_policy_input *in,
+                   const struct zkelect_policy_output *out, int a, int b)
+{
+    int na = site_in_set(in, out, in->members[a].site);
+    int nb = site_in_set(in, out, in->members[b].site);
+
+    if (na != nb)
+        return na < nb ? -1 : 1;
+    return site_cmp(in, &in->members[a], &in->members[b]);
+}
+
+static int
+site_choose_set(void *state, const struct zkelect_policy_input *in,
+                struct zkelect_policy_output *out)
+{
+    const struct site_state *st = state;
+    int first, avoid;
+
+    if ((first = polutil_set_first(state, in, out, site_choose)) == -2)
+        return 1;
+    if (first < 0)
+        return 0;
+    avoid = polutil_set_avoid(in, ZKELECT_REASON_SWITCHOVER, first);
+    if (!st->preempt && !(in->reasons & ZKELECT_REASON_CONFIG_CHANGED))
+        polutil_set_keep_holders(in, out, avoid, site_eligible);
+    polutil_set_fill(in, out, avoid, site_eligible,
+                     st->spread ? site_better_spread : site_better);
+    polutil_set_reason(in, out);
+    return 0;
+}
+
 static const struct zkelect_policy site_policy = {
     .abi_major = ZKELECT_POLICY_ABI_MAJOR,
     .abi_minor = ZKELECT_POLICY_ABI_MINOR,
@@ -315,6 +395,7 @@ static const struct zkelect_policy site_policy = {
     .init = site_init,
     .fini = site_fini,
     .choose = site_choose,
+    .choose_set = site_choose_set,
 };
 
 const struct zkelect_policy *zkelect_policy_entry(void);

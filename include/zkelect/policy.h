@@ -8,9 +8,14 @@
  * module with RTLD_NOW|RTLD_LOCAL, checks the descriptor, calls init() once
  * with the policy options, then choose() on every election, then fini().
  *
+ * A group may have N active leaders ("slots" 0..N-1, ABI 1.1): for N > 1
+ * the host calls choose_set() instead of choose(), and a module that has no
+ * choose_set() can serve N = 1 only (the host refuses it for N > 1).
+ *
  * A policy is a pure function of its input: the same input gives the same
  * output, it does no I/O, it keeps no pointer into the input after choose()
- * returns, and it never blocks. It runs on the elector's state-machine thread.
+ * (or choose_set()) returns, and it never blocks. It runs on the elector's
+ * state-machine thread.
  *
  * Versioning: the host refuses a module whose abi_major differs from its own,
  * or whose descriptor is smaller than the ABI-1.0 struct. A later minor
@@ -18,15 +23,29 @@
  * abi_minor says they exist. Input structs carry their own size so a module
  * can tell which fields the host filled.
  *
+ * ABI 1.1 appends (and 1.0 modules keep loading and working unchanged):
+ *  - struct zkelect_policy_input: leaders, slot_holders, nslots. A module
+ *    reads them only when in->size covers them (ZKELECT_POLICY_INPUT_HAS);
+ *    a 1.1 host always fills them, also for N = 1.
+ *  - struct zkelect_policy_output: chosen_set[], nchosen. The host zero-fills
+ *    the whole struct it passes (also to a 1.0 module's choose(), which
+ *    simply never sees the new fields).
+ *  - struct zkelect_policy: choose_set. The host reads it only when
+ *    abi_minor >= 1; a descriptor with abi_minor >= 1 whose size does not
+ *    cover choose_set is refused at load. A 1.0 module (abi_minor 0, size of
+ *    the 1.0 struct) has no choose_set: it serves groups with N = 1.
+ *
  * Ownership and lifetime, for every pointer below:
  *  - struct zkelect_policy (returned by the entry): owned by the module,
  *    static storage, must stay valid until the module is unloaded.
- *  - every pointer inside struct zkelect_policy_input (strings, arrays):
- *    owned by the host, valid only for the duration of one choose() call.
+ *  - every pointer inside struct zkelect_policy_input (strings, arrays,
+ *    slot_holders and its strings): owned by the host, valid only for the
+ *    duration of one choose() or choose_set() call.
  *  - options passed to init(): owned by the host, valid only during init();
  *    copy what you keep into your state.
  *  - the state pointer set by init(): owned by the module, passed back to
- *    choose() and freed by fini(). It may be NULL for a stateless policy.
+ *    choose() and choose_set() and freed by fini(). It may be NULL for a
+ *    stateless policy.
  *  - err / out->reason buffers: owned by the host; the module writes a
  *    NUL-terminated string of at most errlen/sizeof(reason) bytes.
  */
@@ -41,8 +60,9 @@ extern "C" {
 #endif
 
 #define ZKELECT_POLICY_ABI_MAJOR 1                  /* incompatible changes */
-#define ZKELECT_POLICY_ABI_MINOR 0                  /* appended fields */
+#define ZKELECT_POLICY_ABI_MINOR 1                  /* appended fields */
 #define ZKELECT_POLICY_ENTRY "zkelect_policy_entry" /* the exported symbol */
+#define ZKELECT_POLICY_SLOTS_MAX 16                 /* most active leaders (slots) of a group */
 
 /* Why an election runs: bits in zkelect_policy_input.reasons (several may be set). */
 #define ZKELECT_REASON_INITIAL        0x0001u /* first decision, or a new elector starts */
@@ -118,12 +138,32 @@ struct zkelect_policy_input {
     unsigned reasons;                             /* ZKELECT_REASON_* bits */
     const char *switchover_target;                /* with REASON_SWITCHOVER: the node asked
                                                      for, or NULL for "any other node" */
+    /* ABI 1.1 (check in->size first: ZKELECT_POLICY_INPUT_HAS(in, nslots)) */
+    unsigned leaders;                             /* N, the number of slots, 1..16 */
+    const char *const *slot_holders;              /* nslots entries: the node slot k names
+                                                     now, NULL for an empty slot; slot 0's
+                                                     is current_leader */
+    size_t nslots;                                /* number of slot_holders (= leaders) */
 };
 
-/* What choose() returns. The host zero-fills it and sets chosen = -1 first. */
+/* Non-zero when the host filled input field f (the input's size covers it). */
+#define ZKELECT_POLICY_INPUT_HAS(in, f)                                       \
+    ((in)->size >= offsetof(struct zkelect_policy_input, f) +                 \
+                   sizeof(((struct zkelect_policy_input *)0)->f))
+
+/*
+ * What choose() and choose_set() return. The host zero-fills the whole struct
+ * and sets chosen = -1 and nchosen = 0 first. choose() sets chosen;
+ * choose_set() sets chosen_set[0..nchosen-1] (chosen is ignored).
+ */
 struct zkelect_policy_output {
     int chosen;                   /* index into input->members, or -1 for none */
-    char reason[160];             /* why (required when chosen == -1), NUL-terminated */
+    char reason[160];             /* why (required when chosen == -1 or nchosen <
+                                     leaders), NUL-terminated */
+    /* ABI 1.1 */
+    int chosen_set[ZKELECT_POLICY_SLOTS_MAX]; /* choose_set(): indexes into
+                                     input->members, distinct, best first */
+    int nchosen;                  /* entries of chosen_set, 0..input->leaders */
 };
 
 /* The descriptor a module's entry function returns. */
@@ -150,6 +190,26 @@ struct zkelect_policy {
      */
     int (*choose)(void *state, const struct zkelect_policy_input *in,
                   struct zkelect_policy_output *out);
+
+    /*
+     * ABI 1.1, may be NULL (the module then serves N = 1 only). Choose the
+     * leaders of a group with in->leaders slots: an ORDERED set of up to
+     * in->leaders DISTINCT member indexes in out->chosen_set[0..nchosen-1],
+     * best first, each of which can lead; fewer (even 0) when not enough
+     * members can lead, with out->reason saying why. Return 0; non-zero
+     * means the policy failed (out->reason says why), as for choose().
+     *
+     * Rules: the first element is what choose() returns for the same input
+     * (so slot 0 keeps its meaning; none when choose() returns -1). The host
+     * keeps the slots sticky (a chosen node keeps its slot), so a policy
+     * only orders; but a policy that does not preempt (preempt = off) keeps
+     * the current holders (in->slot_holders) that can still lead in the set.
+     * The host refuses the whole set when an index is out of range, given
+     * twice, or names a member that cannot lead, or when nchosen is outside
+     * 0..in->leaders. The host calls choose(), not choose_set(), when N = 1.
+     */
+    int (*choose_set)(void *state, const struct zkelect_policy_input *in,
+                      struct zkelect_policy_output *out);
 };
 
 /* The type of the exported entry function. */

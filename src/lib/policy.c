@@ -31,6 +31,10 @@
 #define POLICY_DESC_SIZE_1_0                                                  \
     (offsetof(struct zkelect_policy, choose) +                                \
      sizeof(((struct zkelect_policy *)0)->choose))
+/* The size of the ABI 1.1 descriptor: up to and including choose_set. */
+#define POLICY_DESC_SIZE_1_1                                                  \
+    (offsetof(struct zkelect_policy, choose_set) +                            \
+     sizeof(((struct zkelect_policy *)0)->choose_set))
 
 /* ------------------------------------------------------------------------
  * The handle
@@ -46,6 +50,9 @@ struct zke_policy {
     void (*fini)(void *);         /* descriptor fini(), copied */
     int (*choose)(void *, const struct zkelect_policy_input *,
                   struct zkelect_policy_output *); /* descriptor choose(), copied */
+    int (*choose_set)(void *, const struct zkelect_policy_input *,
+                      struct zkelect_policy_output *); /* ABI 1.1 choose_set(),
+                                     copied; NULL for a 1.0 module or none */
     void *state;                  /* set by init(); the module's, freed by fini() */
 };
 
@@ -248,11 +255,20 @@ policy_read_descriptor(struct zke_policy *p, const struct zkelect_policy *desc,
 
     /*
      * Fields appended by later minor versions are read here, each only when
-     * the module says it has it, for example:
-     *     if (desc->abi_minor >= 1 && desc->size >= POLICY_DESC_SIZE_1_1)
-     *         p->describe = desc->describe;
-     * ABI 1.0 has none.
+     * the module's abi_minor says it has it: a 1.0 descriptor may end right
+     * after choose, and what follows it in the module's memory is not ours.
+     * A module that claims a minor version must have the size it implies.
      */
+    if (desc->abi_minor >= 1) {
+        if (desc->size < POLICY_DESC_SIZE_1_1) {
+            policy_msg(err, errlen, "policy module %s: descriptor of ABI %u.%u has "
+                       "size %lu, smaller than the ABI 1.1 descriptor (%zu bytes)",
+                       p->path, (unsigned)desc->abi_major, (unsigned)desc->abi_minor,
+                       (unsigned long)desc->size, (size_t)POLICY_DESC_SIZE_1_1);
+            return ZKELECT_ESTRUCT;
+        }
+        p->choose_set = desc->choose_set;    /* NULL: serves N = 1 only */
+    }
     return 0;
 }
 
@@ -332,14 +348,43 @@ err:
  * Choosing
  */
 
+/*
+ * Refuse member index idx (in range) when it cannot lead or is in the
+ * exclusion list: -1 with the message in reason, naming the policy, the
+ * member and where (at: "" for choose(), " (index I at position K of its
+ * set)" for choose_set()).
+ */
+static int
+policy_check_member(const struct zke_policy *p, const struct zkelect_policy_input *in,
+                    int idx, const char *at, char *reason, size_t reasonlen)
+{
+    const struct zkelect_member *m = &in->members[idx];
+    char id[128];
+    size_t i;
+
+    policy_clean(id, sizeof(id), m->id, strlen(m->id));
+    if (!zkelect_member_can_lead(m)) {
+        policy_msg(reason, reasonlen, "policy %s (%s) chose %s%s, which "
+                   "cannot lead (%s): refused", p->name, p->path, id, at,
+                   !m->eligible ? "not eligible" : !m->healthy ? "unhealthy" : "excluded");
+        return -1;
+    }
+    for (i = 0; i < in->nexcluded; i++) {
+        if (in->excluded[i].id != NULL && strcmp(in->excluded[i].id, m->id) == 0) {
+            policy_msg(reason, reasonlen, "policy %s (%s) chose %s%s, which "
+                       "is excluded: refused", p->name, p->path, id, at);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int
 zke_policy_choose(struct zke_policy *p, const struct zkelect_policy_input *in,
                   int *chosen, char *reason, size_t reasonlen)
 {
     struct zkelect_policy_output out;
-    const struct zkelect_member *m;
-    char text[sizeof(out.reason)], id[128];
-    size_t i;
+    char text[sizeof(out.reason)];
 
     if (reason != NULL && reasonlen > 0)
         reason[0] = '\0';
@@ -371,24 +416,116 @@ zke_policy_choose(struct zke_policy *p, const struct zkelect_policy_input *in,
                    in->nmembers);
         return ZKELECT_EBADCHOICE;
     }
-    m = &in->members[out.chosen];
-    policy_clean(id, sizeof(id), m->id, strlen(m->id));
-    if (!zkelect_member_can_lead(m)) {
-        policy_msg(reason, reasonlen, "policy %s (%s) chose %s, which cannot lead "
-                   "(%s): refused", p->name, p->path, id,
-                   !m->eligible ? "not eligible" : !m->healthy ? "unhealthy" : "excluded");
+    if (policy_check_member(p, in, out.chosen, "", reason, reasonlen) != 0)
         return ZKELECT_EBADCHOICE;
-    }
-    for (i = 0; i < in->nexcluded; i++) {
-        if (in->excluded[i].id != NULL && strcmp(in->excluded[i].id, m->id) == 0) {
-            policy_msg(reason, reasonlen, "policy %s (%s) chose %s, which is excluded: "
-                       "refused", p->name, p->path, id);
-            return ZKELECT_EBADCHOICE;
-        }
-    }
     *chosen = out.chosen;
     if (text[0] != '\0')
         policy_msg(reason, reasonlen, "%s", text);
+    else
+        policy_msg(reason, reasonlen, "chosen by policy %s", p->name);
+    return 0;
+}
+
+int
+zke_policy_can_choose_set(const struct zke_policy *p)
+{
+    return p != NULL && p->choose_set != NULL;
+}
+
+int
+zke_policy_choose_set(struct zke_policy *p, const struct zkelect_policy_input *in,
+                      int *chosen, int *n, char *reason, size_t reasonlen)
+{
+    struct zkelect_policy_output out;
+    char text[sizeof(out.reason)], at[64], id[128];
+    int i, j, one, rc;
+
+    if (reason != NULL && reasonlen > 0)
+        reason[0] = '\0';
+    if (n != NULL)
+        *n = 0;
+    if (p == NULL || in == NULL || chosen == NULL || n == NULL ||
+        (in->members == NULL && in->nmembers > 0) ||
+        in->size < sizeof(struct zkelect_policy_input) ||
+        (in->slot_holders == NULL && in->nslots > 0)) {
+        policy_msg(reason, reasonlen, "zke_policy_choose_set: NULL argument or an "
+                   "input without the ABI 1.1 fields");
+        return ZKELECT_EINVAL;
+    }
+    if (in->leaders < 1 || in->leaders > ZKELECT_POLICY_SLOTS_MAX ||
+        in->nslots > ZKELECT_POLICY_SLOTS_MAX) {
+        policy_msg(reason, reasonlen, "zke_policy_choose_set: leaders %u (or %zu slot "
+                   "holders) outside 1..%d", in->leaders, in->nslots,
+                   ZKELECT_POLICY_SLOTS_MAX);
+        return ZKELECT_EINVAL;
+    }
+
+    /* N = 1: choose(), as before slots existed, whatever the module has. */
+    if (in->leaders == 1) {
+        rc = zke_policy_choose(p, in, &one, reason, reasonlen);
+        if (rc == 0 && one >= 0) {
+            chosen[0] = one;
+            *n = 1;
+        }
+        return rc;
+    }
+    if (p->choose_set == NULL) {
+        policy_msg(reason, reasonlen, "policy %s (%s) cannot choose %u leaders: it has "
+                   "no choose_set (ABI %u.%u module%s), so it serves groups with "
+                   "leaders = 1 only", p->name, p->path, in->leaders,
+                   (unsigned)ZKELECT_POLICY_ABI_MAJOR, p->abi_minor,
+                   p->abi_minor >= 1 ? " without it" : "");
+        return ZKELECT_ECONFIG;
+    }
+
+    memset(&out, 0, sizeof(out));
+    out.chosen = -1;
+    out.nchosen = 0;
+    if (p->choose_set(p->state, in, &out) != 0) {
+        policy_clean(text, sizeof(text), out.reason, sizeof(out.reason));
+        policy_msg(reason, reasonlen, "policy %s (%s) failed: %s", p->name, p->path,
+                   text[0] ? text : "(no reason given)");
+        return ZKELECT_EINVAL;
+    }
+    policy_clean(text, sizeof(text), out.reason, sizeof(out.reason));
+
+    /* Never trusted: the whole set is refused for one bad element. */
+    if (out.nchosen < 0 || (unsigned)out.nchosen > in->leaders) {
+        policy_msg(reason, reasonlen, "policy %s (%s) returned a set of %d members, not "
+                   "0 to leaders = %u: refused", p->name, p->path, out.nchosen,
+                   in->leaders);
+        return ZKELECT_EBADCHOICE;
+    }
+    for (i = 0; i < out.nchosen; i++) {
+        int idx = out.chosen_set[i];
+
+        if (idx < 0 || (size_t)idx >= in->nmembers) {
+            policy_msg(reason, reasonlen, "policy %s (%s) chose index %d at position %d "
+                       "of its set, not a member index below %zu: refused", p->name,
+                       p->path, idx, i, in->nmembers);
+            return ZKELECT_EBADCHOICE;
+        }
+        for (j = 0; j < i; j++) {
+            if (out.chosen_set[j] == idx) {
+                policy_clean(id, sizeof(id), in->members[idx].id,
+                             strlen(in->members[idx].id));
+                policy_msg(reason, reasonlen, "policy %s (%s) chose index %d (%s) twice, "
+                           "at positions %d and %d of its set: refused", p->name,
+                           p->path, idx, id, j, i);
+                return ZKELECT_EBADCHOICE;
+            }
+        }
+        snprintf(at, sizeof(at), " (index %d at position %d of its set)", idx, i);
+        if (policy_check_member(p, in, idx, at, reason, reasonlen) != 0)
+            return ZKELECT_EBADCHOICE;
+    }
+    for (i = 0; i < out.nchosen; i++)
+        chosen[i] = out.chosen_set[i];
+    *n = out.nchosen;
+    if (text[0] != '\0')
+        policy_msg(reason, reasonlen, "%s", text);
+    else if (out.nchosen == 0)
+        policy_msg(reason, reasonlen, "the policy chose no leader");
     else
         policy_msg(reason, reasonlen, "chosen by policy %s", p->name);
     return 0;

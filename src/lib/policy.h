@@ -44,7 +44,8 @@ struct zke_policy;
  *   ZKELECT_ENOTSO     the file exists but dlopen() fails (dlerror() text)
  *   ZKELECT_ENOSYM     no zkelect_policy_entry symbol
  *   ZKELECT_ESTRUCT    the entry returned NULL, or the descriptor is smaller
- *                      than the ABI 1.0 struct
+ *                      than the ABI 1.0 struct, or than the ABI 1.1 struct
+ *                      when its abi_minor is 1 or more
  *   ZKELECT_EABI       abi_major differs from ZKELECT_POLICY_ABI_MAJOR
  *                      (the message has both numbers)
  *   ZKELECT_ENULLCB    NULL name, init, choose or fini
@@ -76,6 +77,44 @@ int zke_policy_load(const char *name_or_path, const char *search_path,
  */
 int zke_policy_choose(struct zke_policy *p, const struct zkelect_policy_input *in,
                       int *chosen, char *reason, size_t reasonlen);
+
+/*
+ * Non-zero when the policy can choose a set (ABI 1.1 module with a non-NULL
+ * choose_set), i.e. can serve a group with leaders > 1. 0 for a 1.0 module,
+ * a 1.1 module without choose_set, and NULL.
+ */
+int zke_policy_can_choose_set(const struct zke_policy *p);
+
+/*
+ * Run the policy's choose_set() on one input and validate its answer.
+ *
+ * in: as for zke_policy_choose(), with the ABI 1.1 fields filled:
+ *   in->size >= sizeof(struct zkelect_policy_input), in->leaders 1..16,
+ *   slot_holders (nslots <= 16 entries, NULL entries for empty slots).
+ *   With in->leaders == 1 the policy's choose() is called instead
+ *   (zke_policy_choose()), so N = 1 behaves exactly as before slots, for
+ *   every module; the answer is then a set of 0 or 1.
+ * chosen: the caller's array of at least in->leaders (or
+ *   ZKELECT_POLICY_SLOTS_MAX) ints; on success chosen[0..*n-1] are distinct
+ *   indexes into in->members of members that can lead, best first.
+ * n: set to the number of entries, 0..in->leaders (0 is a success: nobody
+ *   can lead; the reason says why); 0 on every failure.
+ * reason, reasonlen: as for zke_policy_choose().
+ *
+ * Returns 0 or:
+ *   ZKELECT_EINVAL      NULL p, in, chosen or n; an input without the ABI
+ *                       1.1 fields or with leaders outside 1..16; or the
+ *                       policy failed (choose_set() returned non-zero).
+ *   ZKELECT_ECONFIG     leaders > 1 and the policy has no choose_set (a 1.0
+ *                       module): the message names the policy.
+ *   ZKELECT_EBADCHOICE  the set is refused as a whole: nchosen outside
+ *                       0..leaders, an index outside [0, nmembers), an index
+ *                       given twice, or a member that cannot lead or is in
+ *                       in->excluded; the message names the policy, the
+ *                       index and its position in the set.
+ */
+int zke_policy_choose_set(struct zke_policy *p, const struct zkelect_policy_input *in,
+                          int *chosen, int *n, char *reason, size_t reasonlen);
 
 /* The policy's own name (descriptor name); valid until unload. NULL-safe ("") */
 const char *zke_policy_name(const struct zke_policy *p);

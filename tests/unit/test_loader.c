@@ -1,7 +1,8 @@
 /*
  * test_loader.c - the policy loader (src/lib/policy.c): lookup order, every
  * load error with a module built to trigger it (tests/unit/badpolicies),
- * and the validation of what a policy chooses.
+ * and the validation of what a policy chooses (choose, and ABI 1.1's
+ * choose_set with modules of both minor versions).
  *
  * TEST_POLICY_DIR and TEST_BADPOLICY_DIR (set by policies/Makefile.inc) are
  * the build tree's module directories.
@@ -569,6 +570,236 @@ test_null_arguments(void)
     CU_ASSERT_STRING_EQUAL(zke_policy_path(NULL), "");
 }
 
+/* ------------------------------------------------------------------------
+ * ABI 1.1: choose_set
+ */
+
+static const char *no_holders[ZKELECT_POLICY_SLOTS_MAX]; /* every slot empty */
+
+/* input_reset() plus the ABI 1.1 fields for N leaders. */
+static void
+input_reset_n(unsigned leaders)
+{
+    input_reset();
+    input.leaders = leaders;
+    input.slot_holders = no_holders;
+    input.nslots = leaders;
+}
+
+/* Load setchooser with "set" (and an optional second option); run choose_set once. */
+static int
+choose_set_with(const char *set, const char *k2, const char *v2, int *chosen, int *n)
+{
+    struct zkelect_option o[2] = { { "set", set }, { k2, v2 } };
+    struct zke_policy *p = load_ok(BAD("setchooser"), NULL, o, k2 ? 2 : 1);
+    int rc;
+
+    *n = 12345;
+    err[0] = 'Z';
+    err[1] = '\0';
+    rc = zke_policy_choose_set(p, &input, chosen, n, err, sizeof(err));
+    zke_policy_unload(p);
+    return rc;
+}
+
+/* An ABI 1.0 module loads, chooses through choose() and has no choose_set. */
+static void
+test_abi10_module(void)
+{
+    struct zke_policy *p = load_ok(BAD("abi10"), NULL, NULL, 0);
+    int chosen = -7, set[ZKELECT_POLICY_SLOTS_MAX], n = -7;
+
+    CU_ASSERT_STRING_EQUAL(zke_policy_name(p), "abi10");
+    CU_ASSERT_FALSE(zke_policy_can_choose_set(p));
+    input_reset_n(1);
+    CU_ASSERT_EQUAL(zke_policy_choose(p, &input, &chosen, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL(chosen, 2);
+    CU_ASSERT_STRING_EQUAL(err, "abi10: last that can lead");
+    /* N = 1 through choose_set: choose(), a set of one */
+    CU_ASSERT_EQUAL(zke_policy_choose_set(p, &input, set, &n, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(set[0], 2);
+    CU_ASSERT_STRING_EQUAL(err, "abi10: last that can lead");
+    /* N = 2: refused, naming the policy and why */
+    input_reset_n(2);
+    CU_ASSERT_EQUAL(zke_policy_choose_set(p, &input, set, &n, err, sizeof(err)),
+                    ZKELECT_ECONFIG);
+    CU_ASSERT_EQUAL(n, 0);
+    ASSERT_MSG_HAS("policy abi10");
+    ASSERT_MSG_HAS("no choose_set (ABI 1.0 module)");
+    ASSERT_MSG_HAS("leaders = 1 only");
+    zke_policy_unload(p);
+
+    /* a 1.1 module with a NULL choose_set: N = 1 only as well */
+    p = load_ok(BAD("chooser"), NULL, NULL, 0);
+    CU_ASSERT_FALSE(zke_policy_can_choose_set(p));
+    CU_ASSERT_EQUAL(zke_policy_choose_set(p, &input, set, &n, err, sizeof(err)),
+                    ZKELECT_ECONFIG);
+    ASSERT_MSG_HAS("ABI 1.1 module without it");
+    zke_policy_unload(p);
+    CU_ASSERT_FALSE(zke_policy_can_choose_set(NULL));
+}
+
+/* The shipped policies are 1.1 modules with choose_set. */
+static void
+test_shipped_can_choose_set(void)
+{
+    static const char *names[] = { "nodeid", "roundrobin", "site" };
+    struct zke_policy *p;
+    size_t i;
+
+    for (i = 0; i < 3; i++) {
+        p = load_ok(names[i], TEST_POLICY_DIR, NULL, 0);
+        CU_ASSERT_TRUE(zke_policy_can_choose_set(p));
+        zke_policy_unload(p);
+    }
+    p = load_ok(BAD("setchooser"), NULL, NULL, 0);
+    CU_ASSERT_TRUE(zke_policy_can_choose_set(p));
+    zke_policy_unload(p);
+}
+
+/* abi_minor 1 with the 1.0 size: refused at load. */
+static void
+test_descriptor_too_small_1_1(void)
+{
+    expect_load_error(BAD("short11"), NULL, NULL, 0, ZKELECT_ESTRUCT, BAD("short11"));
+    ASSERT_MSG_HAS("ABI 1.1");
+    ASSERT_MSG_HAS("smaller than the ABI 1.1 descriptor");
+}
+
+static void
+test_set_valid(void)
+{
+    int set[ZKELECT_POLICY_SLOTS_MAX], n;
+
+    input_reset_n(3);          /* n1, n3 can lead; n2 is not eligible */
+    CU_ASSERT_EQUAL(choose_set_with("2,0", NULL, NULL, set, &n), 0);
+    CU_ASSERT_EQUAL(n, 2);     /* fewer than leaders is fine */
+    CU_ASSERT_EQUAL(set[0], 2);
+    CU_ASSERT_EQUAL(set[1], 0);
+    CU_ASSERT_STRING_EQUAL(err, "set of 2");
+    CU_ASSERT_EQUAL(choose_set_with("", NULL, NULL, set, &n), 0);
+    CU_ASSERT_EQUAL(n, 0);     /* nobody */
+    CU_ASSERT_STRING_EQUAL(err, "set of 0");
+    CU_ASSERT_EQUAL(choose_set_with("0", "noreason", "on", set, &n), 0);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_STRING_EQUAL(err, "chosen by policy setchooser");
+    CU_ASSERT_EQUAL(choose_set_with("", "noreason", "on", set, &n), 0);
+    CU_ASSERT_STRING_EQUAL(err, "the policy chose no leader");
+    /* N = 1: choose(), not choose_set(): "choose" is choose()'s reason */
+    input_reset_n(1);
+    CU_ASSERT_EQUAL(choose_set_with("2,0", "fail", "on", set, &n), 0);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(set[0], 2);
+    CU_ASSERT_STRING_EQUAL(err, "choose");
+}
+
+static void
+test_set_out_of_range(void)
+{
+    int set[ZKELECT_POLICY_SLOTS_MAX], n;
+
+    input_reset_n(3);
+    CU_ASSERT_EQUAL(choose_set_with("0,3", NULL, NULL, set, &n), ZKELECT_EBADCHOICE);
+    CU_ASSERT_EQUAL(n, 0);
+    ASSERT_MSG_HAS("policy setchooser");
+    ASSERT_MSG_HAS(BAD("setchooser"));
+    ASSERT_MSG_HAS("index 3 at position 1");
+    CU_ASSERT_EQUAL(choose_set_with("-1", NULL, NULL, set, &n), ZKELECT_EBADCHOICE);
+    ASSERT_MSG_HAS("index -1 at position 0");
+}
+
+static void
+test_set_duplicate(void)
+{
+    int set[ZKELECT_POLICY_SLOTS_MAX], n;
+
+    input_reset_n(3);
+    CU_ASSERT_EQUAL(choose_set_with("2,0,2", NULL, NULL, set, &n), ZKELECT_EBADCHOICE);
+    CU_ASSERT_EQUAL(n, 0);
+    ASSERT_MSG_HAS("policy setchooser");
+    ASSERT_MSG_HAS("index 2 (n3) twice, at positions 0 and 2");
+}
+
+static void
+test_set_cannot_lead(void)
+{
+    struct zkelect_exclusion ex[1] = { { "n3", "watchdog slot 1", 500 } };
+    int set[ZKELECT_POLICY_SLOTS_MAX], n;
+
+    input_reset_n(3);          /* n2 is not eligible */
+    CU_ASSERT_EQUAL(choose_set_with("0,1", NULL, NULL, set, &n), ZKELECT_EBADCHOICE);
+    CU_ASSERT_EQUAL(n, 0);
+    ASSERT_MSG_HAS("policy setchooser");
+    ASSERT_MSG_HAS("chose n2 (index 1 at position 1 of its set), which cannot lead "
+                   "(not eligible)");
+    input_reset_n(3);
+    members[2].healthy = 0;
+    CU_ASSERT_EQUAL(choose_set_with("2", NULL, NULL, set, &n), ZKELECT_EBADCHOICE);
+    ASSERT_MSG_HAS("unhealthy");
+    input_reset_n(3);
+    input.excluded = ex;
+    input.nexcluded = 1;       /* in the list, flag clear: still refused */
+    CU_ASSERT_EQUAL(choose_set_with("0,2", NULL, NULL, set, &n), ZKELECT_EBADCHOICE);
+    ASSERT_MSG_HAS("chose n3 (index 2 at position 1 of its set), which is excluded");
+}
+
+static void
+test_set_bad_count(void)
+{
+    int set[ZKELECT_POLICY_SLOTS_MAX], n;
+
+    input_reset_n(2);
+    CU_ASSERT_EQUAL(choose_set_with("0,2", "count", "3", set, &n), ZKELECT_EBADCHOICE);
+    CU_ASSERT_EQUAL(n, 0);
+    ASSERT_MSG_HAS("policy setchooser");
+    ASSERT_MSG_HAS("a set of 3 members, not 0 to leaders = 2");
+    CU_ASSERT_EQUAL(choose_set_with("0", "count", "-1", set, &n), ZKELECT_EBADCHOICE);
+    ASSERT_MSG_HAS("a set of -1 members");
+    CU_ASSERT_EQUAL(choose_set_with("0,2", "count", "3000", set, &n), ZKELECT_EBADCHOICE);
+}
+
+static void
+test_set_failure_and_arguments(void)
+{
+    struct zke_policy *p;
+    int set[ZKELECT_POLICY_SLOTS_MAX], n;
+
+    input_reset_n(2);
+    CU_ASSERT_EQUAL(choose_set_with("0", "fail", "on", set, &n), ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(n, 0);
+    ASSERT_MSG_HAS("policy setchooser");
+    ASSERT_MSG_HAS("setchooser was told to fail");
+
+    p = load_ok(BAD("setchooser"), NULL, NULL, 0);
+    input_reset_n(0);          /* leaders 0 */
+    CU_ASSERT_EQUAL(zke_policy_choose_set(p, &input, set, &n, err, sizeof(err)),
+                    ZKELECT_EINVAL);
+    ASSERT_MSG_HAS("leaders 0");
+    input_reset_n(17);
+    CU_ASSERT_EQUAL(zke_policy_choose_set(p, &input, set, &n, err, sizeof(err)),
+                    ZKELECT_EINVAL);
+    input_reset_n(2);
+    input.size = offsetof(struct zkelect_policy_input, leaders); /* a 1.0 input */
+    CU_ASSERT_EQUAL(zke_policy_choose_set(p, &input, set, &n, err, sizeof(err)),
+                    ZKELECT_EINVAL);
+    input_reset_n(2);
+    input.slot_holders = NULL;
+    CU_ASSERT_EQUAL(zke_policy_choose_set(p, &input, set, &n, err, sizeof(err)),
+                    ZKELECT_EINVAL);
+    input_reset_n(2);
+    CU_ASSERT_EQUAL(zke_policy_choose_set(NULL, &input, set, &n, err, sizeof(err)),
+                    ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zke_policy_choose_set(p, NULL, set, &n, err, sizeof(err)),
+                    ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zke_policy_choose_set(p, &input, NULL, &n, err, sizeof(err)),
+                    ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zke_policy_choose_set(p, &input, set, NULL, err, sizeof(err)),
+                    ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zke_policy_choose_set(p, &input, set, &n, NULL, 0), 0);
+    zke_policy_unload(p);
+}
+
 static CU_TestInfo lookup_tests[] = {
     { "load by path", test_by_path },
     { "load by name from the search path", test_by_name_search_path },
@@ -606,10 +837,24 @@ static CU_TestInfo choose_tests[] = {
     CU_TEST_INFO_NULL
 };
 
+static CU_TestInfo set_tests[] = {
+    { "ABI 1.0 module: choose only, N = 1 only", test_abi10_module },
+    { "shipped policies have choose_set", test_shipped_can_choose_set },
+    { "ESTRUCT 1.1 descriptor without choose_set", test_descriptor_too_small_1_1 },
+    { "valid sets accepted", test_set_valid },
+    { "EBADCHOICE set index out of range", test_set_out_of_range },
+    { "EBADCHOICE set index twice", test_set_duplicate },
+    { "EBADCHOICE set member that cannot lead", test_set_cannot_lead },
+    { "EBADCHOICE set larger than leaders", test_set_bad_count },
+    { "EINVAL policy failure and bad arguments", test_set_failure_and_arguments },
+    CU_TEST_INFO_NULL
+};
+
 static CU_SuiteInfo suites[] = {
     { "lookup", suite_init, suite_clean, NULL, NULL, lookup_tests },
     { "errors", suite_init, suite_clean, NULL, NULL, error_tests },
     { "choose", suite_init, suite_clean, NULL, NULL, choose_tests },
+    { "choose_set", suite_init, suite_clean, NULL, NULL, set_tests },
     CU_SUITE_INFO_NULL
 };
 

@@ -21,7 +21,7 @@ abi2_choose(void *state, const struct zkelect_policy_input *in,
 }
 
 static const struct zkelect_policy abi2_policy = {
-    2, 0, sizeof(struct zkelect_policy), "abi2", abi2_init, abi2_fini, abi2_choose
+    2, 0, sizeof(struct zkelect_policy), "abi2", abi2_init, abi2_fini, abi2_choose, NULL
 };
 
 const struct zkelect_policy *zkelect_policy_entry(void);

@@ -1,11 +1,12 @@
 /*
  * newer.c - test module: built against a future ABI 1.7 whose descriptor has
- * grown; the host must load it and read only the 1.0 fields.
+ * grown; the host must load it and read only the fields it knows (1.1: this
+ * module's choose_set is NULL, so it serves N = 1 only).
  */
 #include "zkelect/policy.h"
 
 struct newer_descriptor {
-    struct zkelect_policy base;   /* the ABI 1.0 fields */
+    struct zkelect_policy base;   /* the fields of the host's ABI (1.1) */
     int (*describe)(void *, char *, size_t); /* a field a later minor appended */
     unsigned long flags;          /* another appended field */
 };
@@ -32,7 +33,7 @@ newer_choose(void *state, const struct zkelect_policy_input *in,
 
 static const struct newer_descriptor newer_policy = {
     { ZKELECT_POLICY_ABI_MAJOR, 7, sizeof(struct newer_descriptor), "newer",
-      newer_init, newer_fini, newer_choose },
+      newer_init, newer_fini, newer_choose, NULL },
     NULL, 0xfful
 };
 

@@ -22,7 +22,7 @@ noentry_choose(void *state, const struct zkelect_policy_input *in,
 
 static const struct zkelect_policy noentry_policy = {
     ZKELECT_POLICY_ABI_MAJOR, ZKELECT_POLICY_ABI_MINOR, sizeof(struct zkelect_policy),
-    "noentry", noentry_init, noentry_fini, noentry_choose
+    "noentry", noentry_init, noentry_fini, noentry_choose, NULL
 };
 
 const struct zkelect_policy *zkelect_policy_entri(void);

@@ -16,7 +16,7 @@ nullchoose_fini(void *state)
 
 static const struct zkelect_policy nullchoose_policy = {
     ZKELECT_POLICY_ABI_MAJOR, ZKELECT_POLICY_ABI_MINOR, sizeof(struct zkelect_policy),
-    "nullchoose", nullchoose_init, nullchoose_fini, NULL
+    "nullchoose", nullchoose_init, nullchoose_fini, NULL, NULL
 };
 
 const struct zkelect_policy *zkelect_policy_entry(void);

@@ -18,7 +18,7 @@ small_fini(void *state)
 static const struct zkelect_policy small_policy = {
     ZKELECT_POLICY_ABI_MAJOR, ZKELECT_POLICY_ABI_MINOR,
     offsetof(struct zkelect_policy, choose), /* as if built without choose */
-    "small", small_init, small_fini, NULL
+    "small", small_init, small_fini, NULL, NULL
 };
 
 const struct zkelect_policy *zkelect_policy_entry(void);

@@ -29,7 +29,7 @@ undefsym_choose(void *state, const struct zkelect_policy_input *in,
 
 static const struct zkelect_policy undefsym_policy = {
     ZKELECT_POLICY_ABI_MAJOR, ZKELECT_POLICY_ABI_MINOR, sizeof(struct zkelect_policy),
-    "undefsym", undefsym_init, undefsym_fini, undefsym_choose
+    "undefsym", undefsym_init, undefsym_fini, undefsym_choose, NULL
 };
 
 const struct zkelect_policy *zkelect_policy_entry(void);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "group.h"
+#include "slots.h"
 #include "zkerr.h"
 
 /* ---- the elector's member cache ------------------------------------------ */
@@ -98,6 +99,18 @@ eslot_present(struct zkelect_group *g, int k)
         return false;
     m = member_find(g, id);
     return !*znode || strcmp(m->znode, znode) == 0;
+}
+
+/* Every slot of the decision names a live member (or nobody). */
+static bool
+all_present(struct zkelect_group *g)
+{
+    int k;
+
+    for (k = 0; k < eslots(g); k++)
+        if (*eslot(g, k, NULL) && !eslot_present(g, k))
+            return false;
+    return true;
 }
 
 /* Slot K's leader znode shows the node its decision names, at its epoch
@@ -774,6 +787,73 @@ enum decide_mode {
 };
 
 /*
+ * Write decision E (heap; freed here) to `elected`, with the history entries
+ * HE[0..NHE-1] appended, in one multi checked against the versions read.
+ * EPOCH is the newest epoch the decision gives (the reply's token).
+ */
+static void
+decide_commit(struct zkelect_group *g, struct zke_elected *e, const struct zke_history_entry *he,
+              int nhe, uint64_t epoch)
+{
+    struct zke_history *hist;
+    struct req *r;
+    size_t len0, len1;
+    int n = 0, i;
+
+    /* the history as read (validated then), with this decision appended */
+    if ((hist = calloc(1, sizeof(*hist))) == NULL) {
+        free(e);
+        return;
+    }
+    if (g->history_buf && zke_history_decode(g->history_buf, (int)g->history_len, hist, NULL, 0) != 0)
+        memset(hist, 0, sizeof(*hist));
+    for (i = 0; i < nhe; i++)
+        zke_history_push(hist, &he[i]);
+
+    r = req_new(g->h, g, REQ_DECIDE);
+    if (r == NULL) {
+        free(hist);
+        free(e);
+        return;
+    }
+    r->token = epoch;
+    if (zke_elected_encode(e, &r->payload[0], &len0) != 0 ||
+        zke_history_encode(hist, &r->payload[1], &len1) != 0) {
+        zke_event(g->h, g, ZKELECT_EV_ERROR, NULL, epoch, ZKELECT_EINVAL,
+                  "cannot encode the decision (a bug): nothing written");
+        req_sent(r, ZMARSHALLINGERROR);
+        free(hist);
+        free(e);
+        return;
+    }
+    free(hist);
+    /* as the history was kept decoded and appended to before: the next
+       decision builds on this one (a refused write re-reads it) */
+    history_store(g, r->payload[1], len1, epoch);
+    if (g->elected_version >= 0)
+        zoo_set_op_init(&r->ops[n++], g->p_elected, r->payload[0], (int)len0, g->elected_version, NULL);
+    else
+        zoo_create_op_init(&r->ops[n++], g->p_elected, r->payload[0], (int)len0, group_acl(g),
+                           ZOO_PERSISTENT, NULL, 0);
+    if (g->history_version >= 0)
+        zoo_set_op_init(&r->ops[n++], g->p_history, r->payload[1], (int)len1, g->history_version, NULL);
+    else
+        zoo_create_op_init(&r->ops[n++], g->p_history, r->payload[1], (int)len1, group_acl(g),
+                           ZOO_PERSISTENT, NULL, 0);
+    memset(r->results, 0, sizeof(r->results));
+    g->deciding = true;
+    if (e->nslots > 0)
+        zke_log(g->h, ZKELECT_LOG_INFO, "%s: deciding epoch %llu: %d slots, slot 0 %s (%s)",
+                g->path, (unsigned long long)epoch, 1 + e->nslots,
+                *e->leader ? e->leader : "none", e->reason);
+    else
+        zke_log(g->h, ZKELECT_LOG_INFO, "%s: deciding epoch %llu: leader %s (%s)", g->path,
+                (unsigned long long)epoch, *e->leader ? e->leader : "none", e->reason);
+    req_sent(r, zoo_amulti(g->h->zh, n, r->ops, r->results, multi_completion, r));
+    free(e);
+}
+
+/*
  * Write a decision: `elected` and the history in one multi, both checked
  * against the versions read.
  */
@@ -784,12 +864,8 @@ decide_write(struct zkelect_group *g, const struct member_cache *chosen, const c
     bool keep_epoch = mode == DECIDE_ACK;
     struct zke_elected *e;
     struct zke_history_entry he;
-    struct zke_history *hist;
     struct exclusion *x;
-    struct req *r;
     uint64_t epoch, now = zke_now_ms();
-    size_t len0, len1;
-    int n = 0;
 
     e = calloc(1, sizeof(*e));
     if (e == NULL)
@@ -857,51 +933,7 @@ encode:
     snprintf(he.policy, sizeof(he.policy), "%s", e->policy);
     snprintf(he.reason, sizeof(he.reason), "%s", e->reason);
     he.at_ms = e->at_ms;
-    /* the history as read (validated then), with this decision appended */
-    if ((hist = calloc(1, sizeof(*hist))) == NULL) {
-        free(e);
-        return;
-    }
-    if (g->history_buf && zke_history_decode(g->history_buf, (int)g->history_len, hist, NULL, 0) != 0)
-        memset(hist, 0, sizeof(*hist));
-    zke_history_push(hist, &he);
-
-    r = req_new(g->h, g, REQ_DECIDE);
-    if (r == NULL) {
-        free(hist);
-        free(e);
-        return;
-    }
-    r->token = epoch;
-    if (zke_elected_encode(e, &r->payload[0], &len0) != 0 ||
-        zke_history_encode(hist, &r->payload[1], &len1) != 0) {
-        zke_event(g->h, g, ZKELECT_EV_ERROR, NULL, epoch, ZKELECT_EINVAL,
-                  "cannot encode the decision (a bug): nothing written");
-        req_sent(r, ZMARSHALLINGERROR);
-        free(hist);
-        free(e);
-        return;
-    }
-    free(hist);
-    /* as the history was kept decoded and appended to before: the next
-       decision builds on this one (a refused write re-reads it) */
-    history_store(g, r->payload[1], len1, epoch);
-    if (g->elected_version >= 0)
-        zoo_set_op_init(&r->ops[n++], g->p_elected, r->payload[0], (int)len0, g->elected_version, NULL);
-    else
-        zoo_create_op_init(&r->ops[n++], g->p_elected, r->payload[0], (int)len0, group_acl(g),
-                           ZOO_PERSISTENT, NULL, 0);
-    if (g->history_version >= 0)
-        zoo_set_op_init(&r->ops[n++], g->p_history, r->payload[1], (int)len1, g->history_version, NULL);
-    else
-        zoo_create_op_init(&r->ops[n++], g->p_history, r->payload[1], (int)len1, group_acl(g),
-                           ZOO_PERSISTENT, NULL, 0);
-    memset(r->results, 0, sizeof(r->results));
-    g->deciding = true;
-    zke_log(g->h, ZKELECT_LOG_INFO, "%s: deciding epoch %llu: leader %s (%s)", g->path,
-            (unsigned long long)epoch, *e->leader ? e->leader : "none", why);
-    req_sent(r, zoo_amulti(g->h->zh, n, r->ops, r->results, multi_completion, r));
-    free(e);
+    decide_commit(g, e, &he, 1, epoch);
 }
 
 void
@@ -1024,6 +1056,231 @@ hold_write(struct zkelect_group *g, const char *why)
         decide_write(g, NULL, why, g->switchover.id, DECIDE_NEW);
 }
 
+/*
+ * A decision for a group with N > 1 slots (doc/PROTOCOL.md, "N active
+ * leaders"), or one that goes back to one slot. The policy orders the nodes
+ * that should be active (choose_set); zke_slots_assign keeps every slot
+ * whose holder stays chosen and refills the others, lowest slot first. A
+ * slot that changes gets a new epoch from the one counter of the group (the
+ * highest epoch seen, any slot, plus one); a slot that does not keeps its
+ * epoch. A switchover moves one slot: the one `from` holds (slot 0 without
+ * it), to `to`, to the best node of `site`, or to the best node not active.
+ * Holds (settle aside) apply to one slot only: not here.
+ */
+static void
+elector_eval_slots(struct zkelect_group *g, struct zkelect_policy_input *in,
+                   struct member_cache **mc_of, int N, bool switchover, bool config_ack,
+                   const char *rtext_in)
+{
+    char cur[ZKE_LEADERS_MAX][ZKE_ID_MAX + 1], out[ZKE_LEADERS_MAX][ZKE_ID_MAX + 1];
+    const char *holders[ZKE_LEADERS_MAX], *ids[ZKE_LEADERS_MAX];
+    char reason[512], why[ZKE_REASON_MAX + 1];
+    struct zke_history_entry he[ZKE_LEADERS_MAX];
+    struct zkelect_member *mem = (struct zkelect_member *)in->members;
+    struct zke_elected *e;
+    struct exclusion *x;
+    int chosen[ZKELECT_POLICY_SLOTS_MAX], nchosen = 0, ncur, k, i, rc, nhe = 0;
+    unsigned mask = 0;
+    uint64_t base = 0, ep, now = zke_now_ms(), switchover_id;
+
+    ncur = g->have_elected ? eslots(g) : 0;
+    for (k = 0; k < ZKE_LEADERS_MAX; k++) {
+        cur[k][0] = out[k][0] = '\0';
+        holders[k] = NULL;
+    }
+    /* a slot whose node is gone (or a later registration of it) is empty */
+    for (k = 0; k < ncur; k++)
+        if (eslot_present(g, k))
+            snprintf(cur[k], sizeof(cur[k]), "%s", eslot(g, k, NULL));
+    for (k = 0; k < N && k < ncur; k++)
+        holders[k] = *cur[k] ? cur[k] : NULL;
+    in->leaders = (unsigned)N;
+    in->slot_holders = holders;
+    in->nslots = (size_t)N;
+    in->current_leader = holders[0];
+    in->current_present = holders[0] != NULL;
+    switchover_id = g->have_elected ? g->elected.switchover_id : g->switchover.id;
+    reason[0] = '\0';
+
+    if (switchover) {
+        /* one slot moves: the one `from` holds, slot 0 without it */
+        const struct zke_switchover *sw = &g->switchover;
+        int s = 0, pick = -1, n1 = 0;
+        char whyref[ZKE_REASON_MAX + 1];
+
+        switchover_id = sw->id;
+        if (*sw->from) {
+            for (s = 0; s < ncur && strcmp(cur[s], sw->from) != 0; s++)
+                ;
+            if (s == ncur || s >= N) {
+                snprintf(whyref, sizeof(whyref), "switchover %llu refused: %s holds no slot",
+                         (unsigned long long)sw->id, sw->from);
+                zke_event(g->h, g, ZKELECT_EV_ERROR, NULL, 0, ZKELECT_ESTATE, "%s", whyref);
+                decide_write(g, NULL, whyref, switchover_id, DECIDE_ACK);
+                return;
+            }
+        }
+        /* who may take it: present, able to lead, holding no slot, not the
+           one leaving, of the site or the node asked for */
+        for (i = 0; i < (int)in->nmembers; i++) {
+            bool active = false;
+            for (k = 0; k < N; k++)
+                if (strcmp(cur[k], mem[i].id) == 0)
+                    active = true;
+            if (active || (*sw->site && strcmp(mem[i].site, sw->site) != 0) ||
+                (*sw->to && strcmp(mem[i].id, sw->to) != 0))
+                mem[i].eligible = 0;
+        }
+        in->leaders = 1;
+        in->nslots = 1;
+        in->slot_holders = NULL;
+        in->current_leader = *cur[s] ? cur[s] : NULL;
+        in->current_present = *cur[s] != 0;
+        in->switchover_target = *sw->to ? sw->to : NULL;
+        rc = zke_policy_choose_set(g->policy, in, &pick, &n1, reason, sizeof(reason));
+        if (rc != 0 || n1 == 0) {
+            snprintf(whyref, sizeof(whyref), "switchover %llu of slot %d refused: %s",
+                     (unsigned long long)sw->id, s, *reason ? reason : "no node can take it");
+            zke_event(g->h, g, rc ? ZKELECT_EV_ERROR : ZKELECT_EV_NO_ELIGIBLE, NULL, 0,
+                      rc ? rc : ZKELECT_ENOELIGIBLE, "%s", whyref);
+            decide_write(g, NULL, whyref, switchover_id, DECIDE_ACK);
+            return;
+        }
+        for (k = 0; k < N; k++)
+            snprintf(out[k], sizeof(out[k]), "%s", k < ncur ? cur[k] : "");
+        snprintf(out[s], sizeof(out[s]), "%s", mem[pick].id);
+        mask = 1u << s;
+        for (k = N; k < ncur; k++)
+            if (*cur[k])
+                mask |= 1u << k;
+        snprintf(why, sizeof(why), "switchover %llu: slot %d to %s: %s", (unsigned long long)sw->id,
+                 s, mem[pick].id, reason);
+    } else {
+        rc = zke_policy_choose_set(g->policy, in, chosen, &nchosen, reason, sizeof(reason));
+        if (rc != 0) {
+            zke_event(g->h, g, ZKELECT_EV_ERROR, NULL, 0, rc, "policy %s failed (%s): %s; no "
+                      "decision", zke_policy_name(g->policy), rtext_in, reason);
+            return;
+        }
+        for (i = 0; i < nchosen; i++)
+            ids[i] = mem[chosen[i]].id;
+        mask = zke_slots_assign((const char (*)[ZKE_ID_MAX + 1])cur, ncur, ids, nchosen, N, out);
+        /* the watchdog gave the only candidate of a slot a new epoch */
+        for (k = 0; k < N && k < ncur && k < g->nlv; k++)
+            if (*out[k] && eslot(g, k, &ep)[0] && LV(g, k)->force_epoch == ep) {
+                LV(g, k)->force_epoch = 0;
+                mask |= 1u << k;
+            }
+        if (nchosen < N)
+            zke_event(g->h, g, ZKELECT_EV_NO_ELIGIBLE, NULL, 0, ZKELECT_ENOELIGIBLE,
+                      "policy %s chose %d of %d (%s): %s", zke_policy_name(g->policy), nchosen,
+                      N, rtext_in, reason);
+        snprintf(why, sizeof(why), "%s: %s", rtext_in, reason);
+    }
+    /* a decision that still names what was decided, with slots lost that
+       nobody can take: nothing to write */
+    for (k = 0; k < N && k < ncur; k++)
+        if (!(mask & (1u << k)) && strcmp(out[k], eslot(g, k, NULL)) != 0)
+            mask |= 1u << k; /* a lost holder left empty: record it */
+    if (mask == 0 && N == ncur) {
+        if ((switchover || config_ack) && g->have_elected)
+            decide_write(g, NULL, why, switchover_id, DECIDE_ACK);
+        else
+            g->reasons = 0;
+        return;
+    }
+
+    if ((e = calloc(1, sizeof(*e))) == NULL)
+        return;
+    /* one counter feeds every slot: above any epoch seen */
+    base = g->history_last_epoch;
+    for (k = 0; k < ncur; k++)
+        if (eslot(g, k, &ep) && ep > base)
+            base = ep;
+    if (g->have_elected && g->elected.epoch > base)
+        base = g->elected.epoch;
+    for (k = 0; k < g->nlv; k++)
+        if (LV(g, k)->have && LV(g, k)->l.epoch > base)
+            base = LV(g, k)->l.epoch;
+    snprintf(e->elector, sizeof(e->elector), "%s", g->self.id);
+    snprintf(e->policy, sizeof(e->policy), "%s", g->policy ? zke_policy_name(g->policy) : "none");
+    snprintf(e->reason, sizeof(e->reason), "%s", why);
+    e->at_ms = zke_wall_ms();
+    e->switchover_id = switchover_id;
+    e->config_version = g->config_version;
+    for (x = g->exclusions; x && e->nexcluded < ZKE_EXCLUDED_MAX; x = x->next) {
+        struct zke_exclusion *ze = &e->excluded[e->nexcluded++];
+        snprintf(ze->id, sizeof(ze->id), "%s", x->id);
+        snprintf(ze->reason, sizeof(ze->reason), "%s", x->reason);
+        ze->remaining_ms = x->until_ms > now ? x->until_ms - now : 0;
+    }
+    e->nslots = N - 1;
+    for (k = 0; k < N; k++) {
+        const struct member_cache *m = NULL;
+        char *lid, *lsite, *lznode;
+        size_t lidn, lsiten, lznoden;
+        uint64_t *lep;
+        int64_t *lsince = NULL;
+
+        if (k == 0) {
+            lid = e->leader, lidn = sizeof(e->leader);
+            lsite = e->leader_site, lsiten = sizeof(e->leader_site);
+            lznode = e->leader_znode, lznoden = sizeof(e->leader_znode);
+            lep = &e->epoch;
+        } else {
+            struct zke_slot *zs = &e->slots[k - 1];
+            zs->slot = k;
+            lid = zs->leader, lidn = sizeof(zs->leader);
+            lsite = zs->leader_site, lsiten = sizeof(zs->leader_site);
+            lznode = zs->leader_znode, lznoden = sizeof(zs->leader_znode);
+            lep = &zs->epoch;
+            lsince = &zs->since_ms;
+        }
+        if (!(mask & (1u << k)) && k < ncur) {
+            /* kept as it was */
+            if (k == 0) {
+                snprintf(lid, lidn, "%s", g->elected.leader);
+                snprintf(lsite, lsiten, "%s", g->elected.leader_site);
+                snprintf(lznode, lznoden, "%s", g->elected.leader_znode);
+                *lep = g->elected.epoch;
+            } else {
+                e->slots[k - 1] = g->elected.slots[k - 1];
+            }
+            continue;
+        }
+        for (i = 0; *out[k] && i < (int)in->nmembers; i++)
+            if (strcmp(mem[i].id, out[k]) == 0)
+                m = mc_of[i];
+        *lep = ++base;
+        if (lsince)
+            *lsince = e->at_ms;
+        if (m) {
+            snprintf(lid, lidn, "%s", m->rec.id);
+            snprintf(lsite, lsiten, "%s", m->rec.site);
+            snprintf(lznode, lznoden, "%s", m->znode);
+        }
+        memset(&he[nhe], 0, sizeof(he[nhe]));
+        he[nhe].epoch = *lep;
+        he[nhe].slot = k;
+        snprintf(he[nhe].leader, sizeof(he[nhe].leader), "%s", lid);
+        snprintf(he[nhe].elector, sizeof(he[nhe].elector), "%s", e->elector);
+        snprintf(he[nhe].policy, sizeof(he[nhe].policy), "%s", e->policy);
+        snprintf(he[nhe].reason, sizeof(he[nhe].reason), "%s", why);
+        he[nhe].at_ms = e->at_ms;
+        nhe++;
+    }
+    if (g->have_elected && strcmp(g->elected.leader, e->leader) != 0)
+        snprintf(e->previous, sizeof(e->previous), "%s", g->elected.leader);
+    else if (g->have_elected)
+        snprintf(e->previous, sizeof(e->previous), "%s", g->elected.previous);
+    if (e->epoch == 0)
+        e->epoch = ++base; /* slot 0 never decided yet and empty: still a valid epoch */
+    for (k = N; k < ncur; k++)
+        zke_log(g->h, ZKELECT_LOG_INFO, "%s: slot %d released (leaders = %d)", g->path, k, N);
+    hold_set(g, NULL, "", 0, "deciding");
+    decide_commit(g, e, he, nhe, base);
+}
+
 void
 elector_eval(struct zkelect_group *g)
 {
@@ -1041,7 +1298,8 @@ elector_eval(struct zkelect_group *g)
     size_t n = 0, i;
     int chosen = -1, rc, t;
     uint64_t now = zke_now_ms(), switchover_id;
-    bool current_present, switchover, config_ack, restore, cur_can_lead, operator_cfg;
+    bool current_present, switchover, config_ack, restore, cur_can_lead, operator_cfg, multi;
+    int nlead;
     char htext[160];
     const char *cur;
     struct member_cache *curm;
@@ -1079,7 +1337,8 @@ elector_eval(struct zkelect_group *g)
     current_present = elected_present(g);
     /* `elected` is gone or unreadable while a valid leader znode is live:
        that leader is current, and keeping it restores the decision */
-    restore = !g->have_elected && LV0(g)->have && member_present(g, LV0(g)->l.id);
+    restore = !g->have_elected && LV0(g)->have && member_present(g, LV0(g)->l.id) &&
+              !(CFG(g)->leaders > 1);
     if (restore) {
         cur = LV0(g)->l.id;
         current_present = true;
@@ -1117,6 +1376,9 @@ elector_eval(struct zkelect_group *g)
         g->reasons |= ZKELECT_REASON_SWITCHOVER;
     curm = *cur && current_present ? member_find(g, cur) : NULL;
     cur_can_lead = curm && member_can_lead(g, curm, now);
+    /* N active slots, or going back to one: the slots' own decision below */
+    nlead = CFG(g)->leaders > 1 ? (int)CFG(g)->leaders : 1;
+    multi = nlead > 1 || (g->have_elected && g->elected.nslots > 0);
 
     /* a config version not yet acknowledged in `elected` (operators wait on
        it), or an exclusion recorded there that has ended: both are written
@@ -1135,7 +1397,7 @@ elector_eval(struct zkelect_group *g)
        never held. */
     operator_cfg = config_ack && g->elected.config_version != g->config_version &&
                    g->config_rules_version == g->config_version;
-    if (CFG(g)->paused && current_present && !switchover) {
+    if (CFG(g)->paused && !switchover && (multi ? g->have_elected && all_present(g) : current_present)) {
         zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: paused: no decision while the leader is present", g->path);
         if (config_ack)
             decide_write(g, NULL, "config-changed: paused, leader kept", g->have_elected ?
@@ -1209,7 +1471,7 @@ elector_eval(struct zkelect_group *g)
     in.noptions = (size_t)CFG(g)->noptions;
     in.reasons = g->reasons;
     in.switchover_target = switchover && *g->switchover.to ? g->switchover.to : NULL;
-    if (switchover && *g->switchover.site && curm && cur_can_lead &&
+    if (!multi && switchover && *g->switchover.site && curm && cur_can_lead &&
         strcmp(curm->rec.site, g->switchover.site) == 0) {
         /* the leader is on that site already: nothing to move */
         snprintf(why, sizeof(why), "switchover %llu to site %s: %s already leads there",
@@ -1272,6 +1534,10 @@ elector_eval(struct zkelect_group *g)
         }
     }
 
+    if (multi) {
+        elector_eval_slots(g, &in, mc_of, nlead, switchover, config_ack, rtext);
+        goto out;
+    }
     switchover_id = g->have_elected ? g->elected.switchover_id : g->switchover.id;
     if (switchover)
         switchover_id = g->switchover.id;

@@ -22,8 +22,15 @@
  *    invalid too); ZKELECT_ENOMEM when out of memory.
  *  - Every field is written, optional ones included; "" for a nullable id
  *    is written as JSON null. Integers are written as exact JSON integers.
+ *    Exceptions, so that a group with one leader writes the payloads of
+ *    releases without slots byte for byte: config "leaders" is omitted when
+ *    0 or 1, elected "slots" when nslots is 0, leader and history entry
+ *    "slot" when 0, switchover "from" when "", member "max_leaders" when 0
+ *    (the library always sets it; 0 is a struct nobody filled in).
  *  - encode then decode gives back an identical struct (if the struct was
- *    zeroed before it was filled in, even memcmp() agrees).
+ *    zeroed before it was filled in, even memcmp() agrees), except that
+ *    config.leaders and member.max_leaders decode as 1 when absent: a
+ *    struct with 0 there comes back with 1.
  *
  * Decoding (zke_*_decode):
  *  - buf/len are ZooKeeper data: buf is NOT NUL-terminated; len is its
@@ -110,6 +117,7 @@
 #define ZKE_DELAY_MAX     86400000            /* failback_delay_ms, min_move_interval_ms: 1 day */
 #define ZKE_EXPECT_MAX    10000               /* zke_config.expect */
 #define ZKE_DRAINS_MAX    32                  /* drains in config */
+#define ZKE_LEADERS_MAX   16                  /* config.leaders: active slots of a group */
 
 /* Status of the leader znode: enum zkelect_status of zkelect.h ("PROGRESS",
  * "READY"; NONE is never encoded). */
@@ -127,6 +135,10 @@ struct zke_member {
     bool eligible;                            /* required: may lead (own config) */
     bool healthy;                             /* required: its health check passes */
     char guid[ZKE_GUID_LEN + 1];              /* optional, "" or 32 lower-case hex */
+    uint32_t max_leaders;                     /* optional: the largest N this member can
+                                                 serve, 1..ZKE_LEADERS_MAX; the decoder
+                                                 stores 1 when absent (every release
+                                                 before slots); the encoder omits 0 */
 };
 
 /* One entry of elected "excluded": a node kept from leading for a while. */
@@ -142,6 +154,19 @@ struct zke_hold {
     char node[ZKE_ID_MAX + 1];                /* the node that may lead when it ends, or "" */
     int64_t until_ms;                         /* wall-clock ms since 1970 (display only),
                                                  0..ZKE_EPOCH_MAX */
+};
+
+/* One entry of elected "slots": slot k >= 1 of a group with N > 1 leaders
+   (slot 0 is the top level of elected). */
+struct zke_slot {
+    int slot;                                 /* required, 1..ZKE_LEADERS_MAX-1; entry i
+                                                 is slot i+1 */
+    char leader[ZKE_ID_MAX + 1];              /* required node id; JSON null <-> "" (empty slot) */
+    char leader_site[ZKE_SITE_MAX + 1];       /* optional site */
+    char leader_znode[ZKE_ZNODE_MAX + 1];     /* optional election znode name, "" unknown */
+    uint64_t epoch;                           /* required, 0..ZKE_EPOCH_MAX; 1.. when the
+                                                 slot has a leader (its fencing token) */
+    int64_t since_ms;                         /* optional wall-clock ms, 0..ZKE_EPOCH_MAX */
 };
 
 /* elected: the elector's decision. */
@@ -165,6 +190,11 @@ struct zke_elected {
     struct zke_exclusion excluded[ZKE_EXCLUDED_MAX]; /* required array of distinct ids (may be empty) */
     int nexcluded;                            /* number of exclusions, 0..ZKE_EXCLUDED_MAX */
     struct zke_hold hold;                     /* optional: what the elector waits for */
+    struct zke_slot slots[ZKE_LEADERS_MAX - 1]; /* optional array "slots" (N > 1 only):
+                                                 slots 1..nslots in order; a node id
+                                                 appears in at most one slot, the
+                                                 top-level leader (slot 0) included */
+    int nslots;                               /* 0..ZKE_LEADERS_MAX-1 (N-1); 0 = not written */
 };
 
 /* leader: the elected node's own znode. */
@@ -173,6 +203,10 @@ struct zke_leader {
     enum zkelect_status status;               /* required: "PROGRESS" | "READY" */
     uint64_t epoch;                           /* required, 1..ZKE_EPOCH_MAX */
     int64_t since_ms;                         /* optional wall-clock ms, 0..ZKE_EPOCH_MAX */
+    int slot;                                 /* optional, 0..ZKE_LEADERS_MAX-1: the slot
+                                                 whose leader znode this is ("leader" is
+                                                 slot 0, "leader-<k>" slot k); omitted
+                                                 when 0 */
 };
 
 /* One entry of config "sites" ({"dc1": 100}). */
@@ -216,6 +250,9 @@ struct zke_config {
     uint32_t min_move_interval_ms;            /* 0..ZKE_DELAY_MAX */
     struct zke_drain drains[ZKE_DRAINS_MAX];  /* distinct ids, in payload order */
     int ndrains;                              /* 0..ZKE_DRAINS_MAX */
+    uint32_t leaders;                         /* N, the active slots, 1..ZKE_LEADERS_MAX;
+                                                 the decoder stores 1 when absent, the
+                                                 encoder omits 0 and 1 */
 };
 
 /* switchover: an operator's request to move leadership. */
@@ -230,6 +267,9 @@ struct zke_switchover {
     int64_t due_ms;                           /* optional wall-clock ms at which to act,
                                                  0 = at once */
     bool cancel;                              /* optional: cancels the pending request */
+    char from[ZKE_ID_MAX + 1];                /* optional node id: move the slot this node
+                                                 holds; "" (omitted) = slot 0; never
+                                                 equal to "to" */
 };
 
 /* One past decision in history. */
@@ -240,6 +280,8 @@ struct zke_history_entry {
     char policy[ZKE_NAME_MAX + 1];            /* required name */
     char reason[ZKE_REASON_MAX + 1];          /* required text, may be "" */
     int64_t at_ms;                            /* optional wall-clock ms, 0..ZKE_EPOCH_MAX */
+    int slot;                                 /* optional, 0..ZKE_LEADERS_MAX-1: the slot
+                                                 decided; omitted when 0 */
 };
 
 /* history: {"v":1,"entries":[...]}, oldest first. Epoch order is not checked. */

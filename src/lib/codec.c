@@ -36,7 +36,7 @@
 #define CODEC_FIELD_SIZE (32 + CODEC_ESC_SIZE)    /* a field path in messages */
 #define CODEC_DEPTH_MAX  64  /* nesting of JSON objects and arrays */
 #define CODEC_NUMBER_MAX 63  /* characters of a number literal (cJSON < 1.7.15 truncates longer ones) */
-#define CODEC_FIELDS_MAX 16  /* known fields of one object (the longest list has 13) */
+#define CODEC_FIELDS_MAX 16  /* known fields of one object (the longest list, elected, has 15) */
 
 #define CODEC_OPTIONAL 0x0   /* the field may be absent */
 #define CODEC_REQUIRED 0x1   /* the field must be present */
@@ -201,6 +201,9 @@ static const struct codec_int codec_int_settle = { 0, ZKE_SETTLE_MAX, false };
 static const struct codec_int codec_int_delay = { 0, ZKE_DELAY_MAX, false };
 static const struct codec_int codec_int_expect = { 1, ZKE_EXPECT_MAX, true };
 static const struct codec_int codec_int_wall = { 1, (int64_t)ZKE_EPOCH_MAX, false };
+static const struct codec_int codec_int_leaders = { 1, ZKE_LEADERS_MAX, false };
+static const struct codec_int codec_int_slot = { 0, ZKE_LEADERS_MAX - 1, false };
+static const struct codec_int codec_int_slotnum = { 1, ZKE_LEADERS_MAX - 1, false };
 
 /* Non-zero for [A-Za-z0-9._-] (no locale involved). */
 static int
@@ -1146,7 +1149,7 @@ codec_enc_end(struct codec_enc *e, cJSON *root, char **out, size_t *outlen)
 
 static const char *const codec_member_fields[] = {
     "v", "id", "site", "priority", "host", "pid", "version", "tags",
-    "eligible", "healthy", "guid", NULL
+    "eligible", "healthy", "guid", "max_leaders", NULL
 };
 
 int
@@ -1180,6 +1183,10 @@ zke_member_encode(const struct zke_member *m, char **out, size_t *outlen)
     codec_put_bool(&e, root, "healthy", m->healthy);
     codec_put_str(&e, root, "guid", 0, CODEC_GUID, ZKE_GUID_LEN, m->guid,
         sizeof(m->guid));
+    /* 0: a struct nobody filled in; written as releases before slots did */
+    if (m->max_leaders != 0)
+        codec_put_u64(&e, root, "max_leaders", &codec_int_leaders,
+            m->max_leaders);
     return codec_enc_end(&e, root, out, outlen);
 }
 
@@ -1229,6 +1236,10 @@ zke_member_decode(const char *buf, int len, struct zke_member *m, char *err,
     CODEC_TRY(codec_get_bool(&d, &o, "healthy", CODEC_REQUIRED, &m->healthy));
     CODEC_TRY(codec_get_str(&d, &o, "guid", CODEC_OPTIONAL, CODEC_GUID,
         ZKE_GUID_LEN, m->guid, sizeof(m->guid)));
+    /* absent: a release before slots, which serves one leader */
+    CODEC_TRY(codec_get_int(&d, &o, "max_leaders", CODEC_OPTIONAL,
+        &codec_int_leaders, &v));
+    m->max_leaders = v == 0 ? 1 : (uint32_t)v;
 out:
     return codec_end(root, rc, m, sizeof(*m));
 }
@@ -1240,7 +1251,7 @@ out:
 static const char *const codec_elected_fields[] = {
     "v", "epoch", "leader", "leader_site", "leader_znode", "previous", "elector",
     "policy", "reason", "at_ms", "switchover_id", "config_version", "excluded",
-    "hold", NULL
+    "hold", "slots", NULL
 };
 
 static const char *const codec_hold_fields[] = {
@@ -1250,6 +1261,128 @@ static const char *const codec_hold_fields[] = {
 static const char *const codec_exclusion_fields[] = {
     "id", "reason", "remaining_ms", NULL
 };
+
+static const char *const codec_slot_fields[] = {
+    "slot", "leader", "leader_site", "leader_znode", "epoch", "since_ms", NULL
+};
+
+/*
+ * The slot that node id holds among the top-level leader (slot 0) and
+ * slots[0..n-1] (slot k+1), or -1. "" holds nothing.
+ */
+static int
+codec_slot_holder(const struct zke_elected *e, int n, const char *id)
+{
+    int k;
+
+    if (id[0] == '\0')
+        return -1;
+    if (strcmp(e->leader, id) == 0)
+        return 0;
+    for (k = 0; k < n; k++)
+        if (strcmp(e->slots[k].leader, id) == 0)
+            return k + 1;
+    return -1;
+}
+
+/* Write elected "slots" (only when there are any: N = 1 writes no key). */
+static void
+codec_put_slots(struct codec_enc *enc, cJSON *root, const struct zke_elected *e)
+{
+    const struct zke_slot *x;
+    cJSON *list, *it;
+    int i;
+
+    if (enc->rc == 0 && (e->nslots < 0 || e->nslots > ZKE_LEADERS_MAX - 1))
+        codec_enc_error(enc, ZKELECT_EINVAL);
+    if (enc->rc != 0 || e->nslots == 0)
+        return;
+    list = codec_put_container(enc, root, "slots", cJSON_Array);
+    for (i = 0; i < e->nslots && list != NULL && enc->rc == 0; i++) {
+        x = &e->slots[i];
+        if (x->slot != i + 1 || !codec_enc_check(enc, CODEC_ID0, ZKE_ID_MAX,
+            x->leader, sizeof(x->leader)) ||
+            codec_slot_holder(e, i, x->leader) >= 0) {
+            codec_enc_error(enc, ZKELECT_EINVAL);
+            break;
+        }
+        if ((it = codec_push_obj(enc, list)) == NULL)
+            break;
+        codec_put_int(enc, it, "slot", &codec_int_slotnum, x->slot);
+        codec_put_str(enc, it, "leader", CODEC_NULLABLE, CODEC_ID, ZKE_ID_MAX,
+            x->leader, sizeof(x->leader));
+        codec_put_str(enc, it, "leader_site", 0, CODEC_SITE, ZKE_SITE_MAX,
+            x->leader_site, sizeof(x->leader_site));
+        codec_put_str(enc, it, "leader_znode", 0, CODEC_ZNODE, ZKE_ZNODE_MAX,
+            x->leader_znode, sizeof(x->leader_znode));
+        codec_put_u64(enc, it, "epoch", x->leader[0] != '\0' ?
+            &codec_int_epoch : &codec_int_count, x->epoch);
+        codec_put_int(enc, it, "since_ms", &codec_int_count, x->since_ms);
+    }
+}
+
+/* Read elected "slots" (after the top-level leader). */
+static int
+codec_get_slots(struct codec_dec *d, const struct codec_obj *o,
+    struct zke_elected *e)
+{
+    char prefix[32], field[CODEC_FIELD_SIZE];
+    const cJSON *list, *it;
+    struct zke_slot *x;
+    struct codec_obj xo;
+    int64_t v;
+    int rc, i, k;
+
+    if ((rc = codec_get_container(d, o, "slots", CODEC_OPTIONAL, cJSON_Array,
+        ZKE_LEADERS_MAX - 1, &list)) != 0)
+        return rc;
+    i = 0;
+    cJSON_ArrayForEach(it, list) {
+        x = &e->slots[i];
+        if ((rc = codec_element(d, &xo, it, "slots", i, prefix, sizeof(prefix),
+            codec_slot_fields)) != 0)
+            return rc;
+        if ((rc = codec_get_int(d, &xo, "slot", CODEC_REQUIRED,
+            &codec_int_slotnum, &v)) != 0)
+            return rc;
+        snprintf(field, sizeof(field), "%sslot", prefix);
+        if (v != i + 1)
+            return codec_fail(d, ZKELECT_EBADVALUE, field,
+                "slot %" PRId64 " where slot %d was expected (slots 1 to N-1, "
+                "each once, in order)", v, i + 1);
+        x->slot = (int)v;
+        if ((rc = codec_get_str(d, &xo, "leader", CODEC_REQUIRED |
+            CODEC_NULLABLE, CODEC_ID, ZKE_ID_MAX, x->leader,
+            sizeof(x->leader))) != 0)
+            return rc;
+        if ((k = codec_slot_holder(e, i, x->leader)) >= 0) {
+            snprintf(field, sizeof(field), "%sleader", prefix);
+            return codec_fail(d, ZKELECT_EBADVALUE, field,
+                "node \"%s\" already holds slot %d (a node holds at most one "
+                "slot)", x->leader, k);
+        }
+        if ((rc = codec_get_str(d, &xo, "leader_site", CODEC_OPTIONAL,
+            CODEC_SITE, ZKE_SITE_MAX, x->leader_site,
+            sizeof(x->leader_site))) != 0)
+            return rc;
+        if ((rc = codec_get_str(d, &xo, "leader_znode", CODEC_OPTIONAL,
+            CODEC_ZNODE, ZKE_ZNODE_MAX, x->leader_znode,
+            sizeof(x->leader_znode))) != 0)
+            return rc;
+        /* an empty slot may have no epoch yet; a held one has its token */
+        if ((rc = codec_get_int(d, &xo, "epoch", CODEC_REQUIRED,
+            x->leader[0] != '\0' ? &codec_int_epoch : &codec_int_count,
+            &v)) != 0)
+            return rc;
+        x->epoch = (uint64_t)v;
+        if ((rc = codec_get_int(d, &xo, "since_ms", CODEC_OPTIONAL,
+            &codec_int_count, &v)) != 0)
+            return rc;
+        x->since_ms = v;
+        e->nslots = ++i;
+    }
+    return 0;
+}
 
 int
 zke_elected_encode(const struct zke_elected *e, char **out, size_t *outlen)
@@ -1309,6 +1442,7 @@ zke_elected_encode(const struct zke_elected *e, char **out, size_t *outlen)
                 e->hold.until_ms);
         }
     }
+    codec_put_slots(&enc, root, e);
     return codec_enc_end(&enc, root, out, outlen);
 }
 
@@ -1387,6 +1521,7 @@ zke_elected_decode(const char *buf, int len, struct zke_elected *e, char *err,
             &codec_int_count, &v));
         e->hold.until_ms = v;
     }
+    CODEC_TRY(codec_get_slots(&d, &o, e));
 out:
     return codec_end(root, rc, e, sizeof(*e));
 }
@@ -1396,7 +1531,7 @@ out:
 /* ======================================================================== */
 
 static const char *const codec_leader_fields[] = {
-    "v", "id", "status", "epoch", "since_ms", NULL
+    "v", "id", "status", "epoch", "since_ms", "slot", NULL
 };
 
 int
@@ -1416,6 +1551,8 @@ zke_leader_encode(const struct zke_leader *l, char **out, size_t *outlen)
             zke_status_text((int)l->status)));
     codec_put_u64(&e, root, "epoch", &codec_int_epoch, l->epoch);
     codec_put_int(&e, root, "since_ms", &codec_int_count, l->since_ms);
+    if (l->slot != 0)   /* slot 0 writes what releases before slots wrote */
+        codec_put_int(&e, root, "slot", &codec_int_slot, l->slot);
     return codec_enc_end(&e, root, out, outlen);
 }
 
@@ -1456,6 +1593,8 @@ zke_leader_decode(const char *buf, int len, struct zke_leader *l, char *err,
     CODEC_TRY(codec_get_int(&d, &o, "since_ms", CODEC_OPTIONAL, &codec_int_count,
         &v));
     l->since_ms = v;
+    CODEC_TRY(codec_get_int(&d, &o, "slot", CODEC_OPTIONAL, &codec_int_slot, &v));
+    l->slot = (int)v;
 out:
     return codec_end(root, rc, l, sizeof(*l));
 }
@@ -1467,7 +1606,7 @@ out:
 static const char *const codec_config_fields[] = {
     "v", "policy", "sites", "watchdog_ms", "exclude_ms", "options", "paused",
     "settle_ms", "expect", "failback_delay_ms", "min_move_interval_ms", "drains",
-    NULL
+    "leaders", NULL
 };
 
 static const char *const codec_drain_fields[] = {
@@ -1544,6 +1683,9 @@ zke_config_encode(const struct zke_config *c, char **out, size_t *outlen)
             c->ndrains) >= 0)
             e.rc = ZKELECT_EINVAL;
     }
+    /* one leader (0 = not filled in) is the default: no key, as before slots */
+    if (c->leaders > 1)
+        codec_put_u64(&e, root, "leaders", &codec_int_leaders, c->leaders);
     return codec_enc_end(&e, root, out, outlen);
 }
 
@@ -1657,6 +1799,9 @@ zke_config_decode(const char *buf, int len, struct zke_config *c, char *err,
         snprintf(field, sizeof(field), "drains.%s", c->drains[j].id);
         CODEC_TRY(codec_fail(&d, ZKELECT_EBADVALUE, field, "duplicate node"));
     }
+    CODEC_TRY(codec_get_int(&d, &o, "leaders", CODEC_OPTIONAL,
+        &codec_int_leaders, &v));
+    c->leaders = v == 0 ? 1 : (uint32_t)v;
 out:
     return codec_end(root, rc, c, sizeof(*c));
 }
@@ -1666,7 +1811,7 @@ out:
 /* ======================================================================== */
 
 static const char *const codec_switchover_fields[] = {
-    "v", "id", "to", "at_ms", "by", "site", "due_ms", "cancel", NULL
+    "v", "id", "to", "at_ms", "by", "site", "due_ms", "cancel", "from", NULL
 };
 
 int
@@ -1693,6 +1838,12 @@ zke_switchover_encode(const struct zke_switchover *s, char **out, size_t *outlen
         codec_put_int(&e, root, "due_ms", &codec_int_count, s->due_ms);
     if (s->cancel)
         codec_put_bool(&e, root, "cancel", true);
+    if (s->from[0] != '\0') {   /* "" moves slot 0: no key, as before slots */
+        codec_put_str(&e, root, "from", 0, CODEC_ID, ZKE_ID_MAX, s->from,
+            sizeof(s->from));
+        if (e.rc == 0 && strcmp(s->from, s->to) == 0)
+            e.rc = ZKELECT_EINVAL;
+    }
     return codec_enc_end(&e, root, out, outlen);
 }
 
@@ -1727,6 +1878,12 @@ zke_switchover_decode(const char *buf, int len, struct zke_switchover *s,
     CODEC_TRY(codec_get_int(&d, &o, "due_ms", CODEC_OPTIONAL, &codec_int_count, &v));
     s->due_ms = v;
     CODEC_TRY(codec_get_bool(&d, &o, "cancel", CODEC_OPTIONAL, &s->cancel));
+    CODEC_TRY(codec_get_str(&d, &o, "from", CODEC_OPTIONAL, CODEC_ID,
+        ZKE_ID_MAX, s->from, sizeof(s->from)));
+    if (s->from[0] != '\0' && strcmp(s->from, s->to) == 0)
+        CODEC_TRY(codec_fail(&d, ZKELECT_EBADVALUE, "from",
+            "a switchover moves a slot away from \"from\", not to it "
+            "(\"to\" is the same node)"));
 out:
     return codec_end(root, rc, s, sizeof(*s));
 }
@@ -1738,7 +1895,7 @@ out:
 static const char *const codec_history_fields[] = { "v", "entries", NULL };
 
 static const char *const codec_entry_fields[] = {
-    "epoch", "leader", "elector", "policy", "reason", "at_ms", NULL
+    "epoch", "leader", "elector", "policy", "reason", "at_ms", "slot", NULL
 };
 
 int
@@ -1768,6 +1925,8 @@ zke_history_encode(const struct zke_history *h, char **out, size_t *outlen)
         codec_put_str(&e, it, "reason", 0, CODEC_TEXT, ZKE_REASON_MAX,
             x->reason, sizeof(x->reason));
         codec_put_int(&e, it, "at_ms", &codec_int_count, x->at_ms);
+        if (x->slot != 0)   /* slot 0: no key, as before slots */
+            codec_put_int(&e, it, "slot", &codec_int_slot, x->slot);
     }
     return codec_enc_end(&e, root, out, outlen);
 }
@@ -1810,6 +1969,9 @@ zke_history_decode(const char *buf, int len, struct zke_history *h, char *err,
         CODEC_TRY(codec_get_int(&d, &xo, "at_ms", CODEC_OPTIONAL,
             &codec_int_count, &v));
         x->at_ms = v;
+        CODEC_TRY(codec_get_int(&d, &xo, "slot", CODEC_OPTIONAL,
+            &codec_int_slot, &v));
+        x->slot = (int)v;
         h->n = ++i;
     }
 out:

@@ -211,6 +211,18 @@ sb_addf(const char *fmt, ...)
 #define HE(epoch, leader, extra) \
     "{'epoch':" epoch ",'leader':" leader \
     ",'elector':'n1','policy':'site','reason':'r'" extra "}"
+/* issue 17: elected "slots" (the top-level leader, slot 0, is 'n2') */
+#define SL(k, leader, epoch, extra) \
+    "{'slot':" k ",'leader':" leader ",'epoch':" epoch extra "}"
+#define ELS(list) ELE("7", "'n2'", ",'slots':" list)
+#define SL15 SL("1", "null", "0", "") "," SL("2", "null", "0", "") "," \
+    SL("3", "null", "0", "") "," SL("4", "null", "0", "") "," \
+    SL("5", "null", "0", "") "," SL("6", "null", "0", "") "," \
+    SL("7", "null", "0", "") "," SL("8", "null", "0", "") "," \
+    SL("9", "null", "0", "") "," SL("10", "null", "0", "") "," \
+    SL("11", "null", "0", "") "," SL("12", "null", "0", "") "," \
+    SL("13", "null", "0", "") "," SL("14", "null", "0", "") "," \
+    SL("15", "'n3'", "1", "")
 
 /* ------------------------------------------------------------------------ */
 /* Suite "decode": name, kind, payload, expected code, field named (or NULL) */
@@ -840,7 +852,144 @@ sb_addf(const char *fmt, ...)
     X(history_entry_at_string, history, HIS("[" HE("1", "'n1'",               \
         ",'at_ms':'x'") "]"), ETYPE, "entries[0].at_ms")                      \
     X(history_entry_duplicate_key, history, HIS("[" HE("1", "'n1'",           \
-        ",'epoch':2") "]"), EBADVALUE, "entries[0].epoch")
+        ",'epoch':2") "]"), EBADVALUE, "entries[0].epoch")                    \
+    /* issue 17: elected slots */                                            \
+    X(elected_slots_ok, elected, ELS("[" SL("1", "'n3'", "8", "") ","         \
+        SL("2", "null", "0", "") "]"), OK, NULL)                              \
+    X(elected_slots_all_fields_ok, elected, ELS("[" SL("1", "'n3'", "8",      \
+        ",'leader_site':'dc2','leader_znode':'n3_" HEX32 "_0000000003',"      \
+        "'since_ms':1795662000000") "]"), OK, NULL)                           \
+    X(elected_slots_empty_ok, elected, ELS("[]"), OK, NULL)                   \
+    X(elected_slots_15_ok, elected, ELS("[" SL15 "]"), OK, NULL)              \
+    X(elected_slots_16, elected, ELS("[" SL15 "," SL("16", "null", "0", "")   \
+        "]"), ETOOBIG, "slots")                                               \
+    X(elected_slots_object, elected, ELS("{}"), ETYPE, "slots")               \
+    X(elected_slots_null, elected, ELS("null"), ETYPE, "slots")               \
+    X(elected_slot_not_object, elected, ELS("[1]"), ETYPE, "slots[0]")        \
+    X(elected_slot_slot_missing, elected, ELS("[{'leader':'n3','epoch':8}]"), \
+        EMISSING, "slots[0].slot")                                            \
+    X(elected_slot_leader_missing, elected, ELS("[{'slot':1,'epoch':8}]"),    \
+        EMISSING, "slots[0].leader")                                          \
+    X(elected_slot_epoch_missing, elected, ELS("[{'slot':1,'leader':null}]"), \
+        EMISSING, "slots[0].epoch")                                           \
+    X(elected_slot_zero, elected, ELS("[" SL("0", "'n3'", "8", "") "]"),      \
+        ERANGE, "slots[0].slot")                                              \
+    X(elected_slot_16, elected, ELS("[" SL("16", "'n3'", "8", "") "]"),       \
+        ERANGE, "slots[0].slot")                                              \
+    X(elected_slot_fraction, elected, ELS("[" SL("1.5", "'n3'", "8", "") "]"), \
+        ERANGE, "slots[0].slot")                                              \
+    X(elected_slot_string, elected, ELS("[" SL("'1'", "'n3'", "8", "") "]"),  \
+        ETYPE, "slots[0].slot")                                               \
+    X(elected_slot_not_from_one, elected, ELS("[" SL("2", "'n3'", "8", "")    \
+        "]"), EBADVALUE, "slots[0].slot")                                     \
+    X(elected_slot_gap, elected, ELS("[" SL("1", "'n3'", "8", "") ","         \
+        SL("3", "'n4'", "9", "") "]"), EBADVALUE, "slots[1].slot")            \
+    X(elected_slot_repeated, elected, ELS("[" SL("1", "'n3'", "8", "") ","    \
+        SL("1", "'n4'", "9", "") "]"), EBADVALUE, "slots[1].slot")            \
+    X(elected_slot_decreasing, elected, ELS("[" SL("2", "'n3'", "8", "") ","  \
+        SL("1", "'n4'", "9", "") "]"), EBADVALUE, "slots[0].slot")            \
+    X(elected_slot_leader_number, elected, ELS("[" SL("1", "3", "8", "")      \
+        "]"), ETYPE, "slots[0].leader")                                       \
+    X(elected_slot_leader_empty, elected, ELS("[" SL("1", "''", "8", "")      \
+        "]"), EBADVALUE, "slots[0].leader")                                   \
+    X(elected_slot_leader_bad, elected, ELS("[" SL("1", "'a b'", "8", "")     \
+        "]"), EBADVALUE, "slots[0].leader")                                   \
+    X(elected_slot_leader_holds_slot0, elected, ELS("[" SL("1", "'n2'", "8",  \
+        "") "]"), EBADVALUE, "slots[0].leader")                               \
+    X(elected_slot_leader_twice, elected, ELS("[" SL("1", "'n3'", "8", "")    \
+        "," SL("2", "null", "0", "") "," SL("3", "'n3'", "9", "") "]"),       \
+        EBADVALUE, "slots[2].leader")                                         \
+    X(elected_slot_empty_twice_ok, elected, ELS("[" SL("1", "null", "0", "")  \
+        "," SL("2", "null", "0", "") "]"), OK, NULL)                          \
+    X(elected_slot_all_empty_ok, elected, ELE("7", "null",                    \
+        ",'slots':[" SL("1", "null", "0", "") "]"), OK, NULL)                 \
+    X(elected_slot_epoch_zero_held, elected, ELS("[" SL("1", "'n3'", "8", "") \
+        "," SL("2", "'n4'", "0", "") "]"), ERANGE, "slots[1].epoch")          \
+    X(elected_slot_epoch_kept_empty_ok, elected, ELS("[" SL("1", "null", "5", \
+        "") "]"), OK, NULL)                                                   \
+    X(elected_slot_epoch_negative, elected, ELS("[" SL("1", "null", "-1", "") \
+        "]"), ERANGE, "slots[0].epoch")                                       \
+    X(elected_slot_epoch_2p53, elected, ELS("[" SL("1", "'n3'",               \
+        "9007199254740992", "") "]"), ERANGE, "slots[0].epoch")               \
+    X(elected_slot_epoch_string, elected, ELS("[" SL("1", "'n3'", "'8'", "")  \
+        "]"), ETYPE, "slots[0].epoch")                                        \
+    X(elected_slot_site_bad, elected, ELS("[" SL("1", "'n3'", "8",            \
+        ",'leader_site':'d c'") "]"), EBADVALUE, "slots[0].leader_site")      \
+    X(elected_slot_znode_bad, elected, ELS("[" SL("1", "'n3'", "8",           \
+        ",'leader_znode':'a/b'") "]"), EBADVALUE, "slots[0].leader_znode")    \
+    X(elected_slot_since_negative, elected, ELS("[" SL("1", "'n3'", "8",      \
+        ",'since_ms':-1") "]"), ERANGE, "slots[0].since_ms")                  \
+    X(elected_slot_duplicate_key, elected, ELS("[" SL("1", "'n3'", "8",       \
+        ",'epoch':9") "]"), EBADVALUE, "slots[0].epoch")                      \
+    X(elected_slot_unknown_field_ok, elected, ELS("[" SL("1", "'n3'", "8",    \
+        ",'future':{'x':1}") "]"), OK, NULL)                                  \
+    X(elected_slots_duplicate_key, elected, ELE("7", "'n2'", ",'slots':[],"   \
+        "'slots':[]"), EBADVALUE, "slots")                                    \
+    /* issue 17: leader slot */                                               \
+    X(leader_slot_ok, leader, LEA("'n1'", "'READY'", "3", ",'slot':3"), OK,   \
+        NULL)                                                                 \
+    X(leader_slot_zero_ok, leader, LEA("'n1'", "'READY'", "3", ",'slot':0"),  \
+        OK, NULL)                                                             \
+    X(leader_slot_15_ok, leader, LEA("'n1'", "'READY'", "3", ",'slot':15"),   \
+        OK, NULL)                                                             \
+    X(leader_slot_16, leader, LEA("'n1'", "'READY'", "3", ",'slot':16"),      \
+        ERANGE, "slot")                                                       \
+    X(leader_slot_negative, leader, LEA("'n1'", "'READY'", "3", ",'slot':-1"), \
+        ERANGE, "slot")                                                       \
+    X(leader_slot_fraction, leader, LEA("'n1'", "'READY'", "3",               \
+        ",'slot':1.5"), ERANGE, "slot")                                       \
+    X(leader_slot_string, leader, LEA("'n1'", "'READY'", "3", ",'slot':'1'"), \
+        ETYPE, "slot")                                                        \
+    /* issue 17: config leaders */                                            \
+    X(config_leaders_ok, config, CFG(",'leaders':3"), OK, NULL)               \
+    X(config_leaders_1_ok, config, CFG(",'leaders':1"), OK, NULL)             \
+    X(config_leaders_16_ok, config, CFG(",'leaders':16"), OK, NULL)           \
+    X(config_leaders_zero, config, CFG(",'leaders':0"), ERANGE, "leaders")    \
+    X(config_leaders_17, config, CFG(",'leaders':17"), ERANGE, "leaders")     \
+    X(config_leaders_negative, config, CFG(",'leaders':-2"), ERANGE,          \
+        "leaders")                                                            \
+    X(config_leaders_fraction, config, CFG(",'leaders':2.5"), ERANGE,         \
+        "leaders")                                                            \
+    X(config_leaders_string, config, CFG(",'leaders':'2'"), ETYPE, "leaders") \
+    X(config_leaders_null, config, CFG(",'leaders':null"), ETYPE, "leaders")  \
+    X(config_leaders_duplicate, config, CFG(",'leaders':2,'leaders':3"),      \
+        EBADVALUE, "leaders")                                                 \
+    /* issue 17: switchover from */                                           \
+    X(switchover_from_ok, switchover, SWI("6", "null", ",'from':'n3'"), OK,   \
+        NULL)                                                                 \
+    X(switchover_from_to_ok, switchover, SWI("6", "'n4'", ",'from':'n3'"),    \
+        OK, NULL)                                                             \
+    X(switchover_from_site_ok, switchover, SWI("6", "null",                   \
+        ",'from':'n3','site':'dc2'"), OK, NULL)                               \
+    X(switchover_from_is_to, switchover, SWI("6", "'n3'", ",'from':'n3'"),    \
+        EBADVALUE, "from")                                                    \
+    X(switchover_from_empty, switchover, SWI("6", "null", ",'from':''"),      \
+        EBADVALUE, "from")                                                    \
+    X(switchover_from_bad, switchover, SWI("6", "null", ",'from':'n 3'"),     \
+        EBADVALUE, "from")                                                    \
+    X(switchover_from_65, switchover, SWI("6", "null", ",'from':'" A64 "b'"), \
+        ETOOBIG, "from")                                                      \
+    X(switchover_from_null, switchover, SWI("6", "null", ",'from':null"),     \
+        ETYPE, "from")                                                        \
+    X(switchover_from_number, switchover, SWI("6", "null", ",'from':3"),      \
+        ETYPE, "from")                                                        \
+    /* issue 17: history entry slot, member max_leaders */                    \
+    X(history_entry_slot_ok, history, HIS("[" HE("1", "'n1'", ",'slot':2")    \
+        "]"), OK, NULL)                                                       \
+    X(history_entry_slot_16, history, HIS("[" HE("1", "'n1'", "") ","         \
+        HE("2", "'n1'", ",'slot':16") "]"), ERANGE, "entries[1].slot")        \
+    X(history_entry_slot_string, history, HIS("[" HE("1", "'n1'",             \
+        ",'slot':'1'") "]"), ETYPE, "entries[0].slot")                        \
+    X(member_max_leaders_ok, member, MEM("'n1'", "'dc1'", "5",                \
+        ",'max_leaders':16"), OK, NULL)                                       \
+    X(member_max_leaders_1_ok, member, MEM("'n1'", "'dc1'", "5",              \
+        ",'max_leaders':1"), OK, NULL)                                        \
+    X(member_max_leaders_zero, member, MEM("'n1'", "'dc1'", "5",              \
+        ",'max_leaders':0"), ERANGE, "max_leaders")                           \
+    X(member_max_leaders_17, member, MEM("'n1'", "'dc1'", "5",                \
+        ",'max_leaders':17"), ERANGE, "max_leaders")                          \
+    X(member_max_leaders_string, member, MEM("'n1'", "'dc1'", "5",            \
+        ",'max_leaders':'16'"), ETYPE, "max_leaders")
 
 #define X_DEFINE(name, kind, json, code, field)                               \
     static void test_##name(void)                                             \
@@ -1193,6 +1342,69 @@ test_utf8_cut_by_len(void)
     free(exact);
 }
 
+
+/* Issue 17: the slots' values, and messages that name the slot's field. */
+static void
+test_slots_values(void)
+{
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_elected, ELS("[" SL("1", "'n3'", "8",
+        ",'leader_site':'dc2','leader_znode':'n3_x_1','since_ms':42") ","
+        SL("2", "null", "5", "") "]")), 0);
+    CU_ASSERT_EQUAL(g_elected.nslots, 2);
+    CU_ASSERT_EQUAL(g_elected.slots[0].slot, 1);
+    CU_ASSERT_STRING_EQUAL(g_elected.slots[0].leader, "n3");
+    CU_ASSERT_STRING_EQUAL(g_elected.slots[0].leader_site, "dc2");
+    CU_ASSERT_STRING_EQUAL(g_elected.slots[0].leader_znode, "n3_x_1");
+    CU_ASSERT_EQUAL(g_elected.slots[0].epoch, 8);
+    CU_ASSERT_EQUAL(g_elected.slots[0].since_ms, 42);
+    CU_ASSERT_EQUAL(g_elected.slots[1].slot, 2);
+    CU_ASSERT_STRING_EQUAL(g_elected.slots[1].leader, "");
+    CU_ASSERT_EQUAL(g_elected.slots[1].epoch, 5);
+    CU_ASSERT_EQUAL(g_elected.slots[1].since_ms, 0);
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_elected, ELE("7", "'n2'", "")), 0);
+    CU_ASSERT_EQUAL(g_elected.nslots, 0);
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_config, CFG(",'leaders':16")), 0);
+    CU_ASSERT_EQUAL(g_config.leaders, 16);
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_config, CFG("")), 0);
+    CU_ASSERT_EQUAL(g_config.leaders, 1);
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_member, MEM_OK), 0);
+    CU_ASSERT_EQUAL(g_member.max_leaders, 1);
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_member, MEM("'n1'", "'dc1'", "5",
+        ",'max_leaders':16")), 0);
+    CU_ASSERT_EQUAL(g_member.max_leaders, 16);
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_leader, LEA("'n1'", "'READY'", "3",
+        ",'slot':15")), 0);
+    CU_ASSERT_EQUAL(g_leader.slot, 15);
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_switchover, SWI("6", "'n4'",
+        ",'from':'n3'")), 0);
+    CU_ASSERT_STRING_EQUAL(g_switchover.from, "n3");
+    CU_ASSERT_STRING_EQUAL(g_switchover.to, "n4");
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_history, HIS("[" HE("1", "'n1'",
+        ",'slot':2") "," HE("2", "'n1'", "") "]")), 0);
+    CU_ASSERT(g_history.entries[0].slot == 2 && g_history.entries[1].slot == 0);
+}
+
+static void
+test_msg_slots(void)
+{
+    CU_ASSERT_EQUAL(decode_lit(dec_elected, ELS("[" SL("1", "'n3'", "8", "")
+        "," SL("2", "'n4'", "0", "") "]")), ZKELECT_ERANGE);
+    CU_ASSERT_STRING_EQUAL(errbuf, "elected: field \"slots[1].epoch\": "
+        "expected an integer from 1 to 9007199254740991");
+    CU_ASSERT_EQUAL(decode_lit(dec_elected, ELS("[" SL("1", "'n3'", "8", "")
+        "," SL("3", "'n4'", "9", "") "]")), ZKELECT_EBADVALUE);
+    CU_ASSERT_STRING_EQUAL(errbuf, "elected: field \"slots[1].slot\": slot 3 "
+        "where slot 2 was expected (slots 1 to N-1, each once, in order)");
+    CU_ASSERT_EQUAL(decode_lit(dec_elected, ELS("[" SL("1", "'n2'", "8", "")
+        "]")), ZKELECT_EBADVALUE);
+    CU_ASSERT_STRING_EQUAL(errbuf, "elected: field \"slots[0].leader\": node "
+        "\"n2\" already holds slot 0 (a node holds at most one slot)");
+    CU_ASSERT_EQUAL(decode_lit(dec_switchover, SWI("6", "'n3'",
+        ",'from':'n3'")), ZKELECT_EBADVALUE);
+    CU_ASSERT_STRING_EQUAL(errbuf, "switchover: field \"from\": a switchover "
+        "moves a slot away from \"from\", not to it (\"to\" is the same node)");
+}
+
 static CU_TestInfo values_tests[] = {
     { "member_values", test_member_values },
     { "member_defaults", test_member_defaults },
@@ -1213,6 +1425,8 @@ static CU_TestInfo values_tests[] = {
     { "bad_arguments", test_bad_arguments },
     { "not_nul_terminated", test_not_nul_terminated },
     { "utf8_cut_by_len", test_utf8_cut_by_len },
+    { "slots_values", test_slots_values },
+    { "msg_slots", test_msg_slots },
     CU_TEST_INFO_NULL
 };
 
@@ -1465,6 +1679,7 @@ fill_member(struct zke_member *m)
     m->eligible = true;
     m->healthy = false;
     strcpy(m->guid, HEX32);
+    m->max_leaders = ZKE_LEADERS_MAX;
 }
 
 static void
@@ -1585,8 +1800,20 @@ compact(const char *s)
 }
 
 /*
+ * What decoding gives back for a struct: config.leaders and member.max_leaders
+ * decode as 1 when the payload has no key, and 0 writes no key (codec.h).
+ */
+static void norm_member(struct zke_member *m) { if (m->max_leaders == 0) m->max_leaders = 1; }
+static void norm_config(struct zke_config *c) { if (c->leaders == 0) c->leaders = 1; }
+static void norm_elected(struct zke_elected *e) { (void)e; }
+static void norm_leader(struct zke_leader *l) { (void)l; }
+static void norm_switchover(struct zke_switchover *s) { (void)s; }
+static void norm_history(struct zke_history *h) { (void)h; }
+
+/*
  * Round trip of one kind: encode, decode into a zeroed struct, memcmp with
- * the original; encode the copy again and compare the bytes.
+ * the original (as norm_<kind> says it comes back); encode the copy again
+ * and compare the bytes.
  */
 #define ROUND_TRIP(kind, orig, copy)                                         \
     do {                                                                     \
@@ -1594,6 +1821,7 @@ compact(const char *s)
         size_t outlen = 99, outlen2 = 0;                                     \
         int rc_;                                                             \
         rc_ = zke_##kind##_encode(orig, &out, &outlen);                      \
+        norm_##kind(orig);                                                   \
         CU_ASSERT_EQUAL_FATAL(rc_, 0);                                       \
         CU_ASSERT_FATAL(out != NULL);                                        \
         CU_ASSERT_EQUAL(outlen, strlen(out));                                \
@@ -1632,6 +1860,7 @@ test_rt_member_minimal(void)
     memset(&m1, 0, sizeof(m1));
     strcpy(m1.id, "n");
     m1.priority = ZKE_PRIORITY_MAX;
+    m1.max_leaders = 1;     /* 0 writes no key, which reads back as 1 */
     ROUND_TRIP(member, &m1, &m2);
 }
 
@@ -2049,6 +2278,276 @@ test_encode_bad_arguments(void)
     CU_ASSERT_PTR_NULL(out);
 }
 
+
+/* ------------------------------------------------------------------------ */
+/* Issue 17: slots                                                          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The structs a release before slots filled in, with what its encoder wrote
+ * (captured from the codec of commit 9bbd26b). A group with one leader must
+ * keep writing exactly these bytes.
+ */
+static const char golden_n1_member[] =
+    "{\"v\":1,\"id\":\"node-1.a_B\",\"site\":\"dc1\",\"priority\":-1000000,"
+    "\"host\":\"host \\\"one\\\" \\\\ caf\xC3\xA9\",\"pid\":9007199254740991,"
+    "\"version\":\"0.1.0\",\"tags\":[\"db\",\"Primary-capable\"],"
+    "\"eligible\":true,\"healthy\":false,"
+    "\"guid\":\"0123456789abcdef0123456789abcdef\"}";
+static const char golden_n1_elected[] =
+    "{\"v\":1,\"epoch\":9007199254740991,\"leader\":\"n2\",\"leader_site\":\"dr\","
+    "\"leader_znode\":\"n2_0123456789abcdef0123456789abcdef_0000000007\","
+    "\"previous\":\"n1\",\"elector\":\"n3\",\"policy\":\"site\","
+    "\"reason\":\"n1 stalled in PROGRESS; \\\"watchdog\\\" fired\","
+    "\"at_ms\":1700000000123,\"switchover_id\":3,\"config_version\":4,"
+    "\"excluded\":[{\"id\":\"n1\",\"reason\":\"watchdog\",\"remaining_ms\":604800000},"
+    "{\"id\":\"n4\",\"reason\":\"takeover-failed\",\"remaining_ms\":0}],"
+    "\"hold\":{\"kind\":\"failback\",\"node\":\"n1\",\"until_ms\":1795662000000}}";
+static const char golden_n1_leader[] =
+    "{\"v\":1,\"id\":\"n1\",\"status\":\"READY\",\"epoch\":7,"
+    "\"since_ms\":1700000000000}";
+static const char golden_n1_config[] =
+    "{\"v\":1,\"policy\":\"site\",\"sites\":{\"dc1\":1000000,\"dr\":-1},"
+    "\"watchdog_ms\":3600000,\"exclude_ms\":86400000,"
+    "\"options\":{\"sticky\":\"yes\",\"note\":\"\"},\"paused\":true,"
+    "\"settle_ms\":3600000,\"expect\":10000,\"failback_delay_ms\":6000,"
+    "\"min_move_interval_ms\":0,\"drains\":{\"n1\":{\"until_ms\":1795662000000,"
+    "\"reason\":\"kernel \\\"upgrade\\\" caf\xC3\xA9\",\"by\":\"root@admin1\"},"
+    "\"n2\":{\"until_ms\":9007199254740991,\"reason\":\"\",\"by\":\"\"}}}";
+static const char golden_n1_config_zero[] =
+    "{\"v\":1,\"policy\":\"\",\"sites\":{},\"watchdog_ms\":0,\"exclude_ms\":0,"
+    "\"options\":{},\"paused\":false}";
+static const char golden_n1_switchover[] =
+    "{\"v\":1,\"id\":11,\"to\":null,\"at_ms\":5,\"by\":\"alice@admin1\","
+    "\"site\":\"dc2\",\"due_ms\":1795662000000,\"cancel\":true}";
+static const char golden_n1_history[] =
+    "{\"v\":1,\"entries\":[{\"epoch\":1,\"leader\":\"n0\",\"elector\":\"n0\","
+    "\"policy\":\"nodeid\",\"reason\":\"decision 0\",\"at_ms\":0},"
+    "{\"epoch\":2,\"leader\":null,\"elector\":\"n0\",\"policy\":\"nodeid\","
+    "\"reason\":\"decision 1\",\"at_ms\":1000},{\"epoch\":3,\"leader\":\"n2\","
+    "\"elector\":\"n0\",\"policy\":\"nodeid\",\"reason\":\"decision 2\","
+    "\"at_ms\":2000}]}";
+
+/* Encode with kind and compare with the exact bytes want. */
+#define GOLDEN(kind, ptr, want)                                              \
+    do {                                                                     \
+        char *out_ = NULL;                                                   \
+        size_t n_ = 0;                                                       \
+        CU_ASSERT_EQUAL_FATAL(zke_##kind##_encode(ptr, &out_, &n_), 0);      \
+        if (strcmp(out_, want) != 0)                                         \
+            fprintf(stderr, "\n    got  %s\n    want %s\n", out_, want);     \
+        CU_ASSERT_STRING_EQUAL(out_, want);                                  \
+        CU_ASSERT_EQUAL(n_, sizeof(want) - 1);                               \
+        free(out_);                                                          \
+    } while (0)
+
+/* N = 1: every payload is byte for byte what a release before slots wrote. */
+static void
+test_golden_n1(void)
+{
+    fill_member(&m1);
+    m1.max_leaders = 0;                         /* nobody filled it in */
+    GOLDEN(member, &m1, golden_n1_member);
+    fill_elected(&e1);
+    strcpy(e1.leader_znode, "n2_" HEX32 "_0000000007");
+    e1.config_version = 4;
+    GOLDEN(elected, &e1, golden_n1_elected);
+    fill_leader(&l1);
+    GOLDEN(leader, &l1, golden_n1_leader);
+    fill_config(&c1);
+    GOLDEN(config, &c1, golden_n1_config);
+    c1.leaders = 1;                             /* one leader: no key either */
+    GOLDEN(config, &c1, golden_n1_config);
+    memset(&c1, 0, sizeof(c1));
+    GOLDEN(config, &c1, golden_n1_config_zero);
+    c1.leaders = 1;
+    GOLDEN(config, &c1, golden_n1_config_zero);
+    fill_switchover(&s1);
+    memset(s1.to, 0, sizeof(s1.to));
+    strcpy(s1.site, "dc2");
+    s1.due_ms = 1795662000000LL;
+    s1.cancel = true;
+    GOLDEN(switchover, &s1, golden_n1_switchover);
+    fill_history(&h1);
+    GOLDEN(history, &h1, golden_n1_history);
+}
+
+/* Payloads of a release before slots decode to one leader, slot 0. */
+static void
+test_old_payloads_decode(void)
+{
+#define DEC_OLD(kind, var, src)                                              \
+    CU_ASSERT_EQUAL(zke_##kind##_decode(src, (int)sizeof(src) - 1, &var,     \
+        errbuf, sizeof(errbuf)), 0)
+    DEC_OLD(member, m2, golden_n1_member);
+    CU_ASSERT_EQUAL(m2.max_leaders, 1);
+    DEC_OLD(elected, e2, golden_n1_elected);
+    CU_ASSERT_EQUAL(e2.nslots, 0);
+    CU_ASSERT_STRING_EQUAL(e2.leader, "n2");
+    DEC_OLD(leader, l2, golden_n1_leader);
+    CU_ASSERT_EQUAL(l2.slot, 0);
+    DEC_OLD(config, c2, golden_n1_config);
+    CU_ASSERT_EQUAL(c2.leaders, 1);
+    DEC_OLD(config, c2, golden_n1_config_zero);
+    CU_ASSERT_EQUAL(c2.leaders, 1);
+    DEC_OLD(switchover, s2, golden_n1_switchover);
+    CU_ASSERT_STRING_EQUAL(s2.from, "");
+    DEC_OLD(history, h2, golden_n1_history);
+    CU_ASSERT_EQUAL(h2.n, 3);
+    CU_ASSERT(h2.entries[0].slot == 0 && h2.entries[2].slot == 0);
+#undef DEC_OLD
+}
+
+/* An elected with three slots: slot 1 held, slot 2 empty (epoch kept). */
+static void
+fill_slots(struct zke_elected *e)
+{
+    fill_elected(e);
+    e->nslots = 2;
+    e->slots[0].slot = 1;
+    strcpy(e->slots[0].leader, "n5");
+    strcpy(e->slots[0].leader_site, "dc2");
+    strcpy(e->slots[0].leader_znode, "n5_" HEX32 "_0000000012");
+    e->slots[0].epoch = ZKE_EPOCH_MAX;
+    e->slots[0].since_ms = 1795662000000LL;
+    e->slots[1].slot = 2;
+    e->slots[1].epoch = 4;
+}
+
+static void
+test_rt_slots(void)
+{
+    int i;
+
+    fill_slots(&e1);
+    ROUND_TRIP(elected, &e1, &e2);
+    e1.slots[1].epoch = 0;                      /* never held */
+    ROUND_TRIP(elected, &e1, &e2);
+    memset(e1.leader, 0, sizeof(e1.leader));    /* slot 0 empty too */
+    ROUND_TRIP(elected, &e1, &e2);
+    /* sixteen leaders: fifteen slots, longest strings */
+    fill_elected(&e1);
+    for (i = 0; i < ZKE_LEADERS_MAX - 1; i++) {
+        e1.slots[i].slot = i + 1;
+        memset(e1.slots[i].leader, 'l', ZKE_ID_MAX);
+        e1.slots[i].leader[0] = LETTERS[i];
+        memset(e1.slots[i].leader_site, 's', ZKE_SITE_MAX);
+        memset(e1.slots[i].leader_znode, 'z', ZKE_ZNODE_MAX);
+        e1.slots[i].epoch = ZKE_EPOCH_MAX - (uint64_t)i;
+        e1.slots[i].since_ms = (int64_t)ZKE_EPOCH_MAX;
+    }
+    e1.nslots = ZKE_LEADERS_MAX - 1;
+    ROUND_TRIP(elected, &e1, &e2);
+}
+
+static void
+test_rt_slot_fields(void)
+{
+    fill_leader(&l1);
+    l1.slot = 1;
+    ROUND_TRIP(leader, &l1, &l2);
+    l1.slot = ZKE_LEADERS_MAX - 1;
+    ROUND_TRIP(leader, &l1, &l2);
+    fill_history(&h1);
+    h1.entries[1].slot = 3;
+    h1.entries[2].slot = ZKE_LEADERS_MAX - 1;
+    ROUND_TRIP(history, &h1, &h2);
+    fill_switchover(&s1);
+    strcpy(s1.from, "n3");                      /* --from n3 --to n5 */
+    ROUND_TRIP(switchover, &s1, &s2);
+    memset(s1.to, 0, sizeof(s1.to));            /* --from n3 */
+    ROUND_TRIP(switchover, &s1, &s2);
+    strcpy(s1.site, "dc2");                     /* --from n3 --site dc2 */
+    ROUND_TRIP(switchover, &s1, &s2);
+    fill_config(&c1);
+    c1.leaders = 2;
+    ROUND_TRIP(config, &c1, &c2);
+    c1.leaders = ZKE_LEADERS_MAX;
+    ROUND_TRIP(config, &c1, &c2);
+    fill_member(&m1);
+    m1.max_leaders = 1;                         /* a policy without choose_set */
+    ROUND_TRIP(member, &m1, &m2);
+    m1.max_leaders = ZKE_LEADERS_MAX;
+    ROUND_TRIP(member, &m1, &m2);
+}
+
+/* Where the new keys go, exactly. */
+static void
+test_golden_slots(void)
+{
+    char *out = NULL;
+    size_t n = 0;
+
+    fill_slots(&e1);
+    CU_ASSERT_EQUAL_FATAL(zke_elected_encode(&e1, &out, &n), 0);
+    CU_ASSERT(strstr(out, "\"until_ms\":1795662000000},\"slots\":["
+        "{\"slot\":1,\"leader\":\"n5\",\"leader_site\":\"dc2\","
+        "\"leader_znode\":\"n5_" HEX32 "_0000000012\",\"epoch\":9007199254740991,"
+        "\"since_ms\":1795662000000},{\"slot\":2,\"leader\":null,"
+        "\"leader_site\":\"\",\"leader_znode\":\"\",\"epoch\":4,\"since_ms\":0}]}")
+        != NULL);
+    free(out);
+    fill_leader(&l1);
+    l1.slot = 2;
+    GOLDEN(leader, &l1, "{\"v\":1,\"id\":\"n1\",\"status\":\"READY\",\"epoch\":7,"
+        "\"since_ms\":1700000000000,\"slot\":2}");
+    memset(&c1, 0, sizeof(c1));
+    c1.leaders = 3;
+    GOLDEN(config, &c1, "{\"v\":1,\"policy\":\"\",\"sites\":{},\"watchdog_ms\":0,"
+        "\"exclude_ms\":0,\"options\":{},\"paused\":false,\"leaders\":3}");
+    memset(&s1, 0, sizeof(s1));
+    s1.id = 12;
+    strcpy(s1.from, "n3");
+    GOLDEN(switchover, &s1, "{\"v\":1,\"id\":12,\"to\":null,\"at_ms\":0,"
+        "\"by\":\"\",\"from\":\"n3\"}");
+    memset(&m1, 0, sizeof(m1));
+    strcpy(m1.id, "n1");
+    m1.max_leaders = 1;
+    GOLDEN(member, &m1, "{\"v\":1,\"id\":\"n1\",\"site\":\"\",\"priority\":0,"
+        "\"host\":\"\",\"pid\":0,\"version\":\"\",\"tags\":[],\"eligible\":false,"
+        "\"healthy\":false,\"guid\":\"\",\"max_leaders\":1}");
+    memset(&h1, 0, sizeof(h1));
+    h1.entries[0].epoch = 9;
+    strcpy(h1.entries[0].leader, "n5");
+    strcpy(h1.entries[0].elector, "n1");
+    strcpy(h1.entries[0].policy, "site");
+    h1.entries[0].slot = 1;
+    h1.n = 1;
+    GOLDEN(history, &h1, "{\"v\":1,\"entries\":[{\"epoch\":9,\"leader\":\"n5\","
+        "\"elector\":\"n1\",\"policy\":\"site\",\"reason\":\"\",\"at_ms\":0,"
+        "\"slot\":1}]}");
+}
+
+static void
+test_refuse_slots(void)
+{
+    fill_slots(&e1); e1.nslots = -1;                 REFUSE(elected, &e1);
+    fill_slots(&e1); e1.nslots = ZKE_LEADERS_MAX;    REFUSE(elected, &e1);
+    fill_slots(&e1); e1.slots[0].slot = 0;           REFUSE(elected, &e1);
+    fill_slots(&e1); e1.slots[0].slot = 2;           REFUSE(elected, &e1);
+    fill_slots(&e1); e1.slots[1].slot = 3;           REFUSE(elected, &e1);
+    fill_slots(&e1); e1.slots[1].slot = 1;           REFUSE(elected, &e1);
+    fill_slots(&e1); strcpy(e1.slots[0].leader, "n2"); REFUSE(elected, &e1); /* slot 0's */
+    fill_slots(&e1); strcpy(e1.slots[1].leader, "n5"); REFUSE(elected, &e1); /* slot 1's */
+    fill_slots(&e1); strcpy(e1.slots[0].leader, "a b"); REFUSE(elected, &e1);
+    fill_slots(&e1); memset(e1.slots[0].leader, 'a', sizeof(e1.slots[0].leader));
+    REFUSE(elected, &e1);
+    fill_slots(&e1); e1.slots[0].epoch = 0;          REFUSE(elected, &e1); /* held */
+    fill_slots(&e1); e1.slots[1].epoch = ZKE_EPOCH_MAX + 1; REFUSE(elected, &e1);
+    fill_slots(&e1); strcpy(e1.slots[0].leader_site, "-dc"); REFUSE(elected, &e1);
+    fill_slots(&e1); strcpy(e1.slots[0].leader_znode, "a/b"); REFUSE(elected, &e1);
+    fill_slots(&e1); e1.slots[1].since_ms = -1;      REFUSE(elected, &e1);
+    fill_leader(&l1); l1.slot = ZKE_LEADERS_MAX;     REFUSE(leader, &l1);
+    fill_leader(&l1); l1.slot = -1;                  REFUSE(leader, &l1);
+    fill_history(&h1); h1.entries[1].slot = ZKE_LEADERS_MAX; REFUSE(history, &h1);
+    fill_history(&h1); h1.entries[1].slot = -1;      REFUSE(history, &h1);
+    fill_config(&c1); c1.leaders = ZKE_LEADERS_MAX + 1; REFUSE(config, &c1);
+    fill_member(&m1); m1.max_leaders = ZKE_LEADERS_MAX + 1; REFUSE(member, &m1);
+    fill_switchover(&s1); strcpy(s1.from, "n 3");    REFUSE(switchover, &s1);
+    fill_switchover(&s1); strcpy(s1.from, "n5");     REFUSE(switchover, &s1); /* = to */
+    fill_switchover(&s1); memset(s1.from, 'f', sizeof(s1.from)); REFUSE(switchover, &s1);
+}
+
 static CU_TestInfo encode_tests[] = {
     { "rt_member", test_rt_member },
     { "rt_member_minimal", test_rt_member_minimal },
@@ -2075,6 +2574,12 @@ static CU_TestInfo encode_tests[] = {
     { "refuse_switchover_history", test_refuse_switchover_history },
     { "refuse_counts", test_refuse_counts },
     { "encode_bad_arguments", test_encode_bad_arguments },
+    { "golden_n1", test_golden_n1 },
+    { "old_payloads_decode", test_old_payloads_decode },
+    { "rt_slots", test_rt_slots },
+    { "rt_slot_fields", test_rt_slot_fields },
+    { "golden_slots", test_golden_slots },
+    { "refuse_slots", test_refuse_slots },
     CU_TEST_INFO_NULL
 };
 

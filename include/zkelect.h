@@ -374,6 +374,35 @@ struct zkelect_leader {
     char reason[160];              /* why it was decided */
 };
 
+/*
+ * One slot of a group with N active leaders (config `leaders`, set by
+ * `zkelect init --leaders` or `zkelect set-leaders`). Slot 0 is what
+ * zkelect_get_leader() shows; a group with one leader has slot 0 only.
+ */
+struct zkelect_slot {
+    int slot;                      /* 0..N-1 */
+    char id[65];                   /* the node whose leader znode this slot has, "" none */
+    enum zkelect_status status;    /* NONE, PROGRESS or READY */
+    uint64_t epoch;                /* that znode's epoch: the slot's fencing token */
+    int is_self;                   /* non-zero when this handle's node is READY in it */
+    char elected[65];              /* the node the decision names for the slot ("" none) */
+    uint64_t elected_epoch;        /* the slot's epoch in that decision */
+};
+
+/*
+ * Copy up to MAX slots of the current view into out[0..]. Returns N, the
+ * number of slots the decision in view has (1 before any decision), which
+ * may exceed MAX; or ZKELECT_EINVAL.
+ */
+ZKELECT_API int zkelect_get_leaders(zkelect_group_t *g, struct zkelect_slot *out, int max);
+
+/*
+ * The slot this node holds or is taking over or stepping down from (its
+ * takeover and step-down callbacks are about it), or -1 when it holds none.
+ * Call it from those callbacks to learn their slot.
+ */
+ZKELECT_API int zkelect_group_slot(zkelect_group_t *g);
+
 /* Copy the current view into *out. ZKELECT_ENOLEADER (and out->id "") when none. */
 ZKELECT_API int zkelect_get_leader(zkelect_group_t *g, struct zkelect_leader *out);
 

@@ -346,6 +346,63 @@ zkelect_get_leader(zkelect_group_t *g, struct zkelect_leader *out)
     return out->id[0] ? 0 : ZKELECT_ENOLEADER;
 }
 
+ZKELECT_API int
+zkelect_get_leaders(zkelect_group_t *g, struct zkelect_slot *out, int max)
+{
+    int n, k;
+
+    if (g == NULL || max < 0 || (out == NULL && max > 0))
+        return ZKELECT_EINVAL;
+    pthread_mutex_lock(&g->h->mu);
+    n = g->have_elected ? 1 + g->elected.nslots : 1;
+    for (k = 0; k < n && k < max; k++) {
+        struct zkelect_slot *o = &out[k];
+        const char *id, *znode;
+        uint64_t epoch;
+
+        memset(o, 0, sizeof(*o));
+        o->slot = k;
+        if (view_elected_slot(g, k, &id, &znode, &epoch)) {
+            snprintf(o->elected, sizeof(o->elected), "%s", id);
+            o->elected_epoch = epoch;
+        }
+        if (k < g->nlv && LV(g, k)->have) {
+            snprintf(o->id, sizeof(o->id), "%s", LV(g, k)->l.id);
+            o->status = (enum zkelect_status)LV(g, k)->l.status;
+            o->epoch = LV(g, k)->l.epoch;
+            o->is_self = group_is_leading(g) && g->cslot == k &&
+                         strcmp(LV(g, k)->l.id, g->self.id) == 0;
+        }
+    }
+    pthread_mutex_unlock(&g->h->mu);
+    return n;
+}
+
+ZKELECT_API int
+zkelect_group_slot(zkelect_group_t *g)
+{
+    int k = -1;
+
+    if (g == NULL)
+        return -1;
+    pthread_mutex_lock(&g->h->mu);
+    switch (g->role) {
+    case ROLE_CREATING:
+    case ROLE_PROGRESS:
+    case ROLE_READYING:
+    case ROLE_READY:
+    case ROLE_SUSPENDED:
+    case ROLE_STEPPING_DOWN:
+    case ROLE_FENCED:
+        k = g->cslot;
+        break;
+    default:
+        break;
+    }
+    pthread_mutex_unlock(&g->h->mu);
+    return k;
+}
+
 struct leader_wait {
     struct zkelect_group *g;
     enum zkelect_status status;
@@ -623,6 +680,7 @@ group_nominate(struct zkelect_group *g, const struct zkelect_node *n, zkelect_do
     c->self.ntags = (int)n->ntags;
     c->self.eligible = n->eligible != 0;
     c->self.healthy = true;
+    c->self.max_leaders = ZKE_LEADERS_MAX; /* this library serves N slots */
     zke_call(g->h, call_nominate, c);
     return 0;
 }

@@ -1131,9 +1131,12 @@ elector_eval_slots(struct zkelect_group *g, struct zkelect_policy_input *in,
                 (*sw->to && strcmp(mem[i].id, sw->to) != 0))
                 mem[i].eligible = 0;
         }
+        holders[0] = *cur[s] ? cur[s] : NULL;
+        for (k = 1; k < ZKE_LEADERS_MAX; k++)
+            holders[k] = NULL;
         in->leaders = 1;
         in->nslots = 1;
-        in->slot_holders = NULL;
+        in->slot_holders = holders;
         in->current_leader = *cur[s] ? cur[s] : NULL;
         in->current_present = *cur[s] != 0;
         in->switchover_target = *sw->to ? sw->to : NULL;
@@ -1748,7 +1751,7 @@ watchdog_exclude(struct zkelect_group *g, int k, uint64_t now, const char *reaso
 
     snprintf(id, sizeof(id), "%s", eslot(g, k, &e));
     if (k > 0)
-        snprintf(rsn, sizeof(rsn), "%s slot %d", reason, k);
+        snprintf(rsn, sizeof(rsn), "%s-slot-%d", reason, k);
     else
         snprintf(rsn, sizeof(rsn), "%s", reason);
     g->ev_slot = k;

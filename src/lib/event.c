@@ -155,7 +155,14 @@ zke_event(struct zkelect *h, struct zkelect_group *g, enum zkelect_event_type ty
     ev.error = error;
     ev.detail = detail;
     ev.mono_ms = zke_now_ms();
-    ev.slot = g ? (g->ev_slot >= 0 ? g->ev_slot : g->cslot) : 0;
+    /* the candidate's events are about its slot; the elector's say theirs
+       (ev_slot), else slot 0 */
+    if (g && g->ev_slot >= 0)
+        ev.slot = g->ev_slot;
+    else if (g && type >= ZKELECT_EV_TAKEOVER && type <= ZKELECT_EV_LOST)
+        ev.slot = g->cslot;
+    else if (g && type == ZKELECT_EV_FENCED)
+        ev.slot = g->cslot;
     if (g && type == ZKELECT_EV_LEADER_CHANGED)
         ev.status = (enum zkelect_status)LV(g, ev.slot)->pub_status;
 

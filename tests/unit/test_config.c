@@ -397,7 +397,7 @@ test_sample_uncommented(void)
         o += (size_t)(next - p);
     }
     free(text);
-    CU_ASSERT(keys >= 24);              /* every key but hosts and id, + 2 options */
+    CU_ASSERT(keys >= 25);              /* every key but hosts and id, + 3 options */
     if (LOAD_OK(&r, out)) {
         CU_ASSERT_EQUAL(r.c.session_timeout_ms, 10000);
         CU_ASSERT_EQUAL(r.c.connect_timeout_ms, 15000);
@@ -419,9 +419,11 @@ test_sample_uncommented(void)
         CU_ASSERT_PTR_NOT_NULL(r.c.http_listen);
         CU_ASSERT_PTR_NOT_NULL(r.c.log_events);
         CU_ASSERT(r.c.ntags > 0);
-        CU_ASSERT_EQUAL_FATAL(r.c.npolicy_options, 2);
+        CU_ASSERT_EQUAL_FATAL(r.c.npolicy_options, 3);
         CU_ASSERT_STRING_EQUAL(r.c.policy_options[0].key, "preempt");
         CU_ASSERT_STRING_EQUAL(r.c.policy_options[1].value, "other-site");
+        CU_ASSERT_STRING_EQUAL(r.c.policy_options[2].key, "spread");
+        CU_ASSERT_STRING_EQUAL(r.c.policy_options[2].value, "sites");
         zkd_config_free(&r.c);
     }
     free(out);

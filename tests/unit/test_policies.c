@@ -499,6 +499,392 @@ site_suite(void)
 }
 
 /* ------------------------------------------------------------------------
+ * choose_set (ABI 1.1): one table for the three policies
+ *
+ * holders: the slot holders, one word per slot ("-" empty); their number
+ * is N (leaders). current_leader is slot 0's holder, present when it is a
+ * member. expect: the ordered set, space-separated ("" for none).
+ */
+struct scase {
+    const char *desc;             /* test name */
+    const char *policy;           /* nodeid, roundrobin or site */
+    const char *opts;             /* policy options */
+    const char *members;          /* member spec (as for struct pcase) */
+    const char *sites;            /* site priorities */
+    const char *holders;          /* slot holders; their number is N */
+    unsigned reasons;             /* ZKELECT_REASON_* */
+    const char *target;           /* switchover target, or NULL */
+    const char *expect;           /* the ordered set */
+    const char *why;              /* substring of the reason, or NULL */
+};
+
+#define S3 "dc1=100 dc2=50 dc3=10"
+#define M3 "a1@dc1 a2@dc1 b1@dc2 b2@dc2 c1@dc3"
+static const struct scase set_cases[] = {
+    /* nodeid */
+    { "nodeid: the N lowest ids", "nodeid", "", "n3 n1 n4 n2", "", "- - -", R_INITIAL,
+      NULL, "n1 n2 n3", "3 of 3 leaders: n1 n2 n3" },
+    { "nodeid: fewer members than N", "nodeid", "", "n2 n1", "", "- - -", R_INITIAL,
+      NULL, "n1 n2", "2 of 3 leaders" },
+    { "nodeid: exclusions, ineligible, unhealthy skipped", "nodeid", "",
+      "n1!x n2!i n3 n4!u n5", "", "- -", R_WATCHDOG, NULL, "n3 n5", NULL },
+    { "nodeid: preempt=off keeps the holders", "nodeid", "", "n1 n2 n3 n4", "", "n3 n4",
+      R_JOINED, NULL, "n3 n4", "current leader n3 kept" },
+    { "nodeid: preempt=on takes the lowest ids", "nodeid", "preempt=on", "n1 n2 n3 n4",
+      "", "n3 n4", R_JOINED, NULL, "n1 n2", NULL },
+    { "nodeid: a lost holder replaced, the other kept", "nodeid", "", "n1 n2 n4", "",
+      "n3 n4", R_LOST, NULL, "n1 n4", NULL },
+    { "nodeid: switchover leaves the leader out", "nodeid", "", "n1 n2 n3", "", "n1 n2",
+      R_SWITCH, NULL, "n2 n3", "lowest other node id n2" },
+    { "nodeid: switchover to a target", "nodeid", "", "n1 n2 n3", "", "n1 n2", R_SWITCH,
+      "n3", "n3 n2", "switchover to n3" },
+    { "nodeid: switchover refused: none", "nodeid", "", "n1 n2 n3!u", "", "n1 n2",
+      R_SWITCH, "n3", "", "unhealthy" },
+    { "nodeid: none can lead", "nodeid", "", "n1!i n2!u", "", "n1 n2", R_CHANGED, NULL,
+      "", "no eligible node" },
+    /* roundrobin */
+    { "roundrobin: no holders, the ring from the lowest", "roundrobin", "",
+      "n3 n1 n2 n4", "", "- - -", R_INITIAL, NULL, "n1 n2 n3", NULL },
+    { "roundrobin: holders kept", "roundrobin", "", "n1 n2 n3 n4", "", "n3 n4", R_JOINED,
+      NULL, "n3 n4", NULL },
+    { "roundrobin: a lost holder, the next after the first", "roundrobin", "",
+      "n1 n2 n4 n5", "", "n2 n3", R_LOST, NULL, "n2 n4", NULL },
+    { "roundrobin: slot 0 lost, the ring after it", "roundrobin", "", "n1 n3 n4 n5", "",
+      "n2 n3", R_LOST, NULL, "n3 n4", NULL },
+    { "roundrobin: the ring wraps around", "roundrobin", "", "n1 n2 n3 n4", "", "n4 -",
+      R_JOINED, NULL, "n4 n1", NULL },
+    { "roundrobin: watchdog leaves the stalled leader out", "roundrobin", "",
+      "n1 n2 n3 n4", "", "n2 n3", R_WATCHDOG, NULL, "n3 n4", NULL },
+    { "roundrobin: fewer than N can lead", "roundrobin", "", "n1 n2!u n3!x", "",
+      "- - -", R_INITIAL, NULL, "n1", "1 of 3 leaders" },
+    /* site */
+    { "site: spread=none fills the best site first", "site", "", M3, S3, "- - -",
+      R_INITIAL, NULL, "a1 a2 b1", NULL },
+    { "site: spread=sites, one per site", "site", "spread=sites", M3, S3, "- - -",
+      R_INITIAL, NULL, "a1 b1 c1", NULL },
+    { "site: spread=sites, round after round", "site", "spread=sites", M3, S3,
+      "- - - - -", R_INITIAL, NULL, "a1 b1 c1 a2 b2", NULL },
+    { "site: spread=none explicit", "site", "spread=none", M3, S3, "- - - -", R_INITIAL,
+      NULL, "a1 a2 b1 b2", NULL },
+    { "site: spread=sites, site dc1 lost", "site", "spread=sites",
+      "b1@dc2 b2@dc2 c1@dc3", S3, "a1 b1 c1", R_LOST, NULL, "b1 c1 b2", NULL },
+    { "site: spread=sites, two sites, dc2 lost", "site", "spread=sites",
+      "a1@dc1 a2@dc1", "dc1=100 dc2=50", "a1 b1", R_LOST, NULL, "a1 a2", NULL },
+    { "site: spread=sites, node priority inside a site", "site", "spread=sites",
+      "a1@dc1:1 a2@dc1:9 b1@dc2", S3, "- -", R_INITIAL, NULL, "a2 b1", NULL },
+    { "site: preempt=off keeps holders on one site", "site", "",
+      "a1@dc1 b1@dc2 b2@dc2", S3, "b1 b2", R_JOINED, NULL, "b1 b2", "kept (preempt=off)" },
+    { "site: spread=sites, preempt=off keeps them too", "site", "spread=sites",
+      "a1@dc1 b1@dc2 b2@dc2", S3, "b1 b2", R_JOINED, NULL, "b1 b2", NULL },
+    { "site: preempt=on moves to the best site", "site", "preempt=on",
+      "a1@dc1 b1@dc2 b2@dc2", S3, "b1 b2", R_JOINED, NULL, "a1 b1", NULL },
+    { "site: config change is not preempt=off", "site", "",
+      "a1@dc1 b1@dc2 b2@dc2", S3, "b1 b2", R_CONFIG, NULL, "a1 b1", NULL },
+    { "site: maintenance site never in the set", "site", "spread=sites",
+      "a1@dc1 b1@dc2 b2@dc2", "dc1=0 dc2=50", "a1 -", R_CONFIG, NULL, "b1 b2", NULL },
+    { "site: holder on a maintenance site dropped", "site", "", "a1@dc1 b1@dc2 b2@dc2",
+      "dc1=100 dc2=0", "a1 b1", R_CONFIG, NULL, "a1", "1 of 2 leaders" },
+    { "site: exclusions and unhealthy skipped", "site", "spread=sites",
+      "a1@dc1!x a2@dc1 b1@dc2!u b2@dc2", S3, "- -", R_WATCHDOG, NULL, "a2 b2", NULL },
+    { "site: switchover to a target keeps the others", "site", "", "a1@dc1 a2@dc1 b1@dc2",
+      S3, "a1 a2", R_SWITCH, "b1", "b1 a2", "switchover to b1" },
+    { "site: fewer members than N", "site", "spread=sites", "a1@dc1 b1@dc2", S3,
+      "- - - -", R_INITIAL, NULL, "a1 b1", "2 of 4 leaders" },
+    { NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL }
+};
+
+static void
+fail_scase(const struct scase *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+fail_scase(const struct scase *c, const char *fmt, ...)
+{
+    char msg[600], detail[400];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    snprintf(msg, sizeof(msg), "set/%s: %s", c->desc, detail);
+    CU_assertImplementation(CU_FALSE, __LINE__, msg, __FILE__, "", CU_FALSE);
+    fprintf(stderr, "FAIL %s\n", msg);
+}
+
+static void
+run_scase(size_t idx)
+{
+    const struct scase *c = &set_cases[idx];
+    struct pcase pc;
+    struct zkelect_member perm[MAX_MEMBERS];
+    struct zkelect_policy_input in;
+    struct zke_policy *p = NULL;
+    struct built b;
+    const char *holders[ZKELECT_POLICY_SLOTS_MAX];
+    char hbuf[256], *w, *save, err[256], reason[256], first[256], got[256];
+    size_t order[MAX_MEMBERS], k, i, nh = 0, used;
+    int rc, set[ZKELECT_POLICY_SLOTS_MAX], n, present = 0;
+
+    memset(&pc, 0, sizeof(pc));
+    pc.opts = c->opts;
+    pc.members = c->members;
+    pc.sites = c->sites;
+    build(&b, &pc);
+    snprintf(hbuf, sizeof(hbuf), "%s", c->holders);
+    for (w = strtok_r(hbuf, " ", &save); w && nh < ZKELECT_POLICY_SLOTS_MAX;
+         w = strtok_r(NULL, " ", &save))
+        holders[nh++] = strcmp(w, "-") == 0 ? NULL : w;
+    for (i = 0; i < b.n; i++)
+        present |= holders[0] != NULL && strcmp(b.m[i].id, holders[0]) == 0;
+    rc = zke_policy_load(c->policy, TEST_POLICY_DIR, b.o, b.no, &p, err, sizeof(err));
+    if (rc != 0) {
+        fail_scase(c, "load failed: %s", err);
+        return;
+    }
+    for (k = 0; permute(k, b.n, order); k++) {
+        for (i = 0; i < b.n; i++)
+            perm[i] = b.m[order[i]];
+        memset(&in, 0, sizeof(in));
+        in.size = sizeof(in);
+        in.members = perm;
+        in.nmembers = b.n;
+        in.current_leader = holders[0];
+        in.current_present = present;
+        in.current_status = holders[0] ? ZKELECT_LEADER_READY : ZKELECT_LEADER_NONE;
+        in.excluded = b.ex;
+        in.nexcluded = b.nex;
+        in.sites = b.s;
+        in.nsites = b.ns;
+        in.options = b.o;
+        in.noptions = b.no;
+        in.reasons = c->reasons;
+        in.switchover_target = c->target;
+        in.leaders = (unsigned)nh;
+        in.slot_holders = holders;
+        in.nslots = nh;
+
+        rc = zke_policy_choose_set(p, &in, set, &n, reason, sizeof(reason));
+        if (rc != 0) {
+            fail_scase(c, "choose_set failed: %s", reason);
+            break;
+        }
+        got[0] = '\0';
+        for (i = 0, used = 0; i < (size_t)n; i++)
+            used += (size_t)snprintf(got + used, sizeof(got) - used, "%s%s", i ? " " : "",
+                                     perm[set[i]].id);
+        if (strcmp(got, c->expect) != 0) {
+            fail_scase(c, "order %zu: chose [%s], want [%s] (%s)", k, got, c->expect,
+                       reason);
+            break;
+        }
+        if (reason[0] == '\0' || (c->why != NULL && strstr(reason, c->why) == NULL)) {
+            fail_scase(c, "reason '%s' lacks '%s'", reason, c->why ? c->why : "text");
+            break;
+        }
+        if (k == 0) {
+            snprintf(first, sizeof(first), "%s", reason);
+        } else if (strcmp(first, reason) != 0) {
+            fail_scase(c, "reason depends on member order: '%s' vs '%s'", first, reason);
+            break;
+        }
+    }
+    zke_policy_unload(p);
+}
+
+#define SCASE_FN(n) static void scase_##n(void) { run_scase(n); }
+#define SCASE_FNS_10(d) SCASE_FN(d##0) SCASE_FN(d##1) SCASE_FN(d##2) SCASE_FN(d##3) \
+    SCASE_FN(d##4) SCASE_FN(d##5) SCASE_FN(d##6) SCASE_FN(d##7) SCASE_FN(d##8) SCASE_FN(d##9)
+SCASE_FN(0) SCASE_FN(1) SCASE_FN(2) SCASE_FN(3) SCASE_FN(4)
+SCASE_FN(5) SCASE_FN(6) SCASE_FN(7) SCASE_FN(8) SCASE_FN(9)
+SCASE_FNS_10(1) SCASE_FNS_10(2) SCASE_FNS_10(3)
+
+static CU_TestFunc scase_fn[MAX_CASES] = {
+    scase_0, scase_1, scase_2, scase_3, scase_4, scase_5, scase_6, scase_7, scase_8,
+    scase_9, scase_10, scase_11, scase_12, scase_13, scase_14, scase_15, scase_16,
+    scase_17, scase_18, scase_19, scase_20, scase_21, scase_22, scase_23, scase_24,
+    scase_25, scase_26, scase_27, scase_28, scase_29, scase_30, scase_31, scase_32,
+    scase_33, scase_34, scase_35, scase_36, scase_37, scase_38, scase_39
+};
+
+/*
+ * The first element of choose_set is what choose() returns, on generated
+ * inputs for every policy and option set; the set is valid (the host's
+ * checks pass), and a policy that keeps holders keeps every one that can
+ * still lead (preempt=off, roundrobin; not on a switchover, a config change
+ * or roundrobin's watchdog), and the set has min(N, can lead) members when
+ * nothing is left out.
+ */
+static void
+test_set_first_is_choose(void)
+{
+    static const struct { const char *policy, *k1, *v1, *k2, *v2, *k3, *v3; } cfg[] = {
+        { "nodeid", NULL, NULL, NULL, NULL, NULL, NULL },
+        { "nodeid", "preempt", "on", NULL, NULL, NULL, NULL },
+        { "roundrobin", NULL, NULL, NULL, NULL, NULL, NULL },
+        { "site", NULL, NULL, NULL, NULL, NULL, NULL },
+        { "site", "preempt", "on", NULL, NULL, NULL, NULL },
+        { "site", "spread", "sites", NULL, NULL, NULL, NULL },
+        { "site", "spread", "sites", "preempt", "on", NULL, NULL },
+        { "site", "failover", "other-site", "spread", "sites", NULL, NULL },
+        { "site", "failover", "other-site", "spread", "none", "preempt", "on" },
+    };
+    static const char *ids[] = { "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9",
+                                 "n10" };
+    static const char *sitenames[] = { "", "dc1", "dc2", "dc3", "dc9" };
+    static const unsigned reasons[] = { R_INITIAL, R_JOINED, R_LEFT, R_CHANGED, R_LOST,
+                                        R_CONFIG, R_WATCHDOG, R_SWITCH };
+    struct zkelect_member m[10];
+    struct zkelect_exclusion ex[10];
+    struct zkelect_site_priority sp[3];
+    struct zkelect_option o[3];
+    struct zkelect_policy_input in;
+    struct zke_policy *p;
+    const char *holders[ZKELECT_POLICY_SLOTS_MAX];
+    char err[512], r1[256], r2[256];
+    unsigned long x = 0x9e3779b97f4a7c15ul;
+    size_t c, i, nex, no;
+    int iter, j, k, nm, one, set[ZKELECT_POLICY_SLOTS_MAX], n, bad, canlead, keeps;
+    int compared = 0;
+
+#define RND(n) (x ^= x << 13, x ^= x >> 7, x ^= x << 17, (int)(x % (unsigned long)(n)))
+    for (c = 0; c < sizeof(cfg) / sizeof(cfg[0]); c++) {
+        no = 0;
+        if (cfg[c].k1) { o[no].key = cfg[c].k1; o[no++].value = cfg[c].v1; }
+        if (cfg[c].k2) { o[no].key = cfg[c].k2; o[no++].value = cfg[c].v2; }
+        if (cfg[c].k3) { o[no].key = cfg[c].k3; o[no++].value = cfg[c].v3; }
+        p = NULL;
+        if (zke_policy_load(cfg[c].policy, TEST_POLICY_DIR, o, no, &p, err,
+                            sizeof(err)) != 0) {
+            fprintf(stderr, "load %s: %s\n", cfg[c].policy, err);
+            CU_FAIL("load");
+            continue;
+        }
+        bad = 0;
+        for (iter = 0; iter < 3000 && !bad; iter++) {
+            nm = RND(11);
+            nex = 0;
+            for (j = 0; j < nm; j++) {
+                /* distinct ids: a random subset of ids[], in a random order */
+                do {
+                    m[j].id = ids[RND(10)];
+                    for (k = 0; k < j && strcmp(m[k].id, m[j].id) != 0; k++)
+                        ;
+                } while (k < j);
+                m[j].site = sitenames[RND(5)];
+                m[j].priority = RND(3);
+                m[j].seq = RND(1000);
+                m[j].tags = NULL;
+                m[j].ntags = 0;
+                m[j].eligible = RND(6) != 0;
+                m[j].healthy = RND(6) != 0;
+                m[j].excluded = RND(6) == 0;
+                if (m[j].excluded) {
+                    ex[nex].id = m[j].id;
+                    ex[nex].reason = "watchdog slot 1";
+                    ex[nex++].remaining_ms = 1000;
+                }
+            }
+            sp[0].site = "dc1";
+            sp[0].priority = RND(3) * 50;
+            sp[1].site = "dc2";
+            sp[1].priority = RND(3) * 50;
+            sp[2].site = "dc3";
+            sp[2].priority = RND(3) * 50 - 10;
+            memset(&in, 0, sizeof(in));
+            in.size = sizeof(in);
+            in.members = m;
+            in.nmembers = (size_t)nm;
+            in.leaders = 2 + (unsigned)RND(4);
+            for (k = 0; k < (int)in.leaders; k++) {
+                /* distinct holders, some empty, some not members */
+                do {
+                    holders[k] = RND(3) == 0 ? NULL : ids[RND(10)];
+                    for (j = 0; j < k && (holders[k] == NULL || holders[j] == NULL ||
+                                          strcmp(holders[j], holders[k]) != 0); j++)
+                        ;
+                } while (j < k);
+            }
+            in.slot_holders = holders;
+            in.nslots = in.leaders;
+            in.current_leader = holders[0];
+            for (j = 0; j < nm; j++)
+                in.current_present |= holders[0] && strcmp(m[j].id, holders[0]) == 0;
+            in.current_leader_site = RND(2) ? NULL : sitenames[RND(5)];
+            in.previous_leader = RND(2) ? NULL : ids[RND(10)];
+            in.excluded = ex;
+            in.nexcluded = nex;
+            in.sites = sp;
+            in.nsites = 3;
+            in.options = o;
+            in.noptions = no;
+            in.reasons = reasons[RND(8)];
+            if (in.reasons == R_SWITCH && RND(2))
+                in.switchover_target = ids[RND(10)];
+
+            if (zke_policy_choose(p, &in, &one, r1, sizeof(r1)) != 0 ||
+                zke_policy_choose_set(p, &in, set, &n, r2, sizeof(r2)) != 0) {
+                fprintf(stderr, "%s: iteration %d: %s | %s\n", cfg[c].policy, iter, r1, r2);
+                bad = 1;
+                break;
+            }
+            compared++;
+            if ((one < 0) != (n == 0) || (one >= 0 && set[0] != one)) {
+                fprintf(stderr, "%s (%s=%s): iteration %d: choose %s, choose_set first %s\n",
+                        cfg[c].policy, cfg[c].k1 ? cfg[c].k1 : "-", cfg[c].v1 ? cfg[c].v1 : "-",
+                        iter, one >= 0 ? m[one].id : "none", n > 0 ? m[set[0]].id : "none");
+                bad = 1;
+            }
+            /* the holders a non-preempting policy must keep */
+            keeps = strcmp(cfg[c].policy, "roundrobin") == 0 ? !(in.reasons & (R_SWITCH | R_WATCHDOG))
+                    : cfg[c].k1 == NULL || strcmp(cfg[c].v1, "sites") == 0 ||
+                      strcmp(cfg[c].v1, "other-site") == 0;
+            keeps = keeps && !(in.reasons & (R_SWITCH | R_CONFIG)) &&
+                    !(cfg[c].k2 && strcmp(cfg[c].k2, "preempt") == 0) &&
+                    !(cfg[c].k3 && strcmp(cfg[c].k3, "preempt") == 0);
+            canlead = 0;
+            for (j = 0; j < nm; j++) {
+                int ok = zkelect_member_can_lead(&m[j]), in_set = 0;
+                if (ok && strcmp(cfg[c].policy, "site") == 0) {
+                    int prio = 0;
+                    for (i = 0; i < 3; i++)
+                        if (strcmp(sp[i].site, m[j].site) == 0)
+                            prio = sp[i].priority;
+                    ok = prio > 0;
+                }
+                canlead += ok;
+                for (k = 0; k < n; k++)
+                    in_set |= set[k] == j;
+                if (in_set && !ok)
+                    bad = 1;          /* the host would have refused it anyway */
+                for (k = 0; keeps && ok && k < (int)in.leaders; k++)
+                    if (holders[k] && strcmp(holders[k], m[j].id) == 0 && !in_set) {
+                        fprintf(stderr, "%s: iteration %d: holder %s of slot %d dropped\n",
+                                cfg[c].policy, iter, m[j].id, k);
+                        bad = 1;
+                    }
+            }
+            if (!(in.reasons & R_SWITCH) && strcmp(cfg[c].policy, "roundrobin") != 0 &&
+                n != (canlead < (int)in.leaders ? canlead : (int)in.leaders)) {
+                fprintf(stderr, "%s: iteration %d: %d in the set, %d can lead, N %u\n",
+                        cfg[c].policy, iter, n, canlead, in.leaders);
+                bad = 1;
+            }
+        }
+        CU_ASSERT_FALSE(bad);
+        zke_policy_unload(p);
+    }
+#undef RND
+    CU_ASSERT(compared > 20000);
+}
+
+static int
+set_suite(void)
+{
+    suite_policy = "(sets)";
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
  * Options and descriptors
  */
 
@@ -536,6 +922,10 @@ test_options(void)
     expect_init_error("site", "preempt", "on", "sticky", "on", "unknown option 'sticky'");
     expect_init_error("site", "preempt", "", NULL, NULL, "bad value '' for option 'preempt'");
     expect_init_error("site", "", "x", NULL, NULL, "has no key");
+    expect_init_error("site", "spread", "nodes", NULL, NULL,
+                      "bad value 'nodes' for option 'spread' (want sites or none)");
+    expect_init_error("site", "spread", "sites", "spread", "none", "'spread' given twice");
+    expect_init_error("nodeid", "spread", "sites", NULL, NULL, "unknown option 'spread'");
 }
 
 static void
@@ -617,6 +1007,7 @@ extra_suite(void)
 static CU_TestInfo nodeid_tests[MAX_CASES + 1];
 static CU_TestInfo roundrobin_tests[MAX_CASES + 1];
 static CU_TestInfo site_tests[MAX_CASES + 1];
+static CU_TestInfo set_tests[MAX_CASES + 2];
 static CU_TestInfo extra_tests[] = {
     { "options: unknown keys and bad values fail init", test_options },
     { "descriptor names and paths", test_names },
@@ -628,6 +1019,7 @@ static CU_SuiteInfo suites[] = {
     { "nodeid", nodeid_suite, NULL, NULL, NULL, nodeid_tests },
     { "roundrobin", roundrobin_suite, NULL, NULL, NULL, roundrobin_tests },
     { "site", site_suite, NULL, NULL, NULL, site_tests },
+    { "sets", set_suite, NULL, NULL, NULL, set_tests },
     { "common", extra_suite, NULL, NULL, NULL, extra_tests },
     CU_SUITE_INFO_NULL
 };
@@ -649,12 +1041,31 @@ fill(CU_TestInfo *tests, const struct pcase *cases)
     return 0;
 }
 
+/* The set suite: one test per set_cases row, then the generated inputs. */
+static int
+fill_sets(void)
+{
+    size_t i;
+
+    for (i = 0; set_cases[i].desc != NULL; i++) {
+        if (i == MAX_CASES)
+            return -1;
+        set_tests[i].pName = set_cases[i].desc;
+        set_tests[i].pTestFunc = scase_fn[i];
+    }
+    set_tests[i].pName = "first of choose_set is choose(), on generated inputs";
+    set_tests[i].pTestFunc = test_set_first_is_choose;
+    set_tests[i + 1].pName = NULL;
+    set_tests[i + 1].pTestFunc = NULL;
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
     if (fill(nodeid_tests, nodeid_cases) != 0 ||
         fill(roundrobin_tests, roundrobin_cases) != 0 ||
-        fill(site_tests, site_cases) != 0) {
+        fill(site_tests, site_cases) != 0 || fill_sets() != 0) {
         fprintf(stderr, "test_policies: more than %d cases in a table\n", MAX_CASES);
         return 99;
     }

@@ -73,6 +73,7 @@ election|min_move_interval_ms|x|not an integer
 policy|preempt|maybe|preempt
 policy|preempt|on\001|control characters
 policy|failover|nowhere|failover
+policy|spread|everywhere|spread
 hooks|takeover|relative/hook|must be an absolute path
 hooks|takeover|/nonexistent/takeover|/nonexistent/takeover
 hooks|stepdown|/tmp/|names a directory

@@ -327,5 +327,20 @@ wait $wpid
 rc=$?
 [ $rc = 0 ] && pass || fail "watch exits 0 on SIGTERM (got $rc)"
 sanitizer_check "$tmp/watch.err"
+timeout 60 "$ZKE" -z "$HOSTS" -p $S watch --json >"$tmp/watchj.out" 2>"$tmp/watchj.err" </dev/null &
+wpid=$!
+wait_for 'watch --json started' 20 grep -q '"slot":2' "$tmp/watchj.out"
+kill -TERM $wpid
+wait $wpid
+python3 - "$tmp/watchj.out" <<'PYEOF' && pass || fail 'watch --json: slot events and the decision slots'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+slots = {l['slot']: l['leader']['id'] for l in lines if l['event'] == 'leader' and 'slot' in l}
+el = [l for l in lines if l['event'] == 'elected']
+ok = slots == {1: 'a4', 2: 'a3'} and el and el[0]['slots'] == [
+    {'slot': 1, 'leader': 'a4', 'epoch': 7}, {'slot': 2, 'leader': 'a3', 'epoch': 6}]
+sys.exit(0 if ok else 1)
+PYEOF
+sanitizer_check "$tmp/watchj.err"
 
 finish

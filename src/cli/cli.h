@@ -34,7 +34,9 @@ enum cli_exit {
     CLI_ENOLEADER = 3,   /* no leader */
     CLI_EPROGRESS = 4,   /* the leader is taking over (PROGRESS, not READY) */
     CLI_ETIMEOUT = 5,    /* --wait timed out */
-    CLI_EREFUSED = 6     /* refused: the node cannot lead, no eligible node, ... */
+    CLI_EREFUSED = 6,    /* refused: the node cannot lead, no eligible node, ... */
+    CLI_EPARTIAL = 7     /* `leader` with N > 1 leaders: some slots READY, not all
+                            (3 was taken by "no leader" already) */
 };
 
 #define CLI_PATH_MAX      ZKE_PATH_MAX /* any znode path we build */
@@ -235,6 +237,13 @@ int cli_child_acl(struct cli *c, struct ACL_vector *keep, struct ACL *acl, int n
 #define VIEW_SWITCHOVER 0x10u
 #define VIEW_ALL        0x1fu
 
+/* The leader znode of one slot: "leader" for slot 0, "leader-<k>" for slot k. */
+struct cli_slot {
+    bool have;                        /* read and valid (and names this slot) */
+    int32_t version;                  /* -1 absent */
+    struct zke_leader leader;         /* the znode when have */
+};
+
 /* One member: a nodes/<id> record and/or election/<id>_<guid>_<seq>. */
 struct cli_member {
     char id[ZKE_ID_MAX + 1];          /* node id */
@@ -271,6 +280,13 @@ struct cli_view {
     struct zke_switchover switchover;
     int32_t switchover_version;       /* -1 absent */
 
+    int leaders;                      /* N, the group's slots: config "leaders" when the
+                                         config was read and is valid, else the
+                                         decision's (elected.nslots + 1); 1 = one leader */
+    struct cli_slot slot[ZKE_LEADERS_MAX]; /* with VIEW_LEADER, k < leaders: slot k's
+                                         leader znode (slot[0] mirrors have_leader,
+                                         leader and leader_version) */
+
     char errs[CLI_ERR_MAX][384];      /* "znode PATH: codec message" */
     int nerrs;
 };
@@ -296,6 +312,13 @@ bool view_can_lead(const struct cli_view *v, const struct cli_member *m);
  * expired at now_ms (wall clock: display and early refusals only). */
 const struct zke_drain *view_drain(const struct cli_view *v, const char *id, int64_t now_ms,
                                    bool *active);
+/* Slot k's decision (k < ZKE_LEADERS_MAX): *id ("" = nobody) and *epoch
+   (0 when the decision has no such slot). */
+void view_slot_decision(const struct cli_view *v, int k, const char **id, uint64_t *epoch);
+/* The slot the decision gives node id (0 = the top-level leader), or -1. */
+int view_slot_of(const struct cli_view *v, const char *id);
+/* Slots whose leader znode is READY, among the v->leaders slots. */
+int view_slots_ready(const struct cli_view *v);
 /* The site's priority in the config (0 when not listed); *listed set. */
 int32_t view_site_priority(const struct cli_view *v, const char *site, bool *listed);
 
@@ -304,11 +327,23 @@ int32_t view_site_priority(const struct cli_view *v, const char *site, bool *lis
 struct cJSON;
 
 /* The exit code `zkelect leader` gives for this view: CLI_OK (READY),
- * CLI_ENOLEADER, CLI_EPROGRESS. */
+ * CLI_ENOLEADER, CLI_EPROGRESS; with N > 1 leaders: CLI_OK when every slot
+ * is READY, CLI_EPARTIAL when some are, else CLI_EPROGRESS (some slot is
+ * taking over) or CLI_ENOLEADER. */
 int out_leader_code(const struct cli_view *v);
 /* The leader as a JSON object ({"id","status","epoch","site",...}); NULL when
  * out of memory. The caller owns it (cJSON_Delete). */
 struct cJSON *out_leader_obj(const struct cli_view *v);
+/* Slot k as a JSON object ({"slot","id","status","epoch","site","since_ms",
+ * "since","elected":{"id","epoch"},"transition"}); NULL when out of memory. */
+struct cJSON *out_slot_obj(const struct cli_view *v, int k);
+/* Every slot (0..N-1) as a JSON array; NULL when out of memory. */
+struct cJSON *out_slots_arr(const struct cli_view *v);
+/* Slot k (>= 1) as one line without the newline: "ID STATUS epoch E site S
+ * since T", "none (ID elected at epoch E is taking over)" or "none (no node
+ * elected)", with " - transition in progress: ..." when the znode and the
+ * decision differ. */
+void out_slot_text(const struct cli_view *v, int k, char *out, size_t outlen);
 /* One member as a JSON object ({"id","site","priority","role","eligible",
  * "healthy","excluded","seq",...}); NULL when out of memory. */
 struct cJSON *out_member_obj(const struct cli_view *v, const struct cli_member *m);
@@ -336,6 +371,11 @@ int out_json(struct cJSON *o);
 int out_wait_decision(struct cli *c, uint64_t deadline_ms, const char *what_waiting,
                       int (*done)(struct cli *, const struct cli_view *, void *), void *arg,
                       struct cJSON *res);
+/* The same for slot k of a group with N > 1 leaders: the decision's slot k
+ * and the leader-<k> znode (k = 0 is out_wait_decision). */
+int out_wait_decision_slot(struct cli *c, uint64_t deadline_ms, const char *what_waiting,
+                           int (*done)(struct cli *, const struct cli_view *, void *), void *arg,
+                           struct cJSON *res, int k);
 /* The end of a command that printed its result (res: the --json object, or
  * NULL): print res with out_json() and return rc, or CLI_EFAIL if rc was
  * CLI_OK and printing failed. */
@@ -372,6 +412,7 @@ int cmd_init(struct cli *c, int argc, char **argv);
 int cmd_drain(struct cli *c, int argc, char **argv);
 int cmd_undrain(struct cli *c, int argc, char **argv);
 int cmd_set_delays(struct cli *c, int argc, char **argv);
+int cmd_set_leaders(struct cli *c, int argc, char **argv);
 int cmd_run(struct cli *c, int argc, char **argv);
 
 

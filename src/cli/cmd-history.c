@@ -1,6 +1,9 @@
 /*
  * cmd-history.c - `zkelect history [-n N]`: the last decisions the electors
- * recorded in <path>/history (at most 64), newest last.
+ * recorded in <path>/history (at most 64), newest last. When an entry names
+ * a slot other than 0 (a group with N > 1 leaders), every entry shows its
+ * slot (a SLOT column, "slot" in --json); otherwise the output is what it
+ * was before slots existed.
  */
 #include "config.h"
 
@@ -14,9 +17,22 @@
 
 enum { OPT_N = 1 };
 
+/* Some entry names a slot other than 0. */
+static bool
+history_has_slots(const struct zke_history *h)
+{
+    int i;
+
+    for (i = 0; i < h->n; i++)
+        if (h->entries[i].slot != 0)
+            return true;
+    return false;
+}
+
 static int
 history_json(const struct zke_history *h, int first)
 {
+    bool slots = history_has_slots(h);
     cJSON *arr = cJSON_CreateArray(), *o;
     char when[64];
     int i;
@@ -27,6 +43,8 @@ history_json(const struct zke_history *h, int first)
         const struct zke_history_entry *e = &h->entries[i];
         if ((o = cJSON_CreateObject()) == NULL)
             break;
+        if (slots)
+            cJSON_AddNumberToObject(o, "slot", e->slot);
         cJSON_AddNumberToObject(o, "epoch", (double)e->epoch);
         if (*e->leader)
             cJSON_AddStringToObject(o, "leader", e->leader);
@@ -54,7 +72,8 @@ cmd_history(struct cli *c, int argc, char **argv)
     struct zke_history *h;
     struct Stat st;
     const char *arg;
-    char *buf, err[256], when[64], ep[32];
+    char *buf, err[256], when[64], ep[32], sl[16];
+    bool slots;
     long long n = ZKE_HISTORY_MAX;
     int id, rc, len, i, first;
     size_t wl = 6, we = 5, we2 = 7, wp = 6;   /* column widths: at least the headings */
@@ -132,14 +151,18 @@ cmd_history(struct cli *c, int argc, char **argv)
         if (strlen(e->policy) > wp)
             wp = strlen(e->policy);
     }
-    printf("%-19s  %-*s  %-*s  %-*s  %-*s  %s\n", "TIME", (int)we, "EPOCH", (int)wl, "LEADER",
-           (int)we2, "ELECTOR", (int)wp, "POLICY", "REASON");
+    slots = history_has_slots(h);
+    printf("%-19s  %s%-*s  %-*s  %-*s  %-*s  %s\n", "TIME", slots ? "SLOT  " : "", (int)we,
+           "EPOCH", (int)wl, "LEADER", (int)we2, "ELECTOR", (int)wp, "POLICY", "REASON");
     for (i = first; i < h->n; i++) {
         const struct zke_history_entry *e = &h->entries[i];
         cli_time_str(e->at_ms, when, sizeof(when));
         snprintf(ep, sizeof(ep), "%llu", (unsigned long long)e->epoch);
-        printf("%-19s  %-*s  %-*s  %-*s  %-*s  %s\n", when, (int)we, ep, (int)wl,
-               *e->leader ? e->leader : "-", (int)we2, e->elector, (int)wp, e->policy, e->reason);
+        if (slots)
+            snprintf(sl, sizeof(sl), "%-4d  ", e->slot);
+        printf("%-19s  %s%-*s  %-*s  %-*s  %-*s  %s\n", when, slots ? sl : "", (int)we, ep,
+               (int)wl, *e->leader ? e->leader : "-", (int)we2, e->elector, (int)wp, e->policy,
+               e->reason);
     }
     free(h);
     return CLI_OK;

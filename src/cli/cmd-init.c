@@ -28,7 +28,7 @@
 
 enum {
     OPT_POLICY = 1, OPT_SITE, OPT_OPERATOR_AUTH, OPT_MEMBER_AUTH, OPT_WORLD_READ,
-    OPT_NO_WORLD_READ, OPT_EXPECT, OPT_SETTLE, OPT_FAILBACK, OPT_MIN_MOVE
+    OPT_NO_WORLD_READ, OPT_EXPECT, OPT_SETTLE, OPT_FAILBACK, OPT_MIN_MOVE, OPT_LEADERS
 };
 
 /* The config options of init, for the note when config exists already. */
@@ -216,6 +216,7 @@ cmd_init(struct cli *c, int argc, char **argv)
         { "settle-ms", 0, 1, OPT_SETTLE },
         { "failback-delay-ms", 0, 1, OPT_FAILBACK },
         { "min-move-interval-ms", 0, 1, OPT_MIN_MOVE },
+        { "leaders", 0, 1, OPT_LEADERS },
         { NULL, 0, 0, 0 }
     };
     struct cli_args a;
@@ -302,6 +303,16 @@ cmd_init(struct cli *c, int argc, char **argv)
                 return CLI_EUSAGE;
             cfg.min_move_set = true;
             init_given_add(&given, "--min-move-interval-ms");
+            break;
+        case OPT_LEADERS:
+            /* a new group has no members yet: nobody to check max_leaders of */
+            if (cli_parse_int(arg, 1, ZKE_LEADERS_MAX, &prio) != 0) {
+                cli_escape(arg, esc, sizeof(esc));
+                return cli_usage_err(c, "--leaders: \"%s\" is not a number of leaders from 1 "
+                                     "to %d", esc, ZKE_LEADERS_MAX);
+            }
+            cfg.leaders = (uint32_t)prio;
+            init_given_add(&given, "--leaders");
             break;
         case OPT_OPERATOR_AUTH:
             op_file = arg;
@@ -391,8 +402,8 @@ cmd_init(struct cli *c, int argc, char **argv)
     config_kept = created == n_before && *given.list != '\0';
     if (config_kept)
         cli_err("note: %s exists: %s not applied (init never changes existing znodes; "
-                "set-site-priority changes a site, set-delays the delays)", c->p_config,
-                given.list);
+                "set-site-priority changes a site, set-delays the delays, set-leaders the "
+                "number of leaders)", c->p_config, given.list);
     /* the switchover znode exists from the start, holding "no request", so
        that only the operator can ever write requests into it */
     {

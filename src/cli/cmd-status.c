@@ -13,7 +13,7 @@
 
 #include "cli.h"
 
-#define STATUS_COLS 9
+#define STATUS_COLS 10   /* the last, SLOT, only with N > 1 leaders */
 
 static const char *
 yesno(bool b)
@@ -96,6 +96,12 @@ status_json(struct cli *c, const struct cli_view *v)
             }
     } else {
         cJSON_AddNullToObject(o, "elected");
+    }
+    if (v->leaders > 1) {   /* N = 1: the fields of releases before slots, no more */
+        cJSON_AddNumberToObject(o, "leaders", v->leaders);
+        cJSON_AddNumberToObject(o, "ready", view_slots_ready(v));
+        if ((arr = out_slots_arr(v)) != NULL)
+            cJSON_AddItemToObject(o, "slots", arr);
     }
     cJSON_AddBoolToObject(o, "transition", v->have_elected &&
                           (v->have_leader ? strcmp(v->elected.leader, v->leader.id) != 0 ||
@@ -194,6 +200,8 @@ status_json(struct cli *c, const struct cli_view *v)
                                     v->switchover.due_ms - now : 0));
         }
         cJSON_AddBoolToObject(x, "cancel", v->switchover.cancel);
+        if (*v->switchover.from)    /* --from (slots); absent otherwise, as before slots */
+            cJSON_AddStringToObject(x, "from", v->switchover.from);
         cJSON_AddStringToObject(x, "state", status_so_state(v));
     } else {
         cJSON_AddNullToObject(o, "switchover");
@@ -216,11 +224,16 @@ static void
 status_table(const struct cli_view *v)
 {
     static const char *head[STATUS_COLS] = {
-        "ID", "SITE", "PRIO", "ROLE", "ELIGIBLE", "HEALTHY", "EXCLUDED", "SEQ", "HOST"
+        "ID", "SITE", "PRIO", "ROLE", "ELIGIBLE", "HEALTHY", "EXCLUDED", "SEQ", "HOST", "SLOT"
     };
+    /* column order: SLOT after ROLE when there are slots */
+    static const int order1[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8 };
+    static const int orderN[] = { 0, 1, 2, 3, 9, 4, 5, 6, 7, 8 };
+    const int *order = v->leaders > 1 ? orderN : order1;
+    int ncols = v->leaders > 1 ? STATUS_COLS : STATUS_COLS - 1;
     struct row *rows;
     size_t w[STATUS_COLS];
-    int i, j, n = v->nmembers + 1;
+    int i, j, k, n = v->nmembers + 1;
 
     if ((rows = calloc((size_t)n, sizeof(*rows))) == NULL) {
         cli_err("out of memory");
@@ -255,6 +268,11 @@ status_table(const struct cli_view *v)
             snprintf(r->cell[7], sizeof(r->cell[7]), "%010lld", (long long)m->seq);
         else
             snprintf(r->cell[7], sizeof(r->cell[7]), "-");
+        /* the slot the decision gives it */
+        if ((k = view_slot_of(v, m->id)) >= 0)
+            snprintf(r->cell[9], sizeof(r->cell[9]), "%d", k);
+        else
+            snprintf(r->cell[9], sizeof(r->cell[9]), "-");
     }
     for (j = 0; j < STATUS_COLS; j++) {
         w[j] = 0;
@@ -263,9 +281,9 @@ status_table(const struct cli_view *v)
                 w[j] = strlen(rows[i].cell[j]);
     }
     for (i = 0; i < n; i++) {
-        for (j = 0; j < STATUS_COLS - 1; j++)
-            printf("%-*s  ", (int)w[j], rows[i].cell[j]);
-        printf("%s\n", rows[i].cell[STATUS_COLS - 1]);
+        for (j = 0; j < ncols - 1; j++)
+            printf("%-*s  ", (int)w[order[j]], rows[i].cell[order[j]]);
+        printf("%s\n", rows[i].cell[order[ncols - 1]]);
     }
     free(rows);
 }
@@ -305,6 +323,16 @@ status_text(struct cli *c, const struct cli_view *v)
                    (unsigned long long)v->elected.excluded[i].remaining_ms);
     } else {
         printf("%s\n", v->elected_version >= 0 ? "(malformed)" : "no decision yet");
+    }
+    if (v->leaders > 1) {   /* slot 0 is the leader and elected lines above */
+        char label[16], line[512];
+        printf("leaders:    %d (%d of %d slots READY)\n", v->leaders, view_slots_ready(v),
+               v->leaders);
+        for (i = 1; i < v->leaders; i++) {
+            snprintf(label, sizeof(label), "slot %d:", i);
+            out_slot_text(v, i, line, sizeof(line));
+            printf("%-12s%s\n", label, line);
+        }
     }
     if (*v->elector)
         printf("elector:    %s (seq %010lld)\n", v->elector, (long long)v->elector_seq);
@@ -367,8 +395,10 @@ status_text(struct cli *c, const struct cli_view *v)
                    (unsigned long long)v->switchover.id, when,
                    *v->switchover.by ? v->switchover.by : "-", state);
         else
-            printf("switchover: #%llu to %s at %s by %s (%s", (unsigned long long)v->switchover.id,
-                   target, when, *v->switchover.by ? v->switchover.by : "-", state);
+            printf("switchover: #%llu %s%s%sto %s at %s by %s (%s",
+                   (unsigned long long)v->switchover.id, *v->switchover.from ? "from " : "",
+                   v->switchover.from, *v->switchover.from ? " " : "", target, when,
+                   *v->switchover.by ? v->switchover.by : "-", state);
         if (!v->switchover.cancel && strcmp(state, "scheduled") == 0) {
             cli_time_str(v->switchover.due_ms, when, sizeof(when));
             cli_fmt_duration(v->switchover.due_ms - now, left, sizeof(left));

@@ -14,6 +14,11 @@
  * on the moment (the node is healthy, is not the leader) are the elector's
  * then, and the CLI only notes them. A paused group would refuse it when
  * it fires, so the CLI refuses it at once.
+ *
+ * With N > 1 leaders, --from NODE moves the slot NODE holds in the decision
+ * (the request's "from"); without it a switchover moves slot 0, as before
+ * slots. NODE must hold a slot; the target must hold none (a node holds at
+ * most one slot), and "the best other node" means one that holds no slot.
  */
 #include "config.h"
 
@@ -25,7 +30,7 @@
 
 #include "cli.h"
 
-enum { OPT_WAIT = 1, OPT_TO, OPT_SITE, OPT_AT, OPT_CANCEL };
+enum { OPT_WAIT = 1, OPT_TO, OPT_SITE, OPT_AT, OPT_CANCEL, OPT_FROM };
 
 struct so_wait {
     uint64_t id;                      /* the request written */
@@ -33,6 +38,8 @@ struct so_wait {
     const char *to;                   /* requested node or NULL */
     const char *site;                 /* requested site or NULL */
     bool cancel;                      /* the request cancels the pending one */
+    int slot;                         /* the slot that moves (0 without --from) */
+    bool slots;                       /* --from given: wait on the decision's slot */
 };
 
 /* The pending scheduled request in v, or NULL. */
@@ -58,7 +65,7 @@ so_registered(const struct cli_member *m)
  * by the due time is refused; the rest is a note. */
 static int
 so_check_site(struct cli *c, const struct cli_view *v, const char *site, const char *cur,
-              bool scheduled)
+              bool scheduled, bool from)
 {
     const struct cli_member *m;
     int i, n = 0, can = 0;
@@ -68,7 +75,8 @@ so_check_site(struct cli *c, const struct cli_view *v, const char *site, const c
         if (!so_registered(m) || strcmp(m->rec.site, site) != 0)
             continue;
         n++;
-        if (view_can_lead(v, m))
+        /* --from: a node that holds another slot cannot take this one */
+        if (view_can_lead(v, m) && (!from || view_slot_of(v, m->id) < 0))
             can++;
     }
     if (n == 0) {
@@ -93,7 +101,7 @@ so_check_site(struct cli *c, const struct cli_view *v, const char *site, const c
     }
     if (can == 0) {
         cli_err("refused: no node of site %s can lead (%d registered; none eligible, healthy, "
-                "not excluded and not drained)", site, n);
+                "not excluded%s and not drained)", site, n, from ? ", holding no slot" : "");
         return CLI_EREFUSED;
     }
     return CLI_OK;
@@ -106,7 +114,7 @@ so_check_site(struct cli *c, const struct cli_view *v, const char *site, const c
  */
 static int
 so_check(struct cli *c, const struct cli_view *v, const char *to, const char *cur,
-         bool scheduled)
+         bool scheduled, bool from)
 {
     const struct cli_member *m;
     const struct zke_exclusion *x;
@@ -142,6 +150,9 @@ so_check(struct cli *c, const struct cli_view *v, const char *to, const char *cu
                      to);
         } else if (!scheduled && *cur && strcmp(cur, to) == 0)
             snprintf(why, sizeof(why), "%s is already the leader", to);
+        else if (!scheduled && from && (i = view_slot_of(v, to)) >= 0)
+            snprintf(why, sizeof(why), "%s already holds slot %d (a node holds at most one "
+                     "slot)", to, i);
         if (*why == '\0')
             return CLI_OK;
         if (scheduled) {
@@ -160,10 +171,11 @@ so_check(struct cli *c, const struct cli_view *v, const char *to, const char *cu
         return CLI_ENOLEADER;
     }
     for (i = 0; i < v->nmembers; i++)
-        if (strcmp(v->members[i].id, cur) != 0 && view_can_lead(v, &v->members[i]))
+        if (strcmp(v->members[i].id, cur) != 0 && view_can_lead(v, &v->members[i]) &&
+            (!from || view_slot_of(v, v->members[i].id) < 0))
             return CLI_OK;
     cli_err("refused: no node other than %s can lead (eligible, healthy, not excluded, not "
-            "drained)", cur);
+            "drained%s)", cur, from ? ", holding no slot" : "");
     return CLI_EREFUSED;
 }
 
@@ -172,12 +184,30 @@ so_done(struct cli *c, const struct cli_view *v, void *arg)
 {
     struct so_wait *w = arg;
     const struct cli_member *m;
+    const char *id;
+    uint64_t epoch;
 
     (void)c;
     if (!v->have_elected || v->elected.switchover_id < w->id)
         return 0;
     if (w->cancel)
         return 1;   /* acknowledged: nothing was to move */
+    if (w->slots) {
+        /* --from: the slot the node held must have moved to another node */
+        view_slot_decision(v, w->slot, &id, &epoch);
+        if (w->site && *id && strcmp(id, w->from) == 0 &&
+            (m = view_member(v, id)) != NULL && m->have_rec && strcmp(m->rec.site, w->site) == 0)
+            return 1;
+        if (strcmp(id, w->from) == 0) {
+            cli_err("the elector refused switchover %llu: %s", (unsigned long long)w->id,
+                    v->elected.reason);
+            return CLI_EREFUSED;
+        }
+        if (w->to && *id && strcmp(id, w->to) != 0)
+            cli_err("note: the elector chose %s for slot %d, not %s: %s", id, w->slot, w->to,
+                    v->elected.reason);
+        return 1;
+    }
     if (w->site && *v->elected.leader && strcmp(v->elected.leader, w->from) == 0 &&
         (m = view_member(v, v->elected.leader)) != NULL && m->have_rec &&
         strcmp(m->rec.site, w->site) == 0)
@@ -255,6 +285,7 @@ cmd_switchover(struct cli *c, int argc, char **argv)
         { "site", 0, 1, OPT_SITE },
         { "at", 0, 1, OPT_AT },
         { "cancel", 0, 0, OPT_CANCEL },
+        { "from", 0, 1, OPT_FROM },
         { NULL, 0, 0, 0 }
     };
     struct cli_args a;
@@ -262,10 +293,10 @@ cmd_switchover(struct cli *c, int argc, char **argv)
     struct zke_switchover so, old;
     const struct zke_switchover *sched;
     struct so_wait sw;
-    const char *arg, *to = NULL, *site = NULL, *at = NULL, *cur;
+    const char *arg, *to = NULL, *site = NULL, *at = NULL, *cur, *from = NULL;
     char fp[CLI_PATH_MAX], what[200], esc[400], why[200], when[64], left[32], now_s[64];
     cJSON *res = NULL;
-    int id, rc, wait_s = 0, try;
+    int id, rc, wait_s = 0, try, slot = 0;
     int64_t due = 0, now;
     int32_t so_version;
     bool cancel = false, replaced = false;
@@ -310,6 +341,14 @@ cmd_switchover(struct cli *c, int argc, char **argv)
         case OPT_CANCEL:
             cancel = true;
             break;
+        case OPT_FROM:
+            if (!zke_id_valid(arg)) {
+                cli_escape(arg, esc, sizeof(esc));
+                return cli_usage_err(c, "--from: \"%s\" is not a valid node id (1 to %d of "
+                                     "[A-Za-z0-9._-], not starting with . or -)", esc, ZKE_ID_MAX);
+            }
+            from = arg;
+            break;
         }
     }
     if (a.npos > 0) {
@@ -322,6 +361,12 @@ cmd_switchover(struct cli *c, int argc, char **argv)
     if (cancel && (to || site || at))
         return cli_usage_err(c, "--cancel takes no --to, --site or --at (it cancels the pending "
                              "scheduled switchover)");
+    if (cancel && from)
+        return cli_usage_err(c, "--cancel takes no --from (it cancels the pending scheduled "
+                             "switchover, whichever slot it moves)");
+    if (from && to && strcmp(from, to) == 0)
+        return cli_usage_err(c, "--from and --to name the same node %s (--from is the node "
+                             "whose slot moves away from it)", from);
     if (at) {
         now = cli_wall_ms();
         cli_escape(at, esc, sizeof(esc));
@@ -377,8 +422,22 @@ cmd_switchover(struct cli *c, int argc, char **argv)
         if (sched)
             old = *sched;
         cur = v.have_leader ? v.leader.id : v.have_elected ? v.elected.leader : "";
-        if (!cancel && (rc = site ? so_check_site(c, &v, site, cur, due != 0) :
-                             so_check(c, &v, to, cur, due != 0)) != CLI_OK) {
+        if (from) {
+            /* the slot to move: the one the decision gives NODE */
+            if ((slot = view_slot_of(&v, from)) < 0) {
+                if (!v.have_elected)
+                    cli_err("refused: %s holds no slot (%s has no decision yet)", from, c->path);
+                else
+                    cli_err("refused: %s holds no slot (the decision of %s names it in none "
+                            "of its %d slot%s)", from, c->path, v.elected.nslots + 1,
+                            v.elected.nslots ? "s" : "");
+                view_free(&v);
+                return CLI_EREFUSED;
+            }
+            cur = from;
+        }
+        if (!cancel && (rc = site ? so_check_site(c, &v, site, cur, due != 0, from != NULL) :
+                             so_check(c, &v, to, cur, due != 0, from != NULL)) != CLI_OK) {
             view_free(&v);
             return rc;
         }
@@ -391,12 +450,17 @@ cmd_switchover(struct cli *c, int argc, char **argv)
             snprintf(so.to, sizeof(so.to), "%s", to);
         if (site)
             snprintf(so.site, sizeof(so.site), "%s", site);
+        if (from)
+            snprintf(so.from, sizeof(so.from), "%s", from);
         so.due_ms = due;
         so.cancel = cancel;
         so.at_ms = cli_wall_ms();
         cli_requester(so.by, sizeof(so.by));
         sw.id = so.id;
-        snprintf(sw.from, sizeof(sw.from), "%s", v.have_elected ? v.elected.leader : cur);
+        snprintf(sw.from, sizeof(sw.from), "%s", from ? from :
+                 v.have_elected ? v.elected.leader : cur);
+        sw.slot = slot;
+        sw.slots = from != NULL;
         sw.to = to;
         sw.site = site;
         sw.cancel = cancel;
@@ -439,6 +503,8 @@ cmd_switchover(struct cli *c, int argc, char **argv)
             cJSON_AddStringToObject(res, "due", when);
         }
         cJSON_AddBoolToObject(res, "cancel", cancel);
+        if (from)   /* without --from: the fields of releases before slots */
+            cJSON_AddNumberToObject(res, "slot", slot);
         if (replaced)
             cJSON_AddNumberToObject(res, cancel ? "cancels" : "replaces", (double)old.id);
         cJSON_AddStringToObject(res, "by", so.by);
@@ -454,14 +520,19 @@ cmd_switchover(struct cli *c, int argc, char **argv)
             snprintf(dest, sizeof(dest), "the best node of site %s", site);
         else
             snprintf(dest, sizeof(dest), "the best other node");
+        char src[ZKE_ID_MAX + 32];
+        if (from)
+            snprintf(src, sizeof(src), "%s (slot %d)", from, slot);
+        else
+            snprintf(src, sizeof(src), "%s", *sw.from ? sw.from : "(none)");
         if (due) {
             cli_time_str(due, when, sizeof(when));
             cli_fmt_duration(due - cli_wall_ms(), left, sizeof(left));
             printf("switchover %llu scheduled for %s (in %s): %s -> %s\n",
-                   (unsigned long long)so.id, when, left, *sw.from ? sw.from : "(none)", dest);
+                   (unsigned long long)so.id, when, left, src, dest);
         } else {
-            printf("switchover %llu requested: %s -> %s\n", (unsigned long long)so.id,
-                   *sw.from ? sw.from : "(none)", dest);
+            printf("switchover %llu requested: %s -> %s\n", (unsigned long long)so.id, src,
+                   dest);
         }
     }
     fflush(stdout);
@@ -473,7 +544,7 @@ cmd_switchover(struct cli *c, int argc, char **argv)
             deadline += (uint64_t)(due - now);
         snprintf(what, sizeof(what), "the elector to act on switchover %llu (is a member "
                  "running?)", (unsigned long long)so.id);
-        rc = out_wait_decision(c, deadline, what, so_done, &sw, res);
+        rc = out_wait_decision_slot(c, deadline, what, so_done, &sw, res, slot);
     }
     return out_json_rc(res, rc);
 }

@@ -10,6 +10,9 @@
  * client library re-registers watches after a reconnect on the same session;
  * after an expiry a new session is opened and everything is read again.
  *
+ * With N > 1 leaders (config "leaders") each slot's leader znode is
+ * watched too: a change of slot k is a "leader" event with "slot": k.
+ *
  * SIGINT/SIGTERM are blocked before the session starts (its threads inherit
  * the mask) and read from a signalfd polled with the watch eventfd.
  */
@@ -113,13 +116,63 @@ emit_leader(struct cli *c, const struct cli_view *v)
     }
 }
 
+/* Slot k >= 1 of a group with N > 1 leaders (k >= N: the slot was removed). */
+static void
+emit_slot(struct cli *c, const struct cli_view *v, int k)
+{
+    cJSON *o = cJSON_CreateObject(), *l;
+    char line[512];
+
+    if (k >= v->leaders) {
+        if (o) {
+            cJSON_AddNumberToObject(o, "slot", k);
+            cJSON_AddNullToObject(o, "leader");
+        }
+        watch_emit(c, "leader", o, "leader slot %d none (the group has %d leader%s now)", k,
+                   v->leaders, v->leaders > 1 ? "s" : "");
+        return;
+    }
+    if (o) {
+        cJSON_AddNumberToObject(o, "slot", k);
+        if (v->slot[k].have && (l = out_slot_obj(v, k)) != NULL)
+            cJSON_AddItemToObject(o, "leader", l);
+        else
+            cJSON_AddNullToObject(o, "leader");
+    }
+    out_slot_text(v, k, line, sizeof(line));
+    watch_emit(c, "leader", o, "leader slot %d %s", k, line);
+}
+
+/* " slots: 1=n2@8 2=-" (the decision's slots 1..N-1), or "" without slots. */
+static void
+slots_text(const struct cli_view *v, char *out, size_t outlen)
+{
+    const struct zke_slot *x;
+    size_t off;
+    int i;
+
+    *out = '\0';
+    if (v->elected.nslots == 0)
+        return;
+    off = (size_t)snprintf(out, outlen, " slots:");
+    for (i = 0; i < v->elected.nslots && off < outlen; i++) {
+        x = &v->elected.slots[i];
+        if (*x->leader)
+            off += (size_t)snprintf(out + off, outlen - off, " %d=%s@%llu", x->slot, x->leader,
+                                    (unsigned long long)x->epoch);
+        else
+            off += (size_t)snprintf(out + off, outlen - off, " %d=-", x->slot);
+    }
+}
+
 static void
 emit_elected(struct cli *c, const struct cli_view *v, const struct cli_view *prev)
 {
     cJSON *o = cJSON_CreateObject();
     const char *what = "elected";
-    char hold[256];
-    cJSON *h;
+    char hold[256], slots[ZKE_LEADERS_MAX * (ZKE_ID_MAX + 32)];
+    cJSON *h, *arr, *x;
+    int i;
 
     if (!v->have_elected) {
         if (o)
@@ -129,8 +182,12 @@ emit_elected(struct cli *c, const struct cli_view *v, const struct cli_view *pre
         return;
     }
     out_hold_text(v, cli_wall_ms(), hold, sizeof(hold));
+    slots_text(v, slots, sizeof(slots));
     if (prev && prev->have_elected && prev->elected.epoch == v->elected.epoch &&
-        strcmp(prev->elected.leader, v->elected.leader) == 0)
+        strcmp(prev->elected.leader, v->elected.leader) == 0 &&
+        prev->elected.nslots == v->elected.nslots &&
+        memcmp(prev->elected.slots, v->elected.slots,
+               (size_t)v->elected.nslots * sizeof(v->elected.slots[0])) == 0)
         what = "decision re-written (acknowledged)";
     if (o) {
         if (*v->elected.leader)
@@ -154,12 +211,25 @@ emit_elected(struct cli *c, const struct cli_view *v, const struct cli_view *pre
         } else {
             cJSON_AddNullToObject(o, "hold");
         }
+        /* slots 1..N-1 of the decision (N = 1: no field, as before slots) */
+        if (v->elected.nslots > 0 && (arr = cJSON_AddArrayToObject(o, "slots")) != NULL)
+            for (i = 0; i < v->elected.nslots; i++) {
+                if ((x = cJSON_CreateObject()) == NULL)
+                    break;
+                cJSON_AddNumberToObject(x, "slot", v->elected.slots[i].slot);
+                if (*v->elected.slots[i].leader)
+                    cJSON_AddStringToObject(x, "leader", v->elected.slots[i].leader);
+                else
+                    cJSON_AddNullToObject(x, "leader");
+                cJSON_AddNumberToObject(x, "epoch", (double)v->elected.slots[i].epoch);
+                cJSON_AddItemToArray(arr, x);
+            }
     }
     watch_emit(c, "elected", o, "%s %s epoch %llu by %s (switchover %llu, config version %d): "
-               "%s%s%s%s", what, *v->elected.leader ? v->elected.leader : "nobody",
+               "%s%s%s%s%s", what, *v->elected.leader ? v->elected.leader : "nobody",
                (unsigned long long)v->elected.epoch, v->elected.elector,
                (unsigned long long)v->elected.switchover_id, (int)v->elected.config_version,
-               v->elected.reason, *hold ? " [hold: " : "", hold, *hold ? "]" : "");
+               v->elected.reason, *hold ? " [hold: " : "", hold, *hold ? "]" : "", slots);
 }
 
 static void
@@ -242,9 +312,14 @@ emit_config(struct cli *c, const struct cli_view *v)
             for (i = 0; i < v->config.nsites; i++)
                 cJSON_AddNumberToObject(sites, v->config.sites[i].site,
                                         v->config.sites[i].priority);
+        if (v->config.leaders > 1)
+            cJSON_AddNumberToObject(o, "leaders", v->config.leaders);
     }
-    /* the delays set, then the drains with their time left */
+    /* N > 1 leaders, the delays set, then the drains with their time left */
     dl[0] = '\0';
+    if (v->config.leaders > 1)
+        doff += (size_t)snprintf(dl + doff, sizeof(dl) - doff, ", leaders %u",
+                                 (unsigned)v->config.leaders);
     if (v->config.settle_set)
         doff += (size_t)snprintf(dl + doff, sizeof(dl) - doff, ", settle %u ms",
                                  (unsigned)v->config.settle_ms);
@@ -313,6 +388,23 @@ same_leader(const struct cli_view *a, const struct cli_view *b)
                                a->leader.epoch == b->leader.epoch);
 }
 
+/* Slot k (>= 1) differs between the two views. */
+static bool
+same_slot(const struct cli_view *a, const struct cli_view *b, int k)
+{
+    const struct cli_slot *x = &a->slot[k], *y = &b->slot[k];
+
+    if ((k < a->leaders) != (k < b->leaders))
+        return false;
+    if (k >= a->leaders)
+        return true;
+    if (x->have != y->have || x->version != y->version)
+        return false;
+    return !x->have || (strcmp(x->leader.id, y->leader.id) == 0 &&
+                        x->leader.status == y->leader.status &&
+                        x->leader.epoch == y->leader.epoch);
+}
+
 static void
 watch_diff(struct cli *c, const struct cli_view *prev, const struct cli_view *v)
 {
@@ -321,6 +413,8 @@ watch_diff(struct cli *c, const struct cli_view *prev, const struct cli_view *v)
 
     if (prev == NULL) {
         emit_leader(c, v);
+        for (i = 1; i < v->leaders; i++)
+            emit_slot(c, v, i);
         emit_elected(c, v, NULL);
         emit_elector(c, v);
         emit_config(c, v);
@@ -348,6 +442,9 @@ watch_diff(struct cli *c, const struct cli_view *prev, const struct cli_view *v)
         emit_elected(c, v, prev);
     if (!same_leader(prev, v))
         emit_leader(c, v);
+    for (i = 1; i < ZKE_LEADERS_MAX; i++)
+        if (!same_slot(prev, v, i) && (i < v->leaders || prev->slot[i].have))
+            emit_slot(c, v, i);
     if (prev->config_version != v->config_version || prev->have_config != v->have_config)
         emit_config(c, v);
     emit_problems(c, v, prev);

@@ -30,6 +30,9 @@ static const struct cli_cmd cli_cmds[] = {
       "failback, anti-flap), the drains with their time left, what the elector\n"
       "is waiting for (hold: settle, failback or anti-flap, with the time left)\n"
       "and the last switchover request (a scheduled one with its due time).\n"
+      "With N > 1 leaders (set-leaders), also N, each slot's leader (slots\n"
+      "1..N-1 after the leader of slot 0) and a SLOT column: the slot the\n"
+      "decision gives each member.\n"
       "Times left are computed from this host's clock. Malformed znodes are\n"
       "reported on stderr (exit 1) and everything else is still shown.\n",
       cmd_status },
@@ -37,7 +40,12 @@ static const struct cli_cmd cli_cmds[] = {
       "the leader: id, status, epoch, site",
       "Print the leader: id, status (PROGRESS or READY), epoch and site.\n"
       "Exit 0 when a READY leader exists, 3 when there is none, 4 when it is\n"
-      "still taking over (PROGRESS).\n",
+      "still taking over (PROGRESS).\n"
+      "With N > 1 leaders (set-leaders), slot 0's leader as above, then one line\n"
+      "per slot (\"slot K: ...\") and \"R of N slots READY\"; --json adds\n"
+      "\"leaders\", \"ready\" and \"slots\". Exit 0 when all N slots are READY,\n"
+      "7 when some but not all are, else 4 when some slot is taking over, 3 when\n"
+      "no slot has a leader.\n",
       cmd_leader },
     { "watch", "[--json]",
       "print every leader, decision and member change until interrupted",
@@ -45,7 +53,9 @@ static const struct cli_cmd cli_cmds[] = {
       "decision (with the elector's hold), the members and the config (with the\n"
       "delays and drains) as it happens, each line with the local time, until\n"
       "SIGINT or SIGTERM (exit 0). With --json, one JSON object per line.\n"
-      "Survives reconnects and session expiry.\n",
+      "With N > 1 leaders, each slot's leader too (\"leader slot K ...\", JSON\n"
+      "\"slot\": K) and the decision's slots. Survives reconnects and session\n"
+      "expiry.\n",
       cmd_watch },
     { "set-site-priority", "SITE N [--wait[=SECONDS]]",
       "set a site's priority in the config (compare-and-set)",
@@ -67,11 +77,24 @@ static const struct cli_cmd cli_cmds[] = {
       "setting: each node's own default applies again. At least one option.\n"
       "--wait as for set-site-priority.\n",
       cmd_set_delays },
+    { "set-leaders", "N [--wait[=SECONDS]]",
+      "set the number of active leaders (slots) in the config",
+      "Set N, the number of active leaders (slots) of the group, 1 to 16, in the\n"
+      "config znode (created when absent), with compare-and-set. Slot 0 is the\n"
+      "leader of a one-leader group; each slot has its own leader znode\n"
+      "(leader, leader-1, ...), takeover and epoch, and a node holds at most one\n"
+      "slot. N above 1 is refused (exit 6) when a member cannot serve it: its\n"
+      "record says the largest N it can (a record without it comes from a\n"
+      "release without slots: 1); the refusal names those members. There is no\n"
+      "--force: upgrade or stop them first. --wait as for set-site-priority\n"
+      "(the elector has evaluated this config version and slot 0's leader is\n"
+      "READY).\n",
+      cmd_set_leaders },
     { "get-site-priority", "[SITE]",
       "print the site priorities (or one site's)",
       "Print every site priority of the config, or SITE's (0 when not listed).\n",
       cmd_get_site_priority },
-    { "switchover", "[--to NODE | --site SITE] [--at TIME] [--wait[=SECONDS]]\n"
+    { "switchover", "[--from NODE] [--to NODE | --site SITE] [--at TIME] [--wait[=SECONDS]]\n"
       "        zkelect switchover --cancel [--wait[=SECONDS]]",
       "move leadership (planned handover), now or at a time",
       "Ask the elector to move leadership through the normal two-phase handover,\n"
@@ -90,6 +113,9 @@ static const struct cli_cmd cli_cmds[] = {
       "elector checks the rest at the time. A new request replaces a pending one.\n"
       "--cancel cancels the pending scheduled switchover (exit 1 when there is\n"
       "none); the elector acknowledges it and moves nothing.\n"
+      "--from NODE (N > 1 leaders) moves the slot NODE holds instead of slot 0:\n"
+      "refused (exit 6) when the decision gives NODE no slot; the target (--to,\n"
+      "a node of --site, or the best other node) must hold no slot.\n"
       "With --wait (default 30 s; with --at, counted from the due time), wait\n"
       "until the elector has acted on the request: print the new READY leader,\n"
       "or the elector's reason and exit 6 when it refused; 5 on timeout.\n",
@@ -126,10 +152,12 @@ static const struct cli_cmd cli_cmds[] = {
     { "history", "[-n N] [--json]",
       "the last decisions, newest last",
       "Print the last decisions (at most 64 are kept): time, epoch, leader,\n"
-      "elector, policy, reason, newest last. -n N shows the last N (1..64).\n",
+      "elector, policy, reason, newest last. -n N shows the last N (1..64).\n"
+      "When a decision concerns a slot other than 0 (N > 1 leaders), every\n"
+      "entry shows its slot (a SLOT column; \"slot\" in --json).\n",
       cmd_history },
-    { "init", "[--policy NAME] [--site SITE=PRIO ...] [--expect N] [--settle-ms MS]\n"
-      "        [--failback-delay-ms MS] [--min-move-interval-ms MS]\n"
+    { "init", "[--policy NAME] [--site SITE=PRIO ...] [--leaders N] [--expect N]\n"
+      "        [--settle-ms MS] [--failback-delay-ms MS] [--min-move-interval-ms MS]\n"
       "        [--operator-auth FILE] [--member-auth FILE] [--world-read | --no-world-read]",
       "create the group's znodes and config, with digest ACLs",
       "Create the base path, nodes, election and config (policy NAME, the sites\n"
@@ -138,10 +166,12 @@ static const struct cli_cmd cli_cmds[] = {
       "decision (0..3600000, 0 = none), --failback-delay-ms MS how long a better\n"
       "node must be up before it takes leadership back, --min-move-interval-ms MS\n"
       "the least time between automatic moves (both 0..86400000); without one,\n"
-      "each node's own default applies). Existing znodes are left alone and\n"
-      "reported: on an existing group these options are not applied (a note\n"
-      "says so on stderr; set-delays changes the delays). With --operator-auth\n"
-      "and --member-auth (files holding \"user:password\", mode 0600), set digest\n"
+      "each node's own default applies; --leaders N the number of active\n"
+      "leaders, 1..16, default 1). Existing znodes are left alone and reported:\n"
+      "on an existing group these options are not applied (a note says so on\n"
+      "stderr; set-delays changes the delays, set-leaders the number of leaders).\n"
+      "With --operator-auth and --member-auth (files holding \"user:password\",\n"
+      "mode 0600), set digest\n"
       "ACLs: the operator gets ALL everywhere; members get READ|CREATE|DELETE on\n"
       "the base path, nodes and election and READ on config (and on switchover,\n"
       "which the CLI creates later); the world gets READ (--world-read, the\n"
@@ -182,6 +212,7 @@ static const char cli_exit_text[] =
 "  4  the leader is taking over (PROGRESS, not READY)\n"
 "  5  --wait timed out\n"
 "  6  refused: the node cannot lead, no eligible node after the change\n"
+"  7  leader with N > 1 leaders: some slots READY, not all\n"
 "run exits with COMMAND's status instead (see zkelect run --help).\n";
 
 void

@@ -40,9 +40,152 @@ in_transition(const struct cli_view *v)
 int
 out_leader_code(const struct cli_view *v)
 {
+    int k, ready;
+
+    if (v->leaders > 1) {
+        ready = view_slots_ready(v);
+        if (ready == v->leaders)
+            return CLI_OK;
+        if (ready > 0)
+            return CLI_EPARTIAL;
+        for (k = 0; k < v->leaders; k++)
+            if (v->slot[k].have)
+                return CLI_EPROGRESS;
+        return CLI_ENOLEADER;
+    }
     if (!v->have_leader)
         return CLI_ENOLEADER;
     return v->leader.status == ZKELECT_STATUS_READY ? CLI_OK : CLI_EPROGRESS;
+}
+
+/* The site of slot k's leader: its member record, else the decision's. */
+static const char *
+slot_site(const struct cli_view *v, int k)
+{
+    const struct zke_leader *l = &v->slot[k].leader;
+    const struct cli_member *m = view_member(v, l->id);
+
+    if (k == 0)
+        return leader_site(v);
+    if (m && m->have_rec)
+        return m->rec.site;
+    if (v->have_elected && k - 1 < v->elected.nslots &&
+        strcmp(v->elected.slots[k - 1].leader, l->id) == 0)
+        return v->elected.slots[k - 1].leader_site;
+    return "";
+}
+
+/* Slot k's leader znode differs from the decision's slot k. */
+static bool
+slot_transition(const struct cli_view *v, int k)
+{
+    const char *id;
+    uint64_t epoch;
+
+    if (!v->have_elected)
+        return false;
+    view_slot_decision(v, k, &id, &epoch);
+    if (!v->slot[k].have)
+        return *id != '\0';
+    return strcmp(id, v->slot[k].leader.id) != 0 || epoch != v->slot[k].leader.epoch;
+}
+
+struct cJSON *
+out_slot_obj(const struct cli_view *v, int k)
+{
+    const struct cli_slot *sl = &v->slot[k];
+    cJSON *o = cJSON_CreateObject(), *e;
+    const char *id;
+    uint64_t epoch;
+    char when[64];
+
+    if (o == NULL)
+        return NULL;
+    cJSON_AddNumberToObject(o, "slot", k);
+    if (sl->have) {
+        cJSON_AddStringToObject(o, "id", sl->leader.id);
+        cJSON_AddStringToObject(o, "status", zkelect_status_name(sl->leader.status));
+        cJSON_AddNumberToObject(o, "epoch", (double)sl->leader.epoch);
+        if (*slot_site(v, k))
+            cJSON_AddStringToObject(o, "site", slot_site(v, k));
+        else
+            cJSON_AddNullToObject(o, "site");
+        cJSON_AddNumberToObject(o, "since_ms", (double)sl->leader.since_ms);
+        cli_time_str(sl->leader.since_ms, when, sizeof(when));
+        cJSON_AddStringToObject(o, "since", when);
+    } else {
+        cJSON_AddNullToObject(o, "id");
+        cJSON_AddStringToObject(o, "status", "NONE");
+        cJSON_AddNumberToObject(o, "epoch", 0);
+        cJSON_AddNullToObject(o, "site");
+    }
+    if (v->have_elected) {
+        if ((e = cJSON_AddObjectToObject(o, "elected")) == NULL) {
+            cJSON_Delete(o);
+            return NULL;
+        }
+        view_slot_decision(v, k, &id, &epoch);
+        if (*id)
+            cJSON_AddStringToObject(e, "id", id);
+        else
+            cJSON_AddNullToObject(e, "id");
+        cJSON_AddNumberToObject(e, "epoch", (double)epoch);
+    } else {
+        cJSON_AddNullToObject(o, "elected");
+    }
+    cJSON_AddBoolToObject(o, "transition", slot_transition(v, k));
+    return o;
+}
+
+struct cJSON *
+out_slots_arr(const struct cli_view *v)
+{
+    cJSON *arr = cJSON_CreateArray(), *o;
+    int k;
+
+    if (arr == NULL)
+        return NULL;
+    for (k = 0; k < v->leaders; k++) {
+        if ((o = out_slot_obj(v, k)) == NULL) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
+void
+out_slot_text(const struct cli_view *v, int k, char *out, size_t outlen)
+{
+    const struct cli_slot *sl = &v->slot[k];
+    const char *id;
+    uint64_t epoch;
+    char when[64];
+    int n;
+
+    view_slot_decision(v, k, &id, &epoch);
+    if (sl->have) {
+        cli_time_str(sl->leader.since_ms, when, sizeof(when));
+        n = snprintf(out, outlen, "%s %s epoch %llu site %s since %s", sl->leader.id,
+                     zkelect_status_name(sl->leader.status),
+                     (unsigned long long)sl->leader.epoch,
+                     *slot_site(v, k) ? slot_site(v, k) : "-", when);
+    } else if (*id) {
+        n = snprintf(out, outlen, "none (%s elected at epoch %llu is taking over)", id,
+                     (unsigned long long)epoch);
+    } else {
+        n = snprintf(out, outlen, "none (%s)", sl->version >= 0 ? "leader znode malformed" :
+                     "no node elected");
+    }
+    if (n < 0 || (size_t)n >= outlen || !sl->have || !slot_transition(v, k))
+        return;
+    if (*id)
+        snprintf(out + n, outlen - (size_t)n, " - transition in progress: %s elected at "
+                 "epoch %llu", id, (unsigned long long)epoch);
+    else
+        snprintf(out + n, outlen - (size_t)n, " - transition in progress: the slot is to "
+                 "be released");
 }
 
 struct cJSON *
@@ -122,6 +265,13 @@ out_member_obj(const struct cli_view *v, const struct cli_member *m)
             cJSON_AddNumberToObject(o, "drained_until_ms", (double)d->until_ms);
     }
     cJSON_AddBoolToObject(o, "can_lead", view_can_lead(v, m));
+    if (v->leaders > 1) {   /* the slot the decision gives it (N = 1: no field) */
+        int k = view_slot_of(v, m->id);
+        if (k >= 0)
+            cJSON_AddNumberToObject(o, "slot", k);
+        else
+            cJSON_AddNullToObject(o, "slot");
+    }
     if (m->seq >= 0) {
         cJSON_AddNumberToObject(o, "seq", (double)m->seq);
         cJSON_AddStringToObject(o, "znode", m->znode);
@@ -207,8 +357,21 @@ out_leader(struct cli *c, const struct cli_view *v)
     char when[64];
     int code = out_leader_code(v);
 
-    if (c->json)
-        return out_json(out_leader_obj(v)) == CLI_OK ? code : CLI_EFAIL;
+    if (c->json) {
+        cJSON *o = out_leader_obj(v), *arr;
+        if (o && v->leaders > 1) {
+            /* N > 1: the slots after the fields of slot 0 (N = 1: as before slots) */
+            cJSON_AddNumberToObject(o, "leaders", v->leaders);
+            cJSON_AddNumberToObject(o, "ready", view_slots_ready(v));
+            if ((arr = out_slots_arr(v)) == NULL) {
+                cJSON_Delete(o);
+                o = NULL;
+            } else {
+                cJSON_AddItemToObject(o, "slots", arr);
+            }
+        }
+        return out_json(o) == CLI_OK ? code : CLI_EFAIL;
+    }
     if (v->have_leader) {
         cli_time_str(v->leader.since_ms, when, sizeof(when));
         printf("%s %s epoch %llu site %s since %s\n", v->leader.id,
@@ -229,6 +392,15 @@ out_leader(struct cli *c, const struct cli_view *v)
         else
             printf("transition in progress: no node elected at epoch %llu (%s)\n",
                    (unsigned long long)v->elected.epoch, v->elected.reason);
+    }
+    if (v->leaders > 1) {
+        char line[512];
+        int k;
+        for (k = 1; k < v->leaders; k++) {
+            out_slot_text(v, k, line, sizeof(line));
+            printf("slot %d: %s\n", k, line);
+        }
+        printf("%d of %d slots READY\n", view_slots_ready(v), v->leaders);
     }
     return code;
 }
@@ -252,9 +424,18 @@ out_wait_decision(struct cli *c, uint64_t deadline_ms, const char *what_waiting,
                   int (*done)(struct cli *, const struct cli_view *, void *), void *arg,
                   struct cJSON *res)
 {
+    return out_wait_decision_slot(c, deadline_ms, what_waiting, done, arg, res, 0);
+}
+
+int
+out_wait_decision_slot(struct cli *c, uint64_t deadline_ms, const char *what_waiting,
+                       int (*done)(struct cli *, const struct cli_view *, void *), void *arg,
+                       struct cJSON *res, int k)
+{
     struct cli_view v;
     char fp[CLI_PATH_MAX], elected[ZKE_ID_MAX + 1] = "";
-    uint64_t elected_epoch = 0;
+    const char *id;
+    uint64_t elected_epoch = 0, epoch;
     bool decided = false;
     int rc, w;
 
@@ -265,7 +446,9 @@ out_wait_decision(struct cli *c, uint64_t deadline_ms, const char *what_waiting,
             if (rc != CLI_OK)
                 return wait_end(c, res, "error", NULL, rc < 0 ? CLI_EFAIL : rc);
         }
-        rc = view_load(c, &v, VIEW_MEMBERS | VIEW_ELECTED | VIEW_LEADER, true, fp, sizeof(fp));
+        /* slot k > 0: the config says how many leader znodes there are */
+        rc = view_load(c, &v, VIEW_MEMBERS | VIEW_ELECTED | VIEW_LEADER | (k > 0 ? VIEW_CONFIG : 0),
+                       true, fp, sizeof(fp));
         if (rc != ZOK) {
             view_free(&v);
             if (!cli_transient(rc))
@@ -287,16 +470,22 @@ out_wait_decision(struct cli *c, uint64_t deadline_ms, const char *what_waiting,
                 decided = w == 1;
             }
             if (decided) {
-                snprintf(elected, sizeof(elected), "%s", v.elected.leader);
-                elected_epoch = v.elected.epoch;
-                if (!*v.elected.leader) {
-                    cli_err("no node is eligible to lead: %s", v.elected.reason);
+                view_slot_decision(&v, k, &id, &epoch);
+                snprintf(elected, sizeof(elected), "%s", id);
+                elected_epoch = epoch;
+                if (!*id) {
+                    if (k == 0)
+                        cli_err("no node is eligible to lead: %s", v.elected.reason);
+                    else
+                        cli_err("no node is eligible to lead slot %d: %s", k,
+                                v.elected.reason);
                     rc = wait_end(c, res, "no-eligible", &v, CLI_EREFUSED);
                     view_free(&v);
                     return rc;
                 }
-                if (v.have_leader && strcmp(v.leader.id, v.elected.leader) == 0 &&
-                    v.leader.epoch == v.elected.epoch && v.leader.status == ZKELECT_STATUS_READY) {
+                if (k < v.leaders && v.slot[k].have && strcmp(v.slot[k].leader.id, id) == 0 &&
+                    v.slot[k].leader.epoch == epoch &&
+                    v.slot[k].leader.status == ZKELECT_STATUS_READY) {
                     if (c->json && res)
                         rc = wait_end(c, res, "ok", &v, CLI_OK);
                     else

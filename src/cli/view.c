@@ -3,6 +3,10 @@
  * election/<id>_<guid>_<seq>), elected, leader, config and switchover, each
  * decoded with the codec. Malformed data is recorded (which znode, the
  * codec's message), never fatal: the caller prints it and decides.
+ *
+ * With N > 1 leaders (config "leaders", issue 17) the leader znodes of
+ * slots 1..N-1 ("leader-<k>", siblings of "leader") are read too; with
+ * N = 1 nothing more is read than before slots existed.
  */
 #include "config.h"
 
@@ -217,6 +221,33 @@ dec_switchover(const char *b, int l, void *o, char *e, size_t n)
     return zke_switchover_decode(b, l, o, e, n);
 }
 
+/* Read the leader znodes of slots 1..v->leaders-1 (v->leaders known). */
+static int
+load_slots(struct cli *c, struct cli_view *v, bool watch, char *fp, size_t fplen)
+{
+    struct cli_slot *sl;
+    char path[CLI_PATH_MAX];
+    int k, r, rc = ZOK;
+
+    for (k = 1; k < v->leaders; k++) {
+        sl = &v->slot[k];
+        snprintf(path, sizeof(path), "%s-%d", c->p_leader, k);
+        r = load_one(c, v, path, watch, dec_leader, &sl->leader, &sl->version, &rc);
+        if (r < 0) {
+            snprintf(fp, fplen, "%s", path);
+            return rc;
+        }
+        if (r == 1 && sl->leader.slot != k) {
+            /* leader-<k> must say it is slot k: else two znodes could claim one slot */
+            view_problem(v, "znode %s: the leader znode of slot %d names slot %d", path, k,
+                         sl->leader.slot);
+            r = 2;
+        }
+        sl->have = r == 1;
+    }
+    return ZOK;
+}
+
 int
 view_load(struct cli *c, struct cli_view *v, unsigned what, bool watch, char *fp, size_t fplen)
 {
@@ -258,6 +289,18 @@ view_load(struct cli *c, struct cli_view *v, unsigned what, bool watch, char *fp
         v->have_switchover = r == 1;
         v->bad_switchover = r == 2;
     }
+    v->leaders = 1;
+    if (v->have_config)
+        v->leaders = (int)v->config.leaders;
+    else if (v->have_elected)
+        v->leaders = v->elected.nslots + 1;
+    if (v->leaders < 1 || v->leaders > ZKE_LEADERS_MAX)
+        v->leaders = 1;     /* not reached: the codec checks both */
+    v->slot[0].have = v->have_leader;
+    v->slot[0].version = v->leader_version;
+    v->slot[0].leader = v->leader;
+    if ((what & VIEW_LEADER) && v->leaders > 1)
+        return load_slots(c, v, watch, fp, fplen);
     return ZOK;
 fail_elected:
     snprintf(fp, fplen, "%s", c->p_elected);
@@ -305,8 +348,13 @@ view_member(const struct cli_view *v, const char *id)
 const char *
 view_role(const struct cli_view *v, const struct cli_member *m)
 {
+    int k;
+
     if (v->have_leader && strcmp(v->leader.id, m->id) == 0)
         return "leader";
+    for (k = 1; k < v->leaders; k++)    /* the leader of another slot */
+        if (v->slot[k].have && strcmp(v->slot[k].leader.id, m->id) == 0)
+            return "leader";
     if (*v->elector && strcmp(v->elector, m->id) == 0)
         return "elector";
     return "member";
@@ -365,4 +413,46 @@ view_site_priority(const struct cli_view *v, const char *site, bool *listed)
             return v->config.sites[i].priority;
         }
     return 0;
+}
+
+void
+view_slot_decision(const struct cli_view *v, int k, const char **id, uint64_t *epoch)
+{
+    *id = "";
+    *epoch = 0;
+    if (!v->have_elected || k < 0)
+        return;
+    if (k == 0) {
+        *id = v->elected.leader;
+        *epoch = v->elected.epoch;
+    } else if (k - 1 < v->elected.nslots) {
+        *id = v->elected.slots[k - 1].leader;
+        *epoch = v->elected.slots[k - 1].epoch;
+    }
+}
+
+int
+view_slot_of(const struct cli_view *v, const char *id)
+{
+    int k;
+
+    if (!v->have_elected || *id == '\0')
+        return -1;
+    if (strcmp(v->elected.leader, id) == 0)
+        return 0;
+    for (k = 0; k < v->elected.nslots; k++)
+        if (strcmp(v->elected.slots[k].leader, id) == 0)
+            return k + 1;
+    return -1;
+}
+
+int
+view_slots_ready(const struct cli_view *v)
+{
+    int k, n = 0;
+
+    for (k = 0; k < v->leaders; k++)
+        if (v->slot[k].have && v->slot[k].leader.status == ZKELECT_STATUS_READY)
+            n++;
+    return n;
 }

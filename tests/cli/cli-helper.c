@@ -13,6 +13,12 @@
  *       A foreign client: write DATA as is into PATH (created, open ACL, when
  *       absent); used to plant malformed data.
  *
+ *   cli-helper get -z HOSTS [-a AUTHFILE] PATH
+ *       Print PATH's data as is, then a newline (what the CLI wrote).
+ *
+ *   cli-helper delete -z HOSTS [-a AUTHFILE] PATH
+ *       Delete PATH (any version); a missing PATH is not an error.
+ *
  * Exit status 0, or 1 with a message on stderr.
  */
 #include "config.h"
@@ -204,11 +210,12 @@ read_auth(const char *file)
 }
 
 static int
-run_set(const char *hosts, const char *auth, const char *path, const char *data)
+run_set(const char *hosts, const char *auth, const char *op, const char *path,
+        const char *data)
 {
     zhandle_t *zh;
-    char *cred = NULL;
-    int rc, i;
+    char *cred = NULL, *buf;
+    int rc, i, len;
 
     zoo_set_debug_level((ZooLogLevel)0);
     zh = zookeeper_init(hosts, watcher, 10000, NULL, NULL, ZOO_NO_LOG_CLIENTENV);
@@ -226,16 +233,33 @@ run_set(const char *hosts, const char *auth, const char *path, const char *data)
         free(cred);
     }
     /* synchronous calls wait for the connection themselves; retry a loss */
+    if ((buf = malloc(65537)) == NULL) {
+        zookeeper_close(zh);
+        return 1;
+    }
     for (i = 0; i < 50; i++) {
-        rc = zoo_set(zh, path, data, (int)strlen(data), -1);
-        if (rc == ZNONODE)
-            rc = zoo_create(zh, path, data, (int)strlen(data), &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
+        if (strcmp(op, "get") == 0) {
+            len = 65536;
+            rc = zoo_get(zh, path, 0, buf, &len, NULL);
+            if (rc == ZOK)
+                printf("%.*s\n", len < 0 ? 0 : len, buf);
+        } else if (strcmp(op, "delete") == 0) {
+            rc = zoo_delete(zh, path, -1);
+            if (rc == ZNONODE)
+                rc = ZOK;
+        } else {
+            rc = zoo_set(zh, path, data, (int)strlen(data), -1);
+            if (rc == ZNONODE)
+                rc = zoo_create(zh, path, data, (int)strlen(data), &ZOO_OPEN_ACL_UNSAFE, 0,
+                                NULL, 0);
+        }
         if (rc != ZCONNECTIONLOSS && rc != ZOPERATIONTIMEOUT)
             break;
     }
+    free(buf);
     zookeeper_close(zh);
     if (rc != ZOK) {
-        fprintf(stderr, "cli-helper: set %s: %s\n", path, zerror(rc));
+        fprintf(stderr, "cli-helper: %s %s: %s\n", op, path, zerror(rc));
         return 1;
     }
     return 0;
@@ -248,7 +272,7 @@ main(int argc, char **argv)
     int ch, session_ms = 2000, watchdog_ms = 3000;
 
     if (argc < 2) {
-        fprintf(stderr, "usage: cli-helper nodes|set ...\n");
+        fprintf(stderr, "usage: cli-helper nodes|set|get|delete ...\n");
         return 1;
     }
     mode = argv[1];
@@ -271,7 +295,9 @@ main(int argc, char **argv)
         return run_nodes(hosts, path, auth, session_ms, watchdog_ms, argc - optind,
                          argv + optind);
     if (strcmp(mode, "set") == 0 && argc - optind == 2)
-        return run_set(hosts, auth, argv[optind], argv[optind + 1]);
-    fprintf(stderr, "usage: cli-helper nodes|set ...\n");
+        return run_set(hosts, auth, mode, argv[optind], argv[optind + 1]);
+    if ((strcmp(mode, "get") == 0 || strcmp(mode, "delete") == 0) && argc - optind == 1)
+        return run_set(hosts, auth, mode, argv[optind], NULL);
+    fprintf(stderr, "usage: cli-helper nodes|set|get|delete ...\n");
     return 1;
 }

@@ -89,7 +89,7 @@ usage 'space or a control' 'hosts with a space' "$ZK" -z '127.0.0.1:1 x' status
 run 0 '--help' "$ZK" --help && {
     ok=1
     for w in status leader watch set-site-priority get-site-priority switchover pause resume \
-             history init drain undrain set-delays 'Exit status' '  6  refused' '  5  --wait timed out' '  4  the leader is taking over' \
+             history init drain undrain set-delays set-leaders 'Exit status' '  7  leader with N > 1 leaders: some slots READY, not all' '  6  refused' '  5  --wait timed out' '  4  the leader is taking over' \
              '  3  no leader' '  2  usage error' '  1  operational error' ZKELECT_HOSTS; do
         grep -q -- "$w" "$tmp/out" || { ok=0; fail "--help does not mention \"$w\""; }
     done
@@ -101,7 +101,7 @@ usage 'unknown command' 'help bogus' "$ZK" help bogus
 
 # ---- --help of every command -------------------------------------------------
 for cmd in status leader watch set-site-priority get-site-priority switchover pause resume \
-           history init drain undrain set-delays; do
+           history init drain undrain set-delays set-leaders; do
     if run 0 "$cmd --help" "$ZK" "$cmd" --help; then
         if grep -q "^usage: zkelect .* $cmd" "$tmp/out" && grep -q 'Exit status' "$tmp/out"; then
             pass
@@ -160,6 +160,25 @@ usage '--cancel takes no --to, --site or --at' 'switchover --cancel --to' "$ZK" 
 usage '--cancel takes no --to, --site or --at' 'switchover --cancel --site' "$ZK" $Z switchover --site dc2 --cancel
 usage '--cancel takes no --to, --site or --at' 'switchover --cancel --at' "$ZK" $Z switchover --cancel --at +1m
 usage 'option --cancel takes no value' 'switchover --cancel=yes' "$ZK" $Z switchover --cancel=yes
+# switchover: issue 17's --from
+usage '--from: "bad id!" is not a valid node id' 'switchover --from bad' "$ZK" $Z switchover --from 'bad id!'
+usage 'option --from needs a value' 'switchover --from' "$ZK" $Z switchover --from
+usage '--cancel takes no --from' 'switchover --cancel --from' "$ZK" $Z switchover --cancel --from n1
+usage '--from and --to name the same node n1' 'switchover --from n1 --to n1' "$ZK" $Z switchover --from n1 --to n1
+usage '--to and --site exclude each other' 'switchover --from --to --site' "$ZK" $Z switchover --from n1 --to n2 --site dc1
+# set-leaders and init --leaders (issue 17): 1..16, no --force
+usage 'expected N' 'set-leaders no args' "$ZK" $Z set-leaders
+usage 'too many arguments' 'set-leaders 2 args' "$ZK" $Z set-leaders 2 3
+usage 'N "0" is not a number of leaders from 1 to 16' 'set-leaders 0' "$ZK" $Z set-leaders 0
+usage 'N "17" is not a number of leaders from 1 to 16' 'set-leaders 17' "$ZK" $Z set-leaders 17
+usage 'N "-1" is not a number of leaders' 'set-leaders -1' "$ZK" $Z set-leaders -- -1
+usage 'N "two" is not a number of leaders' 'set-leaders two' "$ZK" $Z set-leaders two
+usage 'N "2.0" is not a number of leaders' 'set-leaders 2.0' "$ZK" $Z set-leaders 2.0
+usage 'unknown option --force' 'set-leaders --force' "$ZK" $Z set-leaders 3 --force
+usage '--wait=-1' 'set-leaders --wait=-1' "$ZK" $Z set-leaders 3 --wait=-1
+usage '--leaders: "0" is not a number of leaders from 1 to 16' 'init --leaders 0' "$ZK" $Z init --leaders 0
+usage '--leaders: "17" is not a number of leaders from 1 to 16' 'init --leaders 17' "$ZK" $Z init --leaders 17
+usage 'option --leaders needs a value' 'init --leaders' "$ZK" $Z init --leaders
 usage 'option --at needs a value' 'switchover --at' "$ZK" $Z switchover --at
 usage '--at: "" is empty' 'switchover --at ""' "$ZK" $Z switchover --at ''
 usage '--at: "tomorrow" is not a time (expected RFC 3339' 'switchover --at tomorrow' "$ZK" $Z switchover --at tomorrow

@@ -158,7 +158,7 @@ view_read_leaders(struct zkelect_group *g)
 
 /* The slot whose leader znode is PATH, or -1. */
 int
-view_slot_of(struct zkelect_group *g, const char *path)
+group_slot_of_path(struct zkelect_group *g, const char *path)
 {
     int k;
 
@@ -267,7 +267,7 @@ on_elected_reply(struct zkelect_group *g, struct zev *ev)
 static void
 on_leader_reply(struct zkelect_group *g, struct zev *ev)
 {
-    int k = view_slot_of(g, ev->req->arg);
+    int k = group_slot_of_path(g, ev->req->arg);
     struct lview *v;
     char err[256];
     int rc;
@@ -798,7 +798,7 @@ group_on_watch(struct zkelect_group *g, int type, const char *path)
         return;
     if (strcmp(path, g->p_elected) == 0) {
         view_read_elected(g);
-    } else if ((k = view_slot_of(g, path)) >= 0) {
+    } else if ((k = group_slot_of_path(g, path)) >= 0) {
         struct lview *v = LV(g, k);
         if (type == ZOO_DELETED_EVENT) {
             /* gone: no need to read it; re-arm with an exists-watch and act

@@ -46,7 +46,7 @@ void view_read_elected(struct zkelect_group *g);
 void view_read_leader(struct zkelect_group *g);
 void view_read_leader_slot(struct zkelect_group *g, int k);
 void view_read_leaders(struct zkelect_group *g);
-int view_slot_of(struct zkelect_group *g, const char *path);
+int group_slot_of_path(struct zkelect_group *g, const char *path);
 bool view_elected_slot(const struct zkelect_group *g, int k, const char **id, const char **znode,
                        uint64_t *epoch);
 bool view_leaders_read(const struct zkelect_group *g);

@@ -687,6 +687,8 @@ hooks_on_stepdown(void *data, zkelect_group_t *g, uint64_t epoch)
     (void)zkelect_get_leader(g, &l);
     slot = zkelect_group_slot(g);       /* -1: the slot of the takeover (worker) */
     job_what(what, sizeof(what), d, "step-down", slot < 0 ? 0 : slot, epoch);
+    if (slot > 0)                       /* the decision's previous is slot 0's */
+        events_slot_previous(d, slot, l.previous, sizeof(l.previous));
     /* the -stepdown or -takeover-abort event that came just before */
     pthread_mutex_lock(&d->mu);
     snprintf(why, sizeof(why), "%s", d->stepdown_why);
@@ -765,6 +767,7 @@ hooks_notify(struct zkd *d, const struct zkelect_event *ev)
 {
     struct zkd_hooks *hk = d->hooks;
     struct zkelect_leader l;
+    struct zkelect_slot sl[ZKD_SLOTS_MAX];
     struct envb e = { .n = 0 };
     struct njob *n;
     zkelect_group_t *g;
@@ -776,6 +779,13 @@ hooks_notify(struct zkd *d, const struct zkelect_event *ev)
     memset(&l, 0, sizeof(l));
     if ((g = hooks_group(d)) != NULL)
         (void)zkelect_get_leader(g, &l);
+    /* an event about a slot above 0: that slot's leader, status and previous */
+    if (g != NULL && ev->slot > 0 && ev->slot < ZKD_SLOTS_MAX &&
+        zkelect_get_leaders(g, sl, ZKD_SLOTS_MAX) > ev->slot) {
+        snprintf(l.id, sizeof(l.id), "%s", sl[ev->slot].id);
+        l.status = sl[ev->slot].status;
+        events_slot_previous(d, ev->slot, l.previous, sizeof(l.previous));
+    }
     envb_common(&e, d, "notify", ev->name);
     envb_add(&e, "ZKELECT_SUBJECT", "%s", ev->node != NULL ? ev->node : "");
     envb_add(&e, "ZKELECT_EPOCH", "%llu", (unsigned long long)ev->epoch);

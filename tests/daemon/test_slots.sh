@@ -10,8 +10,8 @@
 #      lines carry "slot"; the slot-1 active's state file says slot=1.
 #   3. kill -9 of the slot-1 active's zkelectd: its leader command dies;
 #      slot 1 goes to n3 (ZKELECT_SLOT=1 in its hook and command, a new
-#      epoch above both), while slot 0's holder runs no hook again and keeps
-#      its epoch.
+#      epoch above both), while slot 0's holder runs no takeover or stepdown
+#      hook again and keeps its epoch; its notify hook hears of slot 1.
 #   4. The killed daemon restarted: its state file makes it run the stepdown
 #      hook for what it left active, with ZKELECT_SLOT=1 (-restart).
 #
@@ -119,7 +119,7 @@ command -v python3 >/dev/null || { nok "python3 is not installed"; finish; }
 # Every hook and the leader command stamp what they were given.
 cat > "$T/hook.sh" <<EOF
 #!/bin/sh
-echo "\$ZKELECT_NODE_ID \$ZKELECT_HOOK event=\$ZKELECT_EVENT slot=\${ZKELECT_SLOT-unset} epoch=\$ZKELECT_EPOCH prev=\$ZKELECT_PREVIOUS" >> "$HOOKS"
+echo "\$ZKELECT_NODE_ID \$ZKELECT_HOOK event=\$ZKELECT_EVENT slot=\${ZKELECT_SLOT-unset} epoch=\$ZKELECT_EPOCH prev=\$ZKELECT_PREVIOUS leader=\$ZKELECT_LEADER" >> "$HOOKS"
 EOF
 cat > "$T/cmd.sh" <<EOF
 #!/bin/sh
@@ -149,6 +149,7 @@ exclude_ms = 60000
 [hooks]
 takeover = $T/hook.sh
 stepdown = $T/hook.sh
+notify = $T/hook.sh
 timeout_ms = 1000
 [leader]
 command = exec $T/cmd.sh
@@ -287,6 +288,8 @@ check "n3's takeover hook and command saw ZKELECT_SLOT=1, a new epoch above both
         [ "${e3:-0}" -gt "$E0" ] && [ "$e3" -gt "$E1" ]'
 check "n3's takeover hook was told the slot's previous holder: ZKELECT_PREVIOUS=$A1" \
     eval '[ "$(field n3 takeover prev)" = "$A1" ]'
+check "$A0's notify hook was told of slot 1's new READY leader (ZKELECT_SLOT=1, ZKELECT_LEADER=n3)" \
+    wait_until 5000 eval 'hook_lines $A0 notify | grep -q "event=+leader-changed slot=1 epoch=$e3 .*leader=n3\$"'
 check "slot 0's holder $A0 ran no hook again (one takeover, no stepdown, one command)" \
     eval '[ "$(count $A0 takeover)" = 1 ] && [ "$(count $A0 stepdown)" = 0 ] &&
         [ "$(count $A0 command)" = 1 ]'

@@ -410,8 +410,10 @@ run_stepdown(struct zkd_hooks *hk, uint64_t epoch, int slot, const char *event,
 
     pthread_mutex_lock(&hk->mu);
     active = hk->active_epoch;
-    if (active != 0 && slot < 0)
-        slot = hk->active_slot;         /* the library no longer said */
+    /* the slot of the takeover being undone is the one its hook was given
+       (the library's may be unknown by now: -1) */
+    if (active != 0 && (slot < 0 || active == epoch))
+        slot = hk->active_slot;
     hk->active_epoch = 0;
     hk->ok_epoch = 0;
     pthread_mutex_unlock(&hk->mu);

@@ -60,9 +60,40 @@ zkd_request_exit(struct zkd *d, int code)
     kill(getpid(), SIGUSR1);
 }
 
-/* One JSON line for ev; NULL when out of memory. */
+int
+zkd_leaders(struct zkd *d)
+{
+    zkelect_group_t *g;
+    int n;
+
+    pthread_mutex_lock(&d->mu);
+    g = d->g;
+    pthread_mutex_unlock(&d->mu);
+    if (g == NULL || (n = zkelect_get_leaders(g, NULL, 0)) < 1)
+        return 1;
+    return n;
+}
+
+void
+events_slot_previous(struct zkd *d, int k, char *buf, size_t len)
+{
+    const char *p = "";
+
+    pthread_mutex_lock(&d->mu);
+    if (k >= 0 && k < ZKD_SLOTS_MAX) {
+        p = d->slot_last[k];
+        if (strcmp(p, d->boot.node_id) == 0)
+            p = d->slot_prev[k];
+        if (strcmp(p, d->boot.node_id) == 0)
+            p = "";
+    }
+    snprintf(buf, len, "%s", p);
+    pthread_mutex_unlock(&d->mu);
+}
+
+/* One JSON line for ev (with its slot when many); NULL when out of memory. */
 static char *
-events_line(const struct zkd *d, const struct zkelect_event *ev)
+events_line(const struct zkd *d, const struct zkelect_event *ev, bool many)
 {
     cJSON *o = cJSON_CreateObject();
     char *s = NULL, *line = NULL;
@@ -86,6 +117,9 @@ events_line(const struct zkd *d, const struct zkelect_event *ev)
             zkelect_errname(ev->error)) : cJSON_AddNullToObject(o, "error_name")) == NULL ||
         cJSON_AddStringToObject(o, "detail", ev->detail != NULL ? ev->detail : "") == NULL)
         goto out;
+    /* N = 1: the lines of earlier releases, field for field */
+    if (many && cJSON_AddNumberToObject(o, "slot", ev->slot) == NULL)
+        goto out;
     if ((s = cJSON_PrintUnformatted(o)) == NULL)
         goto out;
     n = strlen(s);
@@ -101,7 +135,7 @@ out:
 }
 
 static void
-events_write(struct zkd *d, const struct zkelect_event *ev)
+events_write(struct zkd *d, const struct zkelect_event *ev, bool many)
 {
     char *line;
     size_t n, off = 0;
@@ -112,7 +146,7 @@ events_write(struct zkd *d, const struct zkelect_event *ev)
         pthread_mutex_unlock(&d->evmu);
         return;
     }
-    if ((line = events_line(d, ev)) == NULL) {
+    if ((line = events_line(d, ev, many)) == NULL) {
         pthread_mutex_unlock(&d->evmu);
         log_warnx("event log: out of memory; %s not recorded", ev->name);
         return;
@@ -138,10 +172,12 @@ events_on_event(void *data, const struct zkelect_event *ev)
 {
     struct zkd *d = data;
     const char *why;
+    bool many;
 
     if (ev->group != NULL && strcmp(ev->group, d->boot.path) != 0)
         return;                         /* not our group (there is only one) */
-    events_write(d, ev);
+    many = ev->slot > 0 || (ev->group != NULL && zkd_leaders(d) > 1);
+    events_write(d, ev, many);
     sdnotify_event(d, ev);              /* systemctl status: who leads */
 
     pthread_mutex_lock(&d->mu);
@@ -151,6 +187,16 @@ events_on_event(void *data, const struct zkelect_event *ev)
         break;
     case ZKELECT_EV_NO_ELIGIBLE:
         d->no_eligible = true;
+        break;
+    case ZKELECT_EV_LEADER_CHANGED:
+        /* who held each slot before: a slot's next holder fences it */
+        if (ev->node != NULL && ev->slot >= 0 && ev->slot < ZKD_SLOTS_MAX &&
+            strcmp(d->slot_last[ev->slot], ev->node) != 0) {
+            memcpy(d->slot_prev[ev->slot], d->slot_last[ev->slot],
+                sizeof(d->slot_prev[ev->slot]));
+            snprintf(d->slot_last[ev->slot], sizeof(d->slot_last[ev->slot]), "%s",
+                ev->node);
+        }
         break;
     case ZKELECT_EV_DECISION:
         if (ev->node != NULL)
@@ -188,7 +234,7 @@ events_on_event(void *data, const struct zkelect_event *ev)
         zkd_request_exit(d, 1);
     }
     if (ev->type == ZKELECT_EV_LOST && ev->group != NULL)
-        hooks_leadership_lost(d, ev->epoch, ev->detail != NULL ? ev->detail : "");
+        hooks_leadership_lost(d, ev->epoch, ev->slot, ev->detail != NULL ? ev->detail : "");
     if (events_notifies(ev->type) && ev->group != NULL)
         hooks_notify(d, ev);
 }

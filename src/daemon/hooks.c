@@ -27,6 +27,12 @@
  * The stepdown hook runs only when a takeover was started since the last
  * step-down ("active"), so each takeover is undone once.
  *
+ * A group with N active leaders (config `leaders`): this node holds at most
+ * one slot at a time, and the one epoch counter feeds every slot, so an
+ * epoch names one takeover of one slot and the state above stays keyed by
+ * epoch; each job carries its slot (zkelect_group_slot() in the callbacks,
+ * the event's slot for a loss) for ZKELECT_SLOT and the log lines.
+ *
  * Notify hooks run on NOTIFY_WORKERS threads from a bounded queue; they are
  * fire-and-forget: a failure is logged and changes nothing.
  *
@@ -63,6 +69,7 @@ struct job {
     struct job *next;                   /* queue link */
     enum job_kind kind;                 /* what to run */
     uint64_t epoch;                     /* the epoch it is about */
+    int slot;                           /* and its slot (ZKELECT_SLOT) */
     bool call_done;                     /* JOB_STEPDOWN: call zkelect_stepdown_done */
     const char *event;                  /* static: ZKELECT_EVENT for the hook */
     char *reason;                       /* owned: ZKELECT_REASON */
@@ -94,6 +101,7 @@ struct zkd_hooks {
     uint64_t canceled_epoch;            /* a takeover of this epoch must not run */
     uint64_t active_epoch;              /* a takeover of this epoch started and was
                                            not undone yet; 0 none */
+    int active_slot;                    /* the slot of active_epoch */
     uint64_t ok_epoch;                  /* the takeover of this epoch succeeded */
     int cancel_fd;                      /* eventfd: cancels the running takeover hook */
     uint64_t job_since_ms;              /* worker only: the running job's queued_ms */
@@ -167,6 +175,21 @@ envb_common(struct envb *e, const struct zkd *d, const char *hook, const char *e
     envb_add(e, "ZKELECT_NODE_ID", "%s", d->boot.node_id);
     envb_add(e, "ZKELECT_SITE", "%s", d->boot.site);
     envb_add(e, "ZKELECT_GROUP", "%s", d->boot.path);
+}
+
+/*
+ * "NAME (epoch E)", or "NAME (slot K, epoch E)" in a group with N > 1
+ * leaders (or for a slot above 0): what the log lines about a job start
+ * with.
+ */
+static void
+job_what(char *buf, size_t len, struct zkd *d, const char *name, int slot, uint64_t epoch)
+{
+    if (slot > 0 || zkd_leaders(d) > 1)
+        snprintf(buf, len, "%s (slot %d, epoch %llu)", name, slot,
+            (unsigned long long)epoch);
+    else
+        snprintf(buf, len, "%s (epoch %llu)", name, (unsigned long long)epoch);
 }
 
 /* A copy of the hook's path and the timeout, from the live configuration. */
@@ -273,7 +296,7 @@ job_push(struct zkd_hooks *hk, struct job *j)
 }
 
 static struct job *
-job_new(enum job_kind kind, uint64_t epoch, const char *event, const char *reason,
+job_new(enum job_kind kind, uint64_t epoch, int slot, const char *event, const char *reason,
     const char *previous)
 {
     struct job *j = calloc(1, sizeof(*j));
@@ -282,6 +305,7 @@ job_new(enum job_kind kind, uint64_t epoch, const char *event, const char *reaso
         return NULL;
     j->kind = kind;
     j->epoch = epoch;
+    j->slot = slot;
     j->queued_ms = proc_now_ms();
     j->event = event;
     j->reason = strdup(reason != NULL ? reason : "");
@@ -346,13 +370,13 @@ hooks_group(struct zkd *d)
  * queued), or from now.
  */
 static uint64_t
-stepdown_stop_command(struct zkd_hooks *hk, uint64_t epoch)
+stepdown_stop_command(struct zkd_hooks *hk, uint64_t epoch, int slot)
 {
     uint64_t since = hk->job_since_ms != 0 ? hk->job_since_ms : proc_now_ms();
     uint64_t end = since + (uint64_t)hk->d->boot.stepdown_timeout_ms;
     char what[64];
 
-    snprintf(what, sizeof(what), "step-down (epoch %llu)", (unsigned long long)epoch);
+    job_what(what, sizeof(what), hk->d, "step-down", slot, epoch);
     supervise_stop(hk->d, what, end);
     return end;
 }
@@ -374,7 +398,7 @@ stepdown_hook_budget(uint64_t budget_end, int *grace_ms)
 
 /* Run the stepdown hook if a takeover is active; then done if asked. */
 static void
-run_stepdown(struct zkd_hooks *hk, uint64_t epoch, const char *event,
+run_stepdown(struct zkd_hooks *hk, uint64_t epoch, int slot, const char *event,
     const char *reason, const char *previous, bool call_done)
 {
     struct zkd *d = hk->d;
@@ -386,17 +410,24 @@ run_stepdown(struct zkd_hooks *hk, uint64_t epoch, const char *event,
 
     pthread_mutex_lock(&hk->mu);
     active = hk->active_epoch;
+    /* the slot of the takeover being undone is the one its hook was given
+       (the library's may be unknown by now: -1) */
+    if (active != 0 && (slot < 0 || active == epoch))
+        slot = hk->active_slot;
     hk->active_epoch = 0;
     hk->ok_epoch = 0;
     pthread_mutex_unlock(&hk->mu);
+    if (slot < 0)
+        slot = 0;
 
-    snprintf(what, sizeof(what), "stepdown hook (epoch %llu)", (unsigned long long)epoch);
-    budget_end = stepdown_stop_command(hk, epoch);
+    job_what(what, sizeof(what), d, "stepdown hook", slot, epoch);
+    budget_end = stepdown_stop_command(hk, epoch, slot);
     if (active == 0) {
         log_debug("%s: nothing to undo (no takeover since the last step-down)", what);
     } else if ((path = hook_path(d, ZKD_HOOK_STEPDOWN, &timeout_ms)) != NULL) {
         envb_common(&e, d, "stepdown", event);
         envb_add(&e, "ZKELECT_EPOCH", "%llu", (unsigned long long)epoch);
+        envb_add(&e, "ZKELECT_SLOT", "%d", slot);
         envb_add(&e, "ZKELECT_PREVIOUS", "%s", previous);
         envb_add(&e, "ZKELECT_REASON", "%s", reason);
         envb_add(&e, "ZKELECT_LEADER", "%s", d->boot.node_id);
@@ -439,6 +470,7 @@ takeover_start_command(struct zkd_hooks *hk, const struct job *j, char *why,
         return 0;
     envb_common(&e, d, "command", j->event);
     envb_add(&e, "ZKELECT_EPOCH", "%llu", (unsigned long long)j->epoch);
+    envb_add(&e, "ZKELECT_SLOT", "%d", j->slot);
     envb_add(&e, "ZKELECT_PREVIOUS", "%s", j->previous);
     envb_add(&e, "ZKELECT_REASON", "%s", j->reason);
     envb_add(&e, "ZKELECT_LEADER", "%s", d->boot.node_id);
@@ -446,7 +478,7 @@ takeover_start_command(struct zkd_hooks *hk, const struct job *j, char *why,
         snprintf(why, whylen, "leader command: out of memory; not started");
         rc = -1;
     } else
-        rc = supervise_start(d, j->epoch, e.v, hk->cancel_fd, why, whylen);
+        rc = supervise_start(d, j->epoch, j->slot, e.v, hk->cancel_fd, why, whylen);
     envb_free(&e);
     return rc;
 }
@@ -460,8 +492,7 @@ run_takeover(struct zkd_hooks *hk, const struct job *j)
     char what[96], desc[160], reason[256], *path;
     int timeout_ms, rc, err;
 
-    snprintf(what, sizeof(what), "takeover hook (epoch %llu)",
-        (unsigned long long)j->epoch);
+    job_what(what, sizeof(what), d, "takeover hook", j->slot, j->epoch);
     reason[0] = '\0';
     pthread_mutex_lock(&hk->mu);
     if (hk->canceled_epoch == j->epoch || hk->lstop) {
@@ -471,16 +502,18 @@ run_takeover(struct zkd_hooks *hk, const struct job *j)
         return;
     }
     hk->active_epoch = j->epoch;
+    hk->active_slot = j->slot;
     hk->running_takeover = j->epoch;
     drain_fd(hk->cancel_fd);
     pthread_mutex_unlock(&hk->mu);
-    state_active(d, j->epoch);          /* on disk before anything starts */
+    state_active(d, j->epoch, j->slot); /* on disk before anything starts */
 
     rc = 0;
     memset(&r, 0, sizeof(r));
     if ((path = hook_path(d, ZKD_HOOK_TAKEOVER, &timeout_ms)) != NULL) {
         envb_common(&e, d, "takeover", j->event);
         envb_add(&e, "ZKELECT_EPOCH", "%llu", (unsigned long long)j->epoch);
+        envb_add(&e, "ZKELECT_SLOT", "%d", j->slot);
         envb_add(&e, "ZKELECT_PREVIOUS", "%s", j->previous);
         envb_add(&e, "ZKELECT_PREVIOUS_HOST", "%s", j->previous_host);
         envb_add(&e, "ZKELECT_REASON", "%s", j->reason);
@@ -556,7 +589,8 @@ leadership_main(void *arg)
         if (j->kind == JOB_TAKEOVER)
             run_takeover(hk, j);
         else
-            run_stepdown(hk, j->epoch, j->event, j->reason, j->previous, j->call_done);
+            run_stepdown(hk, j->epoch, j->slot, j->event, j->reason, j->previous,
+                j->call_done);
         hk->job_since_ms = 0;
         job_free(j);
 
@@ -581,17 +615,27 @@ hooks_on_takeover(void *data, zkelect_group_t *g, uint64_t epoch)
     struct zkd *d = data;
     struct zkd_hooks *hk = d->hooks;
     struct zkelect_leader l;
+    char previous[sizeof(l.previous)], what[96];
     struct job *j;
+    int slot;
 
-    /* the decision that elected us: who led before, and why */
+    /* the decision that elected us: who led before, and why (the decision
+       names slot 0's previous leader; a slot above 0's is the one this
+       daemon last saw in it) */
     memset(&l, 0, sizeof(l));
     (void)zkelect_get_leader(g, &l);
+    if ((slot = zkelect_group_slot(g)) < 0)
+        slot = 0;
+    if (slot == 0)
+        snprintf(previous, sizeof(previous), "%s", l.previous);
+    else
+        events_slot_previous(d, slot, previous, sizeof(previous));
+    job_what(what, sizeof(what), d, "takeover", slot, epoch);
 
     pthread_mutex_lock(&hk->mu);
     if (hk->lstop || !hk->lstarted) {
         pthread_mutex_unlock(&hk->mu);
-        log_warnx("takeover of epoch %llu refused: zkelectd is stopping",
-            (unsigned long long)epoch);
+        log_warnx("%s refused: zkelectd is stopping", what);
         return ZKELECT_ECANCELED;
     }
     if (hk->canceled_epoch == epoch)
@@ -599,8 +643,7 @@ hooks_on_takeover(void *data, zkelect_group_t *g, uint64_t epoch)
     if (hk->ok_epoch == epoch) {
         /* again after a reconnect: the hook already succeeded for it */
         pthread_mutex_unlock(&hk->mu);
-        log_info("takeover of epoch %llu: the takeover hook already succeeded",
-            (unsigned long long)epoch);
+        log_info("%s: the takeover hook already succeeded", what);
         return ZKELECT_OK;
     }
     if (hk->running_takeover == epoch || job_queued_takeover(hk, epoch)) {
@@ -610,21 +653,21 @@ hooks_on_takeover(void *data, zkelect_group_t *g, uint64_t epoch)
     if (!hook_configured(d, ZKD_HOOK_TAKEOVER) && !supervise_configured(d) && !hk->busy &&
         hk->head == NULL) {
         hk->active_epoch = epoch;
+        hk->active_slot = slot;
         hk->ok_epoch = epoch;
         pthread_mutex_unlock(&hk->mu);
-        state_active(d, epoch);
-        log_debug("takeover of epoch %llu: no takeover hook, done at once",
-            (unsigned long long)epoch);
+        state_active(d, epoch, slot);
+        log_debug("%s: no takeover hook, done at once", what);
         return ZKELECT_OK;
     }
-    if ((j = job_new(JOB_TAKEOVER, epoch, "+takeover", l.reason, l.previous)) == NULL) {
+    if ((j = job_new(JOB_TAKEOVER, epoch, slot, "+takeover", l.reason, previous)) == NULL) {
         pthread_mutex_unlock(&hk->mu);
-        log_warnx("takeover of epoch %llu: out of memory", (unsigned long long)epoch);
+        log_warnx("%s: out of memory", what);
         return ZKELECT_ENOMEM;
     }
     /* the leader before: where to fence it, if its record said */
-    if (*l.previous != '\0')
-        (void)zkelect_get_node_host(g, l.previous, j->previous_host,
+    if (*previous != '\0')
+        (void)zkelect_get_node_host(g, previous, j->previous_host,
             sizeof(j->previous_host));
     job_push(hk, j);
     pthread_mutex_unlock(&hk->mu);
@@ -638,11 +681,16 @@ hooks_on_stepdown(void *data, zkelect_group_t *g, uint64_t epoch)
     struct zkd_hooks *hk = d->hooks;
     struct zkelect_leader l;
     const char *event;
-    char why[256];
+    char why[256], what[96];
     struct job *j;
+    int slot;
 
     memset(&l, 0, sizeof(l));
     (void)zkelect_get_leader(g, &l);
+    slot = zkelect_group_slot(g);       /* -1: the slot of the takeover (worker) */
+    job_what(what, sizeof(what), d, "step-down", slot < 0 ? 0 : slot, epoch);
+    if (slot > 0)                       /* the decision's previous is slot 0's */
+        events_slot_previous(d, slot, l.previous, sizeof(l.previous));
     /* the -stepdown or -takeover-abort event that came just before */
     pthread_mutex_lock(&d->mu);
     snprintf(why, sizeof(why), "%s", d->stepdown_why);
@@ -659,15 +707,13 @@ hooks_on_stepdown(void *data, zkelect_group_t *g, uint64_t epoch)
         pthread_mutex_unlock(&hk->mu);
         if (undone)                     /* hooks stopped: the next start runs it */
             state_inactive(d);
-        log_debug("step-down of epoch %llu: no stepdown hook, done at once",
-            (unsigned long long)epoch);
+        log_debug("%s: no stepdown hook, done at once", what);
         return ZKELECT_OK;
     }
-    if ((j = job_new(JOB_STEPDOWN, epoch, event, why, l.previous)) == NULL) {
+    if ((j = job_new(JOB_STEPDOWN, epoch, slot, event, why, l.previous)) == NULL) {
         hk->active_epoch = 0;
         pthread_mutex_unlock(&hk->mu);
-        log_warnx("step-down of epoch %llu: out of memory; stepdown hook not run",
-            (unsigned long long)epoch);
+        log_warnx("%s: out of memory; stepdown hook not run", what);
         return ZKELECT_OK;
     }
     j->call_done = true;
@@ -677,7 +723,7 @@ hooks_on_stepdown(void *data, zkelect_group_t *g, uint64_t epoch)
 }
 
 void
-hooks_leadership_lost(struct zkd *d, uint64_t epoch, const char *detail)
+hooks_leadership_lost(struct zkd *d, uint64_t epoch, int slot, const char *detail)
 {
     struct zkd_hooks *hk = d->hooks;
     char why[256];
@@ -692,7 +738,7 @@ hooks_leadership_lost(struct zkd *d, uint64_t epoch, const char *detail)
         pthread_mutex_unlock(&hk->mu);
         return;
     }
-    if ((j = job_new(JOB_STEPDOWN, epoch, "-leadership-lost", why, "")) == NULL) {
+    if ((j = job_new(JOB_STEPDOWN, epoch, slot, "-leadership-lost", why, "")) == NULL) {
         pthread_mutex_unlock(&hk->mu);
         log_warnx("leadership of epoch %llu lost: out of memory; stepdown hook "
             "not run", (unsigned long long)epoch);
@@ -723,6 +769,7 @@ hooks_notify(struct zkd *d, const struct zkelect_event *ev)
 {
     struct zkd_hooks *hk = d->hooks;
     struct zkelect_leader l;
+    struct zkelect_slot sl[ZKD_SLOTS_MAX];
     struct envb e = { .n = 0 };
     struct njob *n;
     zkelect_group_t *g;
@@ -734,9 +781,17 @@ hooks_notify(struct zkd *d, const struct zkelect_event *ev)
     memset(&l, 0, sizeof(l));
     if ((g = hooks_group(d)) != NULL)
         (void)zkelect_get_leader(g, &l);
+    /* an event about a slot above 0: that slot's leader, status and previous */
+    if (g != NULL && ev->slot > 0 && ev->slot < ZKD_SLOTS_MAX &&
+        zkelect_get_leaders(g, sl, ZKD_SLOTS_MAX) > ev->slot) {
+        snprintf(l.id, sizeof(l.id), "%s", sl[ev->slot].id);
+        l.status = sl[ev->slot].status;
+        events_slot_previous(d, ev->slot, l.previous, sizeof(l.previous));
+    }
     envb_common(&e, d, "notify", ev->name);
     envb_add(&e, "ZKELECT_SUBJECT", "%s", ev->node != NULL ? ev->node : "");
     envb_add(&e, "ZKELECT_EPOCH", "%llu", (unsigned long long)ev->epoch);
+    envb_add(&e, "ZKELECT_SLOT", "%d", ev->slot);
     envb_add(&e, "ZKELECT_LEADER", "%s", l.id);
     envb_add(&e, "ZKELECT_STATUS", "%s", zkelect_status_name(ev->type ==
         ZKELECT_EV_LEADER_CHANGED ? ev->status : l.status));

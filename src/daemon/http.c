@@ -1,13 +1,15 @@
 /*
  * http.c - zkelectd's HTTP endpoints (a small HTTP/1.1 responder, one thread):
  *
- *   GET /leader    200 while this node is the READY leader, else 503
+ *   GET /leader    200 while this node is a READY leader (in any slot of a
+ *                  group with N active leaders), else 503
  *   GET /health    200 while the session is connected and the node joined
  *   GET /status    this node's view, JSON
  *   GET /metrics   Prometheus text format 0.0.4
  *
  * Other paths: 404; other methods than GET and HEAD: 405. Bodies are built
- * from a snapshot of the library's view (zkelect_get_leader/get_stats) and
+ * from a snapshot of the library's view (zkelect_get_leader, get_leaders,
+ * get_stats) and
  * the daemon's counters; nothing here changes state, except remembering
  * that the session was seen connected (contact time).
  */
@@ -50,7 +52,10 @@ struct view {
     bool have_leader;                   /* l.id is set */
     struct zkelect_stats st;            /* the group's counters */
     struct zkelect_group_state gs;      /* its state machine (size set) */
-    bool is_leader;                     /* this node is the READY leader */
+    struct zkelect_slot slots[ZKD_SLOTS_MAX]; /* every slot (N = config leaders) */
+    int nslots;                         /* N: entries in slots (1 at least) */
+    int ready_slot;                     /* the slot this node is READY in, -1 none */
+    bool is_leader;                     /* this node is a READY leader (ready_slot) */
     const char *role;                   /* static: see view_role() */
     double since_contact_s;             /* seconds since ZooKeeper was last heard */
     double uptime_s;                    /* seconds since start */
@@ -80,13 +85,22 @@ static const char *const http_hook_names[ZKD_HOOK__COUNT] = {
 static const char *
 view_role(const struct zkd *d, const struct view *v)
 {
-    bool mine = v->have_leader && strcmp(v->l.id, d->boot.node_id) == 0;
+    const struct zkelect_slot *s;
+    bool mine = false;
+    int k;
 
     if (v->is_leader)
         return "leader";
-    if (mine && v->connected && v->l.status == ZKELECT_STATUS_PROGRESS &&
-        strcmp(v->l.elected, d->boot.node_id) == 0)
-        return "takeover";
+    /* in any slot: a node holds one at most */
+    for (k = 0; k < v->nslots; k++) {
+        s = &v->slots[k];
+        if (strcmp(s->id, d->boot.node_id) != 0)
+            continue;
+        if (v->connected && s->status == ZKELECT_STATUS_PROGRESS &&
+            strcmp(s->elected, d->boot.node_id) == 0)
+            return "takeover";
+        mine = true;
+    }
     if (mine)
         return "leaving";
     return v->st.registered ? "candidate" : "none";
@@ -115,11 +129,28 @@ view_get(struct zkd *d, struct view *v)
     if (g != NULL) {
         v->have_group = true;
         v->have_leader = zkelect_get_leader(g, &v->l) == 0;
+        v->nslots = zkelect_get_leaders(g, v->slots, ZKD_SLOTS_MAX);
         (void)zkelect_get_stats(g, &v->st);
         v->gs.size = sizeof(v->gs);
         (void)zkelect_get_state(g, &v->gs);
     }
-    v->is_leader = v->have_leader && v->l.is_self && v->l.status == ZKELECT_STATUS_READY;
+    if (v->nslots < 1 || v->nslots > ZKD_SLOTS_MAX) {
+        /* no group yet (or a library error): slot 0 from get_leader */
+        memset(v->slots, 0, sizeof(v->slots));
+        v->nslots = 1;
+        snprintf(v->slots[0].id, sizeof(v->slots[0].id), "%s", v->l.id);
+        v->slots[0].status = v->l.status;
+        v->slots[0].epoch = v->l.epoch;
+        v->slots[0].is_self = v->l.is_self;
+    }
+    v->ready_slot = -1;
+    for (i = 0; i < v->nslots; i++)
+        if (v->slots[i].is_self && v->slots[i].status == ZKELECT_STATUS_READY)
+            v->ready_slot = i;
+    /* slot 0 as zkelect_get_leader() says it, as before slots */
+    if (v->have_leader && v->l.is_self && v->l.status == ZKELECT_STATUS_READY)
+        v->ready_slot = 0;
+    v->is_leader = v->ready_slot >= 0;
 
     pthread_mutex_lock(&d->mu);
     if (v->connected)
@@ -203,6 +234,16 @@ body_leader(struct zkd *d, const struct view *v)
     cJSON_AddStringToObject(o, "status", zkelect_status_name(v->l.status));
     cJSON_AddNumberToObject(o, "epoch", (double)v->l.epoch);
     json_str(o, "site", v->l.site);
+    /* the fields above are slot 0's (its leader): these say which slot, if
+       any, makes this node a leader */
+    cJSON_AddNumberToObject(o, "leaders", v->nslots);
+    if (v->ready_slot >= 0) {
+        cJSON_AddNumberToObject(o, "slot", v->ready_slot);
+        cJSON_AddNumberToObject(o, "slot_epoch", (double)v->slots[v->ready_slot].epoch);
+    } else {
+        cJSON_AddNullToObject(o, "slot");
+        cJSON_AddNullToObject(o, "slot_epoch");
+    }
     return json_body(o);
 }
 
@@ -223,7 +264,7 @@ body_health(struct zkd *d, const struct view *v)
 static char *
 body_status(struct zkd *d, const struct view *v)
 {
-    cJSON *o = cJSON_CreateObject(), *n, *s, *ld, *el, *hc, *cmd, *c, *hk, *x, *tags;
+    cJSON *o = cJSON_CreateObject(), *n, *s, *ld, *el, *hc, *cmd, *c, *hk, *x, *tags, *sl;
     char sid[32];
     int i;
 
@@ -263,6 +304,22 @@ body_status(struct zkd *d, const struct view *v)
         json_str(el, "reason", v->l.reason);
     }
     cJSON_AddBoolToObject(o, "no_eligible", v->no_eligible);
+    /* N active leaders: "leader" and "elected" above are slot 0 */
+    cJSON_AddNumberToObject(o, "leaders", v->nslots);
+    if ((sl = cJSON_AddArrayToObject(o, "slots")) != NULL) {
+        for (i = 0; i < v->nslots; i++) {
+            if ((x = cJSON_CreateObject()) == NULL)
+                break;
+            cJSON_AddItemToArray(sl, x);
+            cJSON_AddNumberToObject(x, "slot", i);
+            json_str(x, "leader", v->slots[i].id);
+            cJSON_AddStringToObject(x, "status", zkelect_status_name(v->slots[i].status));
+            cJSON_AddNumberToObject(x, "epoch", (double)v->slots[i].epoch);
+            cJSON_AddBoolToObject(x, "self", strcmp(v->slots[i].id, d->boot.node_id) == 0);
+            json_str(x, "elected", v->slots[i].elected);
+            cJSON_AddNumberToObject(x, "elected_epoch", (double)v->slots[i].elected_epoch);
+        }
+    }
     s = cJSON_AddObjectToObject(o, "session");
     if (s != NULL) {
         cJSON_AddBoolToObject(s, "connected", v->connected);
@@ -337,11 +394,28 @@ body_metrics(struct zkd *d, const struct view *v)
     if ((f = open_memstream(&buf, &len)) == NULL)
         return NULL;
     metric(f, "zkelect_is_leader", "gauge",
-        "1 while this node is the READY leader of its group, else 0.",
+        "1 while this node is a READY leader of its group (in any slot), else 0.",
         "%d", v->is_leader ? 1 : 0);
     metric(f, "zkelect_epoch", "gauge",
         "Epoch of the group's current leader as this node sees it (0: no leader).",
         "%llu", (unsigned long long)v->l.epoch);
+    metric(f, "zkelect_leaders", "gauge",
+        "N, the group's active slots (config leaders) in the decision this node sees.",
+        "%d", v->nslots);
+    fputs("# HELP zkelect_slot_ready 1 while the slot's leader znode is READY (whoever "
+        "holds it), else 0.\n# TYPE zkelect_slot_ready gauge\n", f);
+    for (i = 0; i < v->nslots; i++)
+        fprintf(f, "zkelect_slot_ready{slot=\"%d\"} %d\n", i,
+            v->slots[i].id[0] != '\0' && v->slots[i].status == ZKELECT_STATUS_READY);
+    fputs("# HELP zkelect_slot_epoch Epoch of the slot's leader znode, its fencing "
+        "token (0: none).\n# TYPE zkelect_slot_epoch gauge\n", f);
+    for (i = 0; i < v->nslots; i++)
+        fprintf(f, "zkelect_slot_epoch{slot=\"%d\"} %llu\n", i,
+            (unsigned long long)v->slots[i].epoch);
+    fputs("# HELP zkelect_slot_is_leader 1 while this node is the slot's READY leader, "
+        "else 0.\n# TYPE zkelect_slot_is_leader gauge\n", f);
+    for (i = 0; i < v->nslots; i++)
+        fprintf(f, "zkelect_slot_is_leader{slot=\"%d\"} %d\n", i, v->ready_slot == i);
     metric(f, "zkelect_elections_total", "counter",
         "Decisions this node wrote as the elector.",
         "%llu", (unsigned long long)v->st.decisions);

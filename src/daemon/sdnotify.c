@@ -90,6 +90,8 @@ sdnotify_id(char *dst, size_t len, const char *id)
 static pthread_mutex_t sdnotify_mu = PTHREAD_MUTEX_INITIALIZER;
 static char sdnotify_group[200];        /* (sdnotify_mu) the last word on the
                                            group: leader, epoch; "" until then */
+static int sdnotify_slot;               /* (sdnotify_mu) the slot above 0 this node
+                                           holds (what the line says), 0 none */
 
 void
 sdnotify_ready(const struct zkd *d)
@@ -115,6 +117,26 @@ sdnotify_event(struct zkd *d, const struct zkelect_event *ev)
     pthread_mutex_lock(&sdnotify_mu);
     switch (ev->type) {
     case ZKELECT_EV_LEADER_CHANGED:
+        /* N active leaders: the line says this node's slot while it holds
+           one above 0, and slot 0's leader otherwise */
+        if (ev->slot > 0 && ev->node != NULL && strcmp(ev->node, d->boot.node_id) == 0) {
+            sdnotify_slot = ev->slot;
+            snprintf(group, glen, "leader of %s, slot %d (%s, epoch %llu)",
+                d->boot.path, ev->slot, st, epoch);
+            sdnotify_send(NULL, "%s", group);
+            break;
+        }
+        if (ev->slot > 0 && ev->slot != sdnotify_slot)
+            break;                      /* another node's slot */
+        if (ev->slot > 0) {
+            sdnotify_slot = 0;          /* ours no longer */
+            snprintf(group, glen, "member of %s as %s; slot %d left", d->boot.path,
+                d->boot.node_id, ev->slot);
+            sdnotify_send(NULL, "%s", group);
+            break;
+        }
+        if (sdnotify_slot > 0)
+            break;                      /* slot 0's leader is not the news */
         if (ev->node == NULL) {
             snprintf(group, glen, "member of %s as %s; no leader",
                 d->boot.path, d->boot.node_id);

@@ -47,8 +47,9 @@ state_write_locked(const char *why)
             "will not know the service state", why, err);
         return;
     }
-    log_debug("state file written (%s): active=%d epoch %" PRIu64 ", session 0x%" PRIx64,
-        why, state_cur.active, state_cur.epoch, (uint64_t)state_cur.session);
+    log_debug("state file written (%s): active=%d epoch %" PRIu64 " slot %d, session 0x%"
+        PRIx64, why, state_cur.active, state_cur.epoch, state_cur.slot,
+        (uint64_t)state_cur.session);
 }
 
 static void
@@ -65,13 +66,14 @@ state_init_locked(const struct zkd *d)
 }
 
 void
-state_active(struct zkd *d, uint64_t epoch)
+state_active(struct zkd *d, uint64_t epoch, int slot)
 {
     pthread_mutex_lock(&state_mu);
     state_init_locked(d);
-    if (state_cur.active != 1 || state_cur.epoch != epoch) {
+    if (state_cur.active != 1 || state_cur.epoch != epoch || state_cur.slot != slot) {
         state_cur.active = 1;
         state_cur.epoch = epoch;
+        state_cur.slot = slot;
         state_write_locked("takeover starts");
     }
     pthread_mutex_unlock(&state_mu);
@@ -126,17 +128,21 @@ state_write_failures(void)
     return n;
 }
 
-/* The stepdown hook for what the previous process left active. */
+/* The stepdown hook for what the previous process left active (in slot). */
 static void
-state_restart_stepdown(struct zkd *d, uint64_t epoch)
+state_restart_stepdown(struct zkd *d, uint64_t epoch, int slot)
 {
-    char *env[10], what[96], desc[160];
+    char *env[11], what[112], desc[160];
     const char *argv[2] = { d->boot.hook_stepdown, NULL };
     struct proc_result r;
     int i, n = 0, rc;
 
-    snprintf(what, sizeof(what), "stepdown hook after a restart (epoch %" PRIu64 ")",
-        epoch);
+    if (slot != 0)
+        snprintf(what, sizeof(what), "stepdown hook after a restart (slot %d, epoch %"
+            PRIu64 ")", slot, epoch);
+    else
+        snprintf(what, sizeof(what), "stepdown hook after a restart (epoch %" PRIu64 ")",
+            epoch);
     if (d->boot.hook_stepdown == NULL) {
         log_notice("%s: no stepdown hook configured: nothing to run", what);
         return;
@@ -147,6 +153,7 @@ state_restart_stepdown(struct zkd *d, uint64_t epoch)
         asprintf(&env[n++], "ZKELECT_SITE=%s", d->boot.site) < 0 ||
         asprintf(&env[n++], "ZKELECT_GROUP=%s", d->boot.path) < 0 ||
         asprintf(&env[n++], "ZKELECT_EPOCH=%" PRIu64, epoch) < 0 ||
+        asprintf(&env[n++], "ZKELECT_SLOT=%d", slot) < 0 ||
         asprintf(&env[n++], "ZKELECT_PREVIOUS=") < 0 ||
         asprintf(&env[n++], "ZKELECT_REASON=restart") < 0 ||
         asprintf(&env[n++], "ZKELECT_LEADER=%s", d->boot.node_id) < 0) {
@@ -211,11 +218,11 @@ state_boot(struct zkd *d)
             "service was stopped: running the stepdown hook to be safe; its session "
             "is not reused");
     } else {
-        log_info("state file: active=%d, epoch %" PRIu64 ", session 0x%" PRIx64,
-            st.active, st.epoch, (uint64_t)st.session);
+        log_info("state file: active=%d, epoch %" PRIu64 ", slot %d, session 0x%" PRIx64,
+            st.active, st.epoch, st.slot, (uint64_t)st.session);
     }
     if (found != ZKD_STATE_NONE && st.active != 0) {
-        state_restart_stepdown(d, st.epoch);
+        state_restart_stepdown(d, st.epoch, st.slot);
         pthread_mutex_lock(&state_mu);
         state_cur.active = 1;           /* forces the write */
         pthread_mutex_unlock(&state_mu);

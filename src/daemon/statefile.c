@@ -36,10 +36,14 @@ statefile_path(const char *dir, const char *node, char *buf, size_t len)
 /* ---- parsing --------------------------------------------------------------- */
 
 enum { K_VERSION, K_NODE, K_GROUP, K_SESSION, K_PASSWD, K_TIMEOUT, K_ACTIVE, K_EPOCH,
-    K__COUNT };
+    K_SLOT, K__COUNT };
 static const char *const statefile_keys[K__COUNT] = {
     "version", "node", "group", "session", "passwd", "timeout_ms", "active", "epoch",
+    "slot",
 };
+#define K__REQUIRED K_SLOT              /* the keys before it must be there; slot
+                                           may not (a file of a release without
+                                           slots, or of slot 0) */
 
 static int
 hexval(int c)
@@ -151,6 +155,15 @@ parse_value(int k, const char *v, struct zkd_state *st, char *msg, size_t msglen
         }
         st->epoch = x;
         return 0;
+    case K_SLOT:
+        /* 0 is accepted although never written: a hand-written file */
+        if (parse_u64(v, ZKD_STATE_SLOT_MAX, &x) != 0) {
+            snprintf(msg, msglen, "slot: expected 0 to %d, got '%.32s'",
+                ZKD_STATE_SLOT_MAX, v);
+            return -1;
+        }
+        st->slot = (int)x;
+        return 0;
     }
     return -1;
 }
@@ -214,7 +227,7 @@ statefile_parse(const char *text, size_t len, const char *node, const char *grou
         if (parse_value(k, eq + 1, st, msg, sizeof(msg)) != 0)
             BAD("line %d: %s", lineno, msg);
     }
-    for (k = 0; k < K__COUNT; k++)
+    for (k = 0; k < K__REQUIRED; k++)
         if (!seen[k])
             BAD("no '%s' line: the file is truncated or not a state file",
                 statefile_keys[k]);
@@ -334,6 +347,8 @@ statefile_write(const char *dir, const struct zkd_state *st, char *err, size_t e
         "timeout_ms=%d\nactive=%d\nepoch=%" PRIu64 "\n", ZKD_STATE_VERSION, st->node,
         st->group, (uint64_t)st->session, hex, st->timeout_ms, st->active == 1,
         st->epoch);
+    if (n >= 0 && (size_t)n < sizeof(text) && st->slot != 0)
+        n += snprintf(text + n, sizeof(text) - (size_t)n, "slot=%d\n", st->slot);
     if (n < 0 || (size_t)n >= sizeof(text)) {
         snprintf(err, errlen, "%s: contents too long", path);
         return -1;

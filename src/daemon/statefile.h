@@ -5,7 +5,7 @@
  * which ZooKeeper session held its znodes.
  *
  * Format (version 1): text, one "key=value" per line, '#' comments, every
- * key exactly once, the last line ending in '\n':
+ * key exactly once (slot at most once), the last line ending in '\n':
  *
  *     version=1            this format
  *     node=<id>            [node] id of the writer
@@ -16,6 +16,10 @@
  *     active=0|1           1 from the start of a takeover to the end of the
  *                          step-down that undid it
  *     epoch=<n>            the epoch of that takeover (0 none)
+ *     slot=<k>             optional: the slot of that takeover in a group
+ *                          with N active leaders, 1..15; absent = slot 0
+ *                          (written only when not 0, so a file of a group
+ *                          with one leader is what earlier releases wrote)
  *
  * The file is mode 0600 (it holds the session password), owned by the
  * daemon's user, written atomically (a temporary file in the same
@@ -35,6 +39,7 @@
 #define ZKD_STATE_VERSION   1
 #define ZKD_STATE_MAX       4096        /* bytes: a longer file is refused */
 #define ZKD_STATE_GROUP_MAX 1024        /* bytes of group */
+#define ZKD_STATE_SLOT_MAX  15          /* highest slot (ZKE_LEADERS_MAX - 1) */
 
 struct zkd_state {
     int version;                        /* ZKD_STATE_VERSION */
@@ -47,6 +52,8 @@ struct zkd_state {
     int active;                         /* 1 active, 0 not; -1: a refused file
                                            that does not say */
     uint64_t epoch;                     /* epoch of the active takeover */
+    int slot;                           /* its slot, 0..ZKD_STATE_SLOT_MAX (0 when the
+                                           file has no slot line) */
 };
 
 /* What statefile_read() found. */
@@ -55,7 +62,8 @@ enum zkd_state_found {
     ZKD_STATE_OK,                       /* a good file: every field may be used */
     ZKD_STATE_BAD                       /* refused (why in err): st->active and
                                            st->epoch say what the file said, if
-                                           anything; nothing else may be used */
+                                           anything (st->slot too); nothing else
+                                           may be used */
 };
 
 /* "<dir>/<node>.state" into buf. 0, or -1 when it does not fit. */
@@ -65,7 +73,8 @@ int statefile_path(const char *dir, const char *node, char *buf, size_t len);
  * Parse len bytes of text (the file's contents) for node and group into *st.
  * 0 when good; -1 with a message ("line 3: ...") in err otherwise. Even then
  * st->active is 1 or 0 when a well-formed active line was seen (-1 when not)
- * and st->epoch the epoch line's value (0 when none).
+ * and st->epoch and st->slot the epoch and slot lines' values (0 when none
+ * or not well-formed).
  */
 int statefile_parse(const char *text, size_t len, const char *node, const char *group,
     struct zkd_state *st, char *err, size_t errlen);
@@ -97,12 +106,13 @@ struct zkd;
 
 /* On start, before the session is opened: read the file; if it says the
  * service was active (or a refused file cannot say it was not), run the
- * stepdown hook for that epoch (ZKELECT_EVENT=-restart,
+ * stepdown hook for that epoch and slot (ZKELECT_EVENT=-restart,
  * ZKELECT_REASON=restart) and record active=0; if it holds a session we can
  * trust, close that session (zkelect_end_session). Logs every outcome. */
 void state_boot(struct zkd *d);
-/* The service turns active at epoch (before the takeover hook starts). */
-void state_active(struct zkd *d, uint64_t epoch);
+/* The service turns active at epoch in slot (before the takeover hook
+ * starts). */
+void state_active(struct zkd *d, uint64_t epoch, int slot);
 /* The service is stopped (after the stepdown hook ended). */
 void state_inactive(struct zkd *d);
 /* +connected: record the session if it changed (any thread; d->h may be

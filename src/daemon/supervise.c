@@ -53,10 +53,12 @@ static struct {
     pid_t pid;                          /* the command (its pgid too), 0 none */
     int pidfd;                          /* its pidfd, -1 none */
     uint64_t epoch;                     /* the epoch it serves */
+    char slot_tag[16];                  /* "slot K, " in a group with N > 1
+                                           leaders (the log lines say it), else "" */
     pthread_t monitor;                  /* watches for an exit of its own */
     bool monitoring;                    /* monitor runs */
     int stop_fd;                        /* eventfd: the monitor stops */
-} sup = { 0, -1, 0, 0, false, -1 };
+} sup = { 0, -1, 0, "", 0, false, -1 };
 
 /* The state /status shows (d->mu). */
 static void
@@ -196,9 +198,9 @@ super_monitor(void *arg)
     d->command_exits++;
     d->command_state = "exited";
     pthread_mutex_unlock(&d->mu);
-    log_warnx("leader command (pid %ld, epoch %llu) ended by itself while leading: "
-        "%s; the node turns unhealthy and leadership moves away", (long)sup.pid,
-        (unsigned long long)sup.epoch, how);
+    log_warnx("leader command (pid %ld, %sepoch %llu) ended by itself while "
+        "leading: %s; the node turns unhealthy and leadership moves away", (long)sup.pid,
+        sup.slot_tag, (unsigned long long)sup.epoch, how);
     snprintf(why, sizeof(why), "the leader command ended by itself: %s", how);
     health_fail(d, why);
     return NULL;
@@ -292,7 +294,7 @@ super_ready(struct zkd *d, const char *check, char *const env[], int cancel_fd,
 }
 
 int
-supervise_start(struct zkd *d, uint64_t epoch, char *const env[], int cancel_fd,
+supervise_start(struct zkd *d, uint64_t epoch, int slot, char *const env[], int cancel_fd,
     char *why, size_t whylen)
 {
     char *command = NULL, *check = NULL, **envp = NULL;
@@ -341,13 +343,17 @@ supervise_start(struct zkd *d, uint64_t epoch, char *const env[], int cancel_fd,
     }
     sup.pid = pid;
     sup.epoch = epoch;
+    if (slot > 0 || zkd_leaders(d) > 1)
+        snprintf(sup.slot_tag, sizeof(sup.slot_tag), "slot %d, ", slot);
+    else
+        sup.slot_tag[0] = '\0';
     sup.pidfd = pidfd_open(pid, 0);     /* -1 before Linux 5.3: waitid() polling */
     pthread_mutex_lock(&d->mu);
     d->command_starts++;
     pthread_mutex_unlock(&d->mu);
     super_state(d, pid, check != NULL ? "starting" : "running");
-    log_notice("leader command started (pid %ld, epoch %llu): %s", (long)pid,
-        (unsigned long long)epoch, command);
+    log_notice("leader command started (pid %ld, %sepoch %llu): %s", (long)pid,
+        sup.slot_tag, (unsigned long long)epoch, command);
     rc = 0;
     if (check != NULL) {
         rc = super_ready(d, check, envp, cancel_fd, deadline, timeout_ms, why, whylen);

@@ -27,7 +27,7 @@ bool supervise_configured(struct zkd *d);
 bool supervise_running(struct zkd *d);
 
 /*
- * Start the command for epoch with env (NULL-terminated "NAME=value", the
+ * Start the command for epoch (of slot) with env (NULL-terminated "NAME=value", the
  * ZKELECT_* variables of the hooks) in its own process group, then poll
  * [leader] ready_command (if set) every 100 ms until it exits 0, all within
  * [hooks] timeout_ms. cancel_fd becoming readable (a step-down, the stop)
@@ -36,7 +36,7 @@ bool supervise_running(struct zkd *d);
  * (it did not start, exited, or never became ready: it is stopped again).
  * Nothing to do (0) when no command is configured.
  */
-int supervise_start(struct zkd *d, uint64_t epoch, char *const env[], int cancel_fd,
+int supervise_start(struct zkd *d, uint64_t epoch, int slot, char *const env[], int cancel_fd,
     char *why, size_t whylen);
 
 /*

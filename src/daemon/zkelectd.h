@@ -34,6 +34,9 @@ enum zkd_hook {
     ZKD_HOOK__COUNT
 };
 
+#define ZKD_SLOTS_MAX 16                /* active slots of a group, at most
+                                           (ZKE_LEADERS_MAX) */
+
 struct zkd_hooks;                       /* hooks.c */
 struct zkd_health;                      /* health.c */
 struct zkd_http;                        /* http.c */
@@ -76,6 +79,8 @@ struct zkd {
     char stepdown_why[256];             /* (mu) detail of the last -stepdown or
                                            -takeover-abort event */
     const char *stepdown_event;         /* (mu) its name (static), or NULL */
+    char slot_last[ZKD_SLOTS_MAX][65];  /* (mu) per slot: the node last seen in it */
+    char slot_prev[ZKD_SLOTS_MAX][65];  /* (mu) ... and the one before */
     int exit_code;                      /* (mu) >= 0: the main loop exits with it */
 
     pthread_mutex_t evmu;               /* guards events_fd */
@@ -106,6 +111,17 @@ int events_file_open(const char *path, bool probe, char *why, size_t whylen);
 void events_swap(struct zkd *d, int fd);
 void events_close(struct zkd *d);
 
+/*
+ * The node this daemon saw hold slot k (1..15) before the latest holder,
+ * or the latest when that is another node: ZKELECT_PREVIOUS of a takeover
+ * of slot k (the decision names slot 0's previous leader only). "" none.
+ */
+void events_slot_previous(struct zkd *d, int k, char *buf, size_t len);
+
+/* N, the group's active slots, as this node's view says (1 before the group
+ * is open or any decision was read). Any thread; not with d->mu held. */
+int zkd_leaders(struct zkd *d);
+
 /* Ask the main thread to exit with code (from any thread). */
 void zkd_request_exit(struct zkd *d, int code);
 
@@ -127,8 +143,8 @@ void hooks_free(struct zkd *d);
 int hooks_on_takeover(void *data, zkelect_group_t *g, uint64_t epoch);
 int hooks_on_stepdown(void *data, zkelect_group_t *g, uint64_t epoch);
 
-/* Leadership of epoch was lost without a step-down (events.c). */
-void hooks_leadership_lost(struct zkd *d, uint64_t epoch, const char *detail);
+/* Leadership of epoch (in slot) was lost without a step-down (events.c). */
+void hooks_leadership_lost(struct zkd *d, uint64_t epoch, int slot, const char *detail);
 
 /* Queue the notify hook for ev, if one is configured (events.c). */
 void hooks_notify(struct zkd *d, const struct zkelect_event *ev);

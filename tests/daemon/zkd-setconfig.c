@@ -1,10 +1,10 @@
 /*
  * zkd-setconfig.c - test helper: write a group's config znode.
  *
- *   zkd-setconfig HOSTS PATH [SITE=PRIORITY ...]
+ *   zkd-setconfig [-l LEADERS] HOSTS PATH [SITE=PRIORITY ...]
  *
  * Creates PATH (and its parents) if needed and writes PATH/config with the
- * given site priorities, encoded by the library's codec (the one format the
+ * given site priorities and LEADERS active slots (1..16, default 1), encoded by the library's codec (the one format the
  * elector reads). The daemon tests use it to give their site a priority
  * without depending on the zkelect CLI. Exit status 0, or 1 with a message.
  */
@@ -87,13 +87,26 @@ main(int argc, char **argv)
     size_t len;
     long prio;
     zhandle_t *zh;
+    long leaders = 1;
     int i, rc;
 
+    if (argc >= 3 && strcmp(argv[1], "-l") == 0) {
+        errno = 0;
+        leaders = strtol(argv[2], &end, 10);
+        if (errno != 0 || *end != '\0' || leaders < 1 || leaders > ZKE_LEADERS_MAX) {
+            fprintf(stderr, "zkd-setconfig: -l: expected 1 to %d, got '%s'\n",
+                ZKE_LEADERS_MAX, argv[2]);
+            return 1;
+        }
+        argv += 2;
+        argc -= 2;
+    }
     if (argc < 3) {
-        fprintf(stderr, "usage: zkd-setconfig HOSTS PATH [SITE=PRIORITY ...]\n");
+        fprintf(stderr, "usage: zkd-setconfig [-l LEADERS] HOSTS PATH [SITE=PRIORITY ...]\n");
         return 1;
     }
     memset(&cfg, 0, sizeof(cfg));
+    cfg.leaders = (uint32_t)leaders;
     for (i = 3; i < argc; i++) {
         eq = strchr(argv[i], '=');
         if (eq == NULL || eq == argv[i] || (size_t)(eq - argv[i]) > ZKE_SITE_MAX ||

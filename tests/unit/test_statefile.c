@@ -3,7 +3,8 @@
  * parser, the reader's checks on bad files (owner, mode, garbage, another
  * node or group, truncated, symbolic link) and the atomic writer. Every bad
  * file must be refused with a message naming the file and the problem, and
- * yet report an active=1 line it holds.
+ * yet report an active=1 line it holds. The slot line (N active leaders) is
+ * optional: absent = slot 0, written only when not 0.
  */
 #include <sys/stat.h>
 
@@ -98,6 +99,70 @@ test_parse_good(void)
     CU_ASSERT_EQUAL(st.timeout_ms, 2000);
     CU_ASSERT_EQUAL(st.active, 1);
     CU_ASSERT_EQUAL(st.epoch, 42);
+    CU_ASSERT_EQUAL(st.slot, 0);        /* no slot line: slot 0 */
+}
+
+/* The slot line: 0..15, once; the active line still reported when it is bad. */
+static void
+test_slot(void)
+{
+    struct zkd_state st;
+    char text[700], w[600], err[600];
+    struct zkd_state ws;
+    static const struct {
+        const char *line;               /* appended to good */
+        const char *want;               /* NULL: accepted */
+        int slot;
+    } cases[] = {
+        { "slot=1\n", NULL, 1 },
+        { "slot=15\n", NULL, 15 },
+        { "slot=0\n", NULL, 0 },
+        { "slot=16\n", "line 10: slot: expected 0 to 15, got '16'", 0 },
+        { "slot=-1\n", "line 10: slot: expected 0 to 15, got '-1'", 0 },
+        { "slot=1x\n", "line 10: slot: expected 0 to 15, got '1x'", 0 },
+        { "slot=\n", "line 10: slot: expected 0 to 15, got ''", 0 },
+        { "slot=99999999999999999999\n", "line 10: slot: expected 0 to 15", 0 },
+        { "slot=1\nslot=2\n", "line 11: slot given twice", 1 },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        snprintf(text, sizeof(text), "%s%s", good, cases[i].line);
+        put(text, strlen(text), 0600);
+        if (cases[i].want == NULL) {
+            CU_ASSERT_EQUAL(get(&st, NULL), ZKD_STATE_OK);
+        } else {
+            get(&st, cases[i].want);
+            CU_ASSERT_EQUAL(st.active, 1);  /* still reported */
+        }
+        CU_ASSERT_EQUAL(st.slot, cases[i].slot);
+    }
+    /* written only when not 0: a slot-0 file is what earlier releases wrote */
+    memset(&ws, 0, sizeof(ws));
+    ws.version = 1;
+    strcpy(ws.node, "n1");
+    strcpy(ws.group, "/cluster");
+    ws.active = 1;
+    ws.epoch = 7;
+    ws.slot = 3;
+    CU_ASSERT_EQUAL_FATAL(statefile_write(dir, &ws, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL(get(&st, NULL), ZKD_STATE_OK);
+    CU_ASSERT_EQUAL(st.slot, 3);
+    CU_ASSERT_EQUAL(st.epoch, 7);
+    ws.slot = 0;
+    CU_ASSERT_EQUAL_FATAL(statefile_write(dir, &ws, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL(get(&st, NULL), ZKD_STATE_OK);
+    CU_ASSERT_EQUAL(st.slot, 0);
+    {
+        FILE *f = fopen(path, "r");
+        size_t n;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        n = fread(w, 1, sizeof(w) - 1, f);
+        w[n] = '\0';
+        fclose(f);
+        CU_ASSERT_PTR_NULL(strstr(w, "slot="));
+    }
 }
 
 static void
@@ -293,6 +358,7 @@ test_check_dir(void)
 
 static CU_TestInfo statefile_tests[] = {
     {"parse_good", test_parse_good},
+    {"slot", test_slot},
     {"roundtrip_0600_atomic", test_roundtrip},
     {"missing", test_missing},
     {"bad_mode", test_bad_mode},

@@ -603,6 +603,58 @@ out:
     free(opts);
     return rc;
 }
+/*
+ * The largest N this member can serve, for its record (zkelect set-leaders
+ * refuses more): this library serves every slot as a candidate, but as the
+ * elector it runs its own policy, and a module without choose_set (ABI 1.0)
+ * decides for one slot only. Found by loading the policy once per handle
+ * and policy (the same check as zkelect_policy_check), on the caller's
+ * thread. A policy that does not load says nothing here: the elector
+ * reports it as before.
+ */
+static uint32_t
+nominate_max_leaders(struct zkelect_group *g)
+{
+    struct zkelect *h = g->h;
+    struct zkelect_option opts[64];
+    char keys[64][ZKE_NAME_MAX + 1], key[sizeof(h->maxl_key)], err[256];
+    struct zke_policy *p = NULL;
+    uint32_t v = ZKE_LEADERS_MAX, hit = 0;
+    size_t i, n = 0;
+    int off;
+
+    off = snprintf(key, sizeof(key), "%s\n%s", g->policy_name, g->policy_path ? g->policy_path : "");
+    for (i = 0; i < g->nopt_kv && off > 0 && (size_t)off < sizeof(key); i++)
+        off += snprintf(key + off, sizeof(key) - (size_t)off, "\n%s", g->opt_kv[i]);
+    pthread_mutex_lock(&h->mu);
+    if (h->maxl_val && strcmp(h->maxl_key, key) == 0)
+        hit = h->maxl_val;
+    pthread_mutex_unlock(&h->mu);
+    if (hit)
+        return hit;
+    for (i = 0; i < g->nopt_kv && n < 64; i++) {
+        const char *eq = strchr(g->opt_kv[i], '=');
+        size_t kl = eq ? (size_t)(eq - g->opt_kv[i]) : strlen(g->opt_kv[i]);
+        if (kl > ZKE_NAME_MAX)
+            kl = ZKE_NAME_MAX;
+        memcpy(keys[n], g->opt_kv[i], kl);
+        keys[n][kl] = '\0';
+        opts[n].key = keys[n];
+        opts[n].value = eq ? eq + 1 : "";
+        n++;
+    }
+    if (zke_policy_load(g->policy_name, g->policy_path, opts, n, &p, err, sizeof(err)) == 0) {
+        if (!zke_policy_can_choose_set(p))
+            v = 1;
+        zke_policy_unload(p);
+    }
+    pthread_mutex_lock(&h->mu);
+    snprintf(h->maxl_key, sizeof(h->maxl_key), "%s", key);
+    h->maxl_val = v;
+    pthread_mutex_unlock(&h->mu);
+    return v;
+}
+
 /* ---- API entry points that run on the library thread -------------------------- */
 
 struct call_nominate {
@@ -680,7 +732,7 @@ group_nominate(struct zkelect_group *g, const struct zkelect_node *n, zkelect_do
     c->self.ntags = (int)n->ntags;
     c->self.eligible = n->eligible != 0;
     c->self.healthy = true;
-    c->self.max_leaders = ZKE_LEADERS_MAX; /* this library serves N slots */
+    c->self.max_leaders = nominate_max_leaders(g);
     zke_call(g->h, call_nominate, c);
     return 0;
 }

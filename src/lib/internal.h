@@ -137,6 +137,8 @@ struct sub {
 };
 
 struct zkelect {
+    char maxl_key[1024];              /* the policy (name, path, options) whose */
+    uint32_t maxl_val;                /* max_leaders was found last (api.c, h->mu) */
     /* configuration (immutable after open) */
     char *hosts;                      /* connect string */
     int session_timeout_ms;           /* requested session timeout */

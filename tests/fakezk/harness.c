@@ -38,6 +38,7 @@ static pthread_mutex_t wake_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake_cv = PTHREAD_COND_INITIALIZER;
 static unsigned wake_gen;
 int fz_watchdog_ms = 60000, fz_exclude_ms = 60000;
+const char *fz_policy = "nodeid";
 int fz_session_ms = 10000, fz_fence_ms = 0, fz_stepdown_ms = 0;
 
 static uint64_t
@@ -120,6 +121,7 @@ fz_begin(void)
     verbose = v && *v && strcmp(v, "0") != 0;
     fz_end();   /* whatever a failed test left open */
     fz_watchdog_ms = fz_exclude_ms = 60000;
+    fz_policy = "nodeid";
     fz_session_ms = 10000;
     fz_fence_ms = fz_stepdown_ms = 0;
     if (verbose)
@@ -190,7 +192,7 @@ fz_node_open(struct fz_node *n, const char *id, const char *base, int ngroups)
         memset(&go, 0, sizeof(go));
         go.size = sizeof(go);
         go.path = gr->path;
-        go.policy = "nodeid";
+        go.policy = fz_policy;
         go.policy_path = FZ_POLICY_DIR;
         go.policy_options = popts;
         go.npolicy_options = 1;

@@ -57,6 +57,9 @@ struct fz_node {
  * watchdog and exclusion periods (default 60000 ms: no timer fires during a
  * test unless it asks for one). */
 extern int fz_watchdog_ms, fz_exclude_ms;
+/* The policy of the next fz_node_open: a name in policies/ or a path (fz_begin
+ * resets it to "nodeid"). */
+extern const char *fz_policy;
 /* The session timeout and the self-fence options of the next fz_node_open
  * (fz_begin resets them: 10000, 0 and 0, i.e. the library's defaults). */
 extern int fz_session_ms, fz_fence_ms, fz_stepdown_ms;

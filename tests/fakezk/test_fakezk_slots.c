@@ -300,6 +300,45 @@ test_move_between_slots(void)
     fz_end();
 }
 
+/* Each member's record says the largest N it can serve: 16 with a policy
+ * that chooses sets; 1 with an ABI 1.0 policy, which as the elector could
+ * decide one slot only (zkelect set-leaders refuses more while it is a
+ * member). As the elector of a group with leaders = 2 it decides nothing and
+ * says why. */
+static void
+test_max_leaders(void)
+{
+    char rec[2048];
+    int n;
+
+    fz_begin();
+    CU_ASSERT(fakezk_mkdirs("/g") == 0);
+    fz_policy = FZ_BADPOLICY_DIR "/abi10.so";
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    fz_policy = "nodeid";
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n2", "/g", 1) == 0);
+    fz_nominate(&N[0], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    fz_nominate(&N[1], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    n = fakezk_get("/g/nodes/n1", rec, sizeof(rec) - 1);
+    CU_ASSERT_FATAL(n > 0);
+    rec[n] = '\0';
+    CU_ASSERT(strstr(rec, "\"max_leaders\":1") != NULL);
+    n = fakezk_get("/g/nodes/n2", rec, sizeof(rec) - 1);
+    CU_ASSERT_FATAL(n > 0);
+    rec[n] = '\0';
+    CU_ASSERT(strstr(rec, "\"max_leaders\":16") != NULL);
+    CU_ASSERT(ready_in(0, 0));
+    put("/g/config", "{\"v\":1,\"settle_ms\":0,\"leaders\":2}");
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_ERROR) >= 1);
+    CU_ASSERT(strstr(N[0].grp[0].log, "-error") != NULL);
+    CU_ASSERT_EQUAL(zkelect_group_slot(N[1].grp[0].g), -1);
+    CU_ASSERT(ready_in(0, 0));
+    fz_end();
+}
+
 static CU_TestInfo slot_tests[] = {
     {"two_slots", test_two_slots},
     {"crash_one_active", test_crash_one_active},
@@ -308,6 +347,7 @@ static CU_TestInfo slot_tests[] = {
     {"watchdog_one_slot", test_watchdog_one_slot},
     {"raise_and_lower", test_raise_and_lower},
     {"move_between_slots", test_move_between_slots},
+    {"max_leaders", test_max_leaders},
     CU_TEST_INFO_NULL,
 };
 

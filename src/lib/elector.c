@@ -268,7 +268,11 @@ member_can_lead(struct zkelect_group *g, const struct member_cache *m, uint64_t 
            exclusion_find(g, m->rec.id) == NULL && !drained(g, m->rec.id, now);
 }
 
-/* The configs differ in nothing but their drains. */
+/* The configs differ in nothing but their drains, or their number of slots
+   (`leaders`): neither is a change of the rules that an operator wants
+   acted on at once (a drain moves only the drained node; a new N fills or
+   releases slots and leaves every slot that stays alone, also under
+   preempt = on). */
 static bool
 config_same_but_drains(const struct zke_config *a, const struct zke_config *b)
 {
@@ -1092,6 +1096,33 @@ elector_eval_slots(struct zkelect_group *g, struct zkelect_policy_input *in,
     for (k = 0; k < ncur; k++)
         if (eslot_present(g, k))
             snprintf(cur[k], sizeof(cur[k]), "%s", eslot(g, k, NULL));
+    /* a member that cannot serve N slots (an earlier release, max_leaders
+       absent; or a policy without choose_set) is given none: an earlier
+       release would never take a slot above 0 */
+    {
+        char bad[256];
+        size_t off = 0;
+
+        bad[0] = '\0';
+        for (i = 0; i < (int)in->nmembers; i++) {
+            if (mc_of[i]->rec.max_leaders >= (uint32_t)N)
+                continue;
+            mem[i].eligible = 0;
+            for (k = 0; k < ncur; k++)
+                if (strcmp(cur[k], mem[i].id) == 0)
+                    cur[k][0] = '\0'; /* its slot is refilled */
+            if (off < sizeof(bad))
+                off += (size_t)snprintf(bad + off, sizeof(bad) - off, "%s%s (at most %u)",
+                                        off ? ", " : "", mem[i].id, mc_of[i]->rec.max_leaders);
+        }
+        if (strcmp(bad, g->slots_refused) != 0) {
+            snprintf(g->slots_refused, sizeof(g->slots_refused), "%s", bad);
+            if (*bad)
+                zke_event(g->h, g, ZKELECT_EV_ERROR, NULL, 0, ZKELECT_ECONFIG,
+                          "leaders = %d: given no slot, as they cannot serve that many: %s",
+                          N, bad);
+        }
+    }
     for (k = 0; k < N && k < ncur; k++)
         holders[k] = *cur[k] ? cur[k] : NULL;
     in->leaders = (unsigned)N;

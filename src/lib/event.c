@@ -166,7 +166,8 @@ zke_event(struct zkelect *h, struct zkelect_group *g, enum zkelect_event_type ty
     if (g && type == ZKELECT_EV_LEADER_CHANGED)
         ev.status = (enum zkelect_status)LV(g, ev.slot)->pub_status;
 
-    if (g && g->nlv > 1)
+    if (g && g->nlv > 1 && (g->ev_slot >= 0 || (type >= ZKELECT_EV_DECISION && type <= ZKELECT_EV_LEADER_CHANGED) ||
+                            type == ZKELECT_EV_FENCED))
         zke_log(h, event_level(type), "%s %s%s%s slot=%d epoch=%llu: %s", g->path, ev.name,
                 ev.node ? " node=" : "", ev.node ? ev.node : "", ev.slot,
                 (unsigned long long)epoch, detail);

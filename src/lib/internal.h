@@ -421,6 +421,7 @@ struct zkelect_group {
     bool saw_leader;                  /* a leader znode was seen since (just before) this
                                          registration: the group is not at a cold start */
     char policy_loaded_key[1024];     /* name + options it was loaded with */
+    char slots_refused[256];          /* members last reported unable to serve N slots */
 
     /* liveness */
     bool pred_watched;                /* an exists-watch is set on g->pred */

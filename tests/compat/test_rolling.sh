@@ -490,6 +490,41 @@ check "9: the old CLI's status decodes the N = 2 decision (exit $rc, leader n4, 
     eval '[ $rc = 0 ] && grep -q "^leader: *n4 READY" "$T/old.out" && ! grep -qi malformed "$T/old.out" "$T/old.err"'
 
 # ---------------------------------------------------------------------------
+# 9b. An old daemon joins the N = 2 group (COMPAT_OLD_JOINS=1)
+# ---------------------------------------------------------------------------
+# set-leaders checks the members only when it raises N. An old daemon that
+# joins afterwards knows slot 0 only, so the elector must not name it in
+# slot 1. Off by default: h/slots' elector names it there (it does not read
+# max_leaders), n1 never takes the slot, and the watchdog fires every
+# watchdog_ms without excluding it ("no other member can lead"), a new epoch
+# each time, for as long as no new member is there.
+# hold_for MS COMMAND...: COMMAND keeps succeeding for MS, polled every
+# 100 ms (an observation window, not a synchronization).
+hold_for() {
+    local end=$(( $(now_ms) + $1 ))
+    shift
+    while [ "$(now_ms)" -lt "$end" ]; do
+        "$@" || return 1
+        sleep 0.1
+    done
+    "$@"
+}
+n1_not_named() { newcli leader; ! grep -q 'n1 elected' "$T/new.out"; }
+if [ "${COMPAT_OLD_JOINS:-0}" = 1 ]; then
+    log "9b: n1 (old) joins the N = 2 group; kill -9 of n2 (slot 1)"
+    check "9b: n1 (old) starts and joins" start_nodes n1
+    t0=$(mono)
+    kill9 n2
+    check "9b: slot 1 is never given to n1 (old) within T + watchdog_ms + 1 s" \
+        hold_for $((SESSION_MS + WATCHDOG_MS + 1000)) n1_not_named
+    sed 's/^/    /' "$T/new.out"
+    check "9b: no +watchdog since" \
+        eval '[ -z "$("$DREV" list -a "$t0" -E +watchdog "$PH"/*.events)" ]'
+    check "9b: n2 (new) starts again and joins" start_nodes n2
+    check "9b: two actives READY again: n4 and n2" wait_until "$WAIT_MS" two_ready
+fi
+
+# ---------------------------------------------------------------------------
 # 10. An old CLI's config write puts N back to 1 (doc/OPERATIONS.md)
 # ---------------------------------------------------------------------------
 log "10: the old CLI's set-site-priority rewrites the config without \"leaders\""

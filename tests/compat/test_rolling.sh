@@ -276,7 +276,10 @@ launch_node() {
 # runs_old_library NODE: the daemon's process maps the previous release's
 # libzkelect (an old node that loaded this build's library would prove
 # nothing).
-runs_old_library() { grep -q " $OLD/lib/libzkelect\.so" "/proc/${pid[$1]}/maps"; }
+# (The maps name the file by its real path: the build directory's may not be.)
+runs_old_library() {
+    grep -qF " $(cd "$OLD/lib" && pwd -P)/libzkelect.so" "/proc/${pid[$1]}/maps"
+}
 
 # term NODE: SIGTERM (graceful: the leader runs its stepdown hook), reaped,
 # its end recorded for dr-events.
@@ -321,7 +324,7 @@ agree() {
     cp "$T/old.out" "$T/old.leader"
     newcli leader
     nrc=$?
-    check "$step: zkelect leader, old and new CLI: exit 0 ($orc, $nrc), the same line ($(cat "$T/new.out"))" \
+    check "$step: zkelect leader, old and new CLI: exit 0 ($orc, $nrc), the same line ($(head -n 1 "$T/new.out"))" \
         eval '[ $orc = 0 ] && [ $nrc = 0 ] && cmp -s "$T/old.leader" "$T/new.out"'
     oldcli history
     orc=$?

@@ -104,6 +104,7 @@ build_previous() {
     local src=$build_tmp/src bld=$build_tmp/build stage
     mkdir -p "$src" "$bld" "$TOP_BUILDDIR/tests/compat" || return 1
     stage=$(mktemp -d "$TOP_BUILDDIR/tests/compat/.stage.XXXXXX") || return 1
+    echo "$stage" > "$build_tmp/stage"     # for cleanup, if the build is stopped
     git -C "$TOP_SRCDIR" archive --format=tar "$PREV" | tar -x -C "$src" || return 1
     (cd "$src" && autoreconf -fi) || return 1
     # the make that runs this test passes its jobserver: the build has its own -j2
@@ -126,7 +127,10 @@ cleanup() {
     kill_all_daemons
     zk_stop
     [ -n "$guard_pid" ] && kill "$guard_pid" 2>/dev/null
-    [ -n "$build_tmp" ] && rm -rf "$build_tmp"
+    if [ -n "$build_tmp" ]; then
+        [ -f "$build_tmp/stage" ] && rm -rf "$(cat "$build_tmp/stage")"
+        rm -rf "$build_tmp" "$build_tmp.log"
+    fi
     if [ -n "${T:-}" ]; then
         if [ "${COMPAT_TEST_KEEP:-0}" = 1 ] || [ "$failed" -gt 0 ]; then
             for p in "$T"/*.log; do

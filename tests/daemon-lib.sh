@@ -1,6 +1,7 @@
 # daemon-lib.sh - what the shell tests that run real zkelectd daemons on a
 # zk-local ensemble share (bash; sourced after tests/lib.sh). Used by
-# tests/dr/test_dr_ops.sh, tests/dr/test_dr.sh and tests/daemon/test_service.sh.
+# tests/dr/test_dr_ops.sh, tests/dr/test_dr.sh, tests/dr/test_dr_slots.sh and
+# tests/daemon/test_service.sh.
 #
 # The test sets, before calling these:
 #   T          its work directory          WAIT_MS   deadline for "eventually"
@@ -10,6 +11,9 @@
 #   declare -A pid port                    node -> daemon pid / HTTP port
 #   write_config NODE                      writes $PH/NODE.ini (a function)
 # and exports SVC_LOG (the service log its hooks stamp) for the daemons.
+# The CLI helpers (cli, leader_ready, leader_is) use ZKELECT and T and the
+# group in the environment (ZKELECT_HOSTS, ZKELECT_PATH); events and
+# first_ms use DREV and PH.
 
 alive() { [ -n "${pid[$1]:-}" ] && kill -0 "${pid[$1]}" 2>/dev/null; }
 
@@ -29,6 +33,27 @@ leaders() {
         alive "$n" && is_leader "$n" && out="$out $n"
     done
     echo "${out# }"
+}
+
+# CLOCK_MONOTONIC ms, integer: the clock of the event logs' mono_ms.
+mono() { "$DREV" now; }
+
+# The DR tests' two sites: dc1 (n1 n2 n3) and dc2 (n4 n5); node priorities
+# n1 30, n2 20, n3 10, n4 30, n5 20.
+site_of() { case $1 in n1|n2|n3) echo dc1 ;; *) echo dc2 ;; esac; }
+prio_of() { case $1 in n1|n4) echo 30 ;; n2|n5) echo 20 ;; *) echo 10 ;; esac; }
+
+# hold_for MS COMMAND...: COMMAND keeps succeeding for MS (polled every
+# 100 ms); 1 at its first failure. An observation window, for "nothing
+# happens", not a synchronization.
+hold_for() {
+    local end=$(( $(now_ms) + $1 ))
+    shift
+    while [ "$(now_ms)" -lt "$end" ]; do
+        "$@" || return 1
+        sleep 0.1
+    done
+    "$@"
 }
 
 # mono_reached T0 MS: CLOCK_MONOTONIC (zke-mono's ms) has reached T0 + MS.
@@ -76,6 +101,29 @@ zk_stop() {
         zk_pid=
     fi
 }
+
+# ---------------------------------------------------------------------------
+# The CLI and the event logs
+# ---------------------------------------------------------------------------
+
+# zkelect on the current group: stdout to $T/cli.out, stderr to $T/cli.err;
+# returns its exit status.
+cli() { "$ZKELECT" "$@" > "$T/cli.out" 2> "$T/cli.err"; }
+
+# The READY leader's id ("" when none is READY).
+leader_ready() {
+    local out
+    out=$("$ZKELECT" leader 2>/dev/null) || { echo ""; return; }
+    echo "${out%% *}"
+}
+leader_is() { [ "$(leader_ready)" = "$1" ]; }
+
+# dr-events list over the current scenario's logs: "MS NODE EVENT SUBJECT EPOCH".
+events() { "$DREV" list "$@" "$PH"/*.events; }
+
+# The first matching event's mono_ms ("" when none): first_ms DR-EVENTS-OPTS...
+first_ms() { events "$@" | awk 'NR == 1 { print $1 }'; }
+has_events() { [ -n "$(first_ms "$@")" ]; }
 
 # ---------------------------------------------------------------------------
 # Daemons

@@ -20,6 +20,16 @@
  *   dr-events list [-n NODE] [-s SUBJECT] [-a AFTER_MS] [-E EVENT[,EVENT...]] FILE...
  *       print the matching events in time order, one per line:
  *       "MONO_MS NODE EVENT SUBJECT EPOCH" (SUBJECT "-" when none)
+ *   dr-events slots < LEADER_JSON
+ *       read `zkelect leader --json` (or `zkelect status --json`) on stdin and
+ *       print one line per slot, slot 0 first: "SLOT ID STATUS EPOCH
+ *       ELECTED_ID ELECTED_EPOCH" (ID and ELECTED_ID "-" when none); a group
+ *       with one leader (no "slots") gives slot 0's line from the top level
+ *   dr-events epochs < HISTORY_JSON
+ *       read `zkelect history --json` on stdin and print "EPOCH SLOT LEADER"
+ *       per entry (SLOT 0 when the entry has none, LEADER "-" when null):
+ *       every epoch a decision gave and the slot it was given in, so a
+ *       hook's stamp (its ZKELECT_EPOCH) can be put in its slot
  *
  * A READY interval of a node starts at its +ready (or +resumed) and ends at
  * its next -stepdown, -suspended, -leadership-lost or -fenced (a leader that
@@ -599,6 +609,122 @@ cmd_list(int argc, char **argv)
     return 0;
 }
 
+/* All of stdin (NUL-terminated, heap), or NULL with a message. */
+static char *
+dr_read_stdin(void)
+{
+    size_t n = 0, cap = 0, r;
+    char *buf = NULL, *nb;
+
+    do {
+        if (cap - n < 4096) {
+            cap = cap ? cap * 2 : 65536;
+            if ((nb = realloc(buf, cap + 1)) == NULL) {
+                fprintf(stderr, "%s: out of memory\n", progname);
+                free(buf);
+                return NULL;
+            }
+            buf = nb;
+        }
+        r = fread(buf + n, 1, cap - n, stdin);
+        n += r;
+    } while (r > 0);
+    if (ferror(stdin)) {
+        fprintf(stderr, "%s: stdin: read error\n", progname);
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* stdin as one JSON value of type TYPE (cJSON_Object, cJSON_Array), or NULL. */
+static cJSON *
+dr_stdin_json(int type, const char *what)
+{
+    char *buf = dr_read_stdin();
+    cJSON *o;
+
+    if (buf == NULL)
+        return NULL;
+    o = cJSON_Parse(buf);
+    free(buf);
+    if (o == NULL || (o->type & 0xff) != type) {
+        fprintf(stderr, "%s: stdin is not %s\n", progname, what);
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* A string member ("-" when missing, null or not a string). */
+static const char *
+dr_jstr(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+    return cJSON_IsString(v) && *v->valuestring ? v->valuestring : "-";
+}
+
+/* A number member (0 when missing or not a number). */
+static uint64_t
+dr_jnum(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+    return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (uint64_t)v->valuedouble : 0;
+}
+
+/* One "SLOT ID STATUS EPOCH ELECTED_ID ELECTED_EPOCH" line of slot object o. */
+static void
+dr_print_slot(int slot, const cJSON *o)
+{
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "elected");
+
+    printf("%d %s %s %" PRIu64 " %s %" PRIu64 "\n", slot, dr_jstr(o, "id"),
+           dr_jstr(o, "status"), dr_jnum(o, "epoch"),
+           cJSON_IsObject(e) ? dr_jstr(e, "id") : "-", cJSON_IsObject(e) ? dr_jnum(e, "epoch") : 0);
+}
+
+static int
+cmd_slots(void)
+{
+    cJSON *o = dr_stdin_json(cJSON_Object, "a JSON object (zkelect leader --json)"), *l, *s;
+    int k = 0;
+
+    if (o == NULL)
+        return 2;
+    /* status --json has the leader's fields in "leader", leader --json at the top */
+    l = cJSON_GetObjectItemCaseSensitive(o, "leader");
+    if (!cJSON_IsObject(l))
+        l = o;
+    s = cJSON_GetObjectItemCaseSensitive(o, "slots");
+    if (!cJSON_IsArray(s)) {
+        dr_print_slot(0, l);
+    } else {
+        cJSON_ArrayForEach(l, s) {
+            dr_print_slot(cJSON_HasObjectItem(l, "slot") ? (int)dr_jnum(l, "slot") : k, l);
+            k++;
+        }
+    }
+    cJSON_Delete(o);
+    return 0;
+}
+
+static int
+cmd_epochs(void)
+{
+    cJSON *a = dr_stdin_json(cJSON_Array, "a JSON array (zkelect history --json)"), *e;
+
+    if (a == NULL)
+        return 2;
+    cJSON_ArrayForEach(e, a)
+        printf("%" PRIu64 " %" PRIu64 " %s\n", dr_jnum(e, "epoch"), dr_jnum(e, "slot"),
+               dr_jstr(e, "leader"));
+    cJSON_Delete(a);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -612,9 +738,14 @@ main(int argc, char **argv)
         return cmd_gap(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "list") == 0)
         return cmd_list(argc - 1, argv + 1);
+    if (argc == 2 && strcmp(argv[1], "slots") == 0)
+        return cmd_slots();
+    if (argc == 2 && strcmp(argv[1], "epochs") == 0)
+        return cmd_epochs();
     fprintf(stderr, "usage: %s now | check [-v] [-x EXITS] [-e END_MS] FILE... |\n"
             "       gap [-x EXITS] [-e END_MS] FROM_MS TO_MS FILE... |\n"
-            "       list [-n NODE] [-s SUBJECT] [-a AFTER_MS] [-E EVENT[,EVENT...]] FILE...\n",
+            "       list [-n NODE] [-s SUBJECT] [-a AFTER_MS] [-E EVENT[,EVENT...]] FILE... |\n"
+            "       slots < LEADER_JSON | epochs < HISTORY_JSON\n",
             progname);
     return 2;
 }

@@ -68,41 +68,11 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/zkdr.XXXXXX") || exit 99
 
 . "$TOP_SRCDIR/tests/lib.sh"         # now_ms, ok, nok, check, wait_until, pick_port, finish
 . "$TOP_SRCDIR/tests/daemon-lib.sh"  # alive, http, body, start_nodes, kill9, stop_all,
-                                     # check_events, check_service, zk_start
-
-# CLOCK_MONOTONIC ms: the clock of the event logs' mono_ms.
-mono() { "$DREV" now; }
+                                     # check_events, check_service, zk_start, mono,
+                                     # hold_for, site_of, prio_of, cli, leader_ready,
+                                     # leader_is, events, first_ms, has_events
 
 log() { echo "$NAME: $*"; }
-
-# hold_for MS COMMAND...: COMMAND keeps succeeding for MS (polled every
-# 100 ms); 1 at its first failure. An observation window, for "nothing
-# happens", not a synchronization.
-hold_for() {
-    local end=$(( $(now_ms) + $1 ))
-    shift
-    while [ "$(now_ms)" -lt "$end" ]; do
-        "$@" || return 1
-        sleep 0.1
-    done
-    "$@"
-}
-
-site_of() { case $1 in n1|n2|n3) echo dc1 ;; *) echo dc2 ;; esac; }
-prio_of() { case $1 in n1|n4) echo 30 ;; n2|n5) echo 20 ;; *) echo 10 ;; esac; }
-
-# zkelect on the current phase's group; stdout to $T/cli.out, stderr to
-# $T/cli.err; returns its exit status.
-cli() { "$ZKELECT" "$@" > "$T/cli.out" 2> "$T/cli.err"; }
-
-# The READY leader's id ("" when none is READY).
-leader_ready() {
-    local out
-    out=$("$ZKELECT" leader 2>/dev/null) || { echo ""; return; }
-    echo "${out%% *}"
-}
-
-leader_is() { [ "$(leader_ready)" = "$1" ]; }
 
 leader_on() {
     local l
@@ -112,14 +82,6 @@ leader_on() {
 
 # zkelect leader exits 3: there is no leader at all.
 no_leader() { "$ZKELECT" leader > /dev/null 2>&1; [ $? = 3 ]; }
-
-# dr-events list over the current phase's logs.
-events() { "$DREV" list "$@" "$PH"/*.events; }
-
-# The first matching event's mono_ms ("" when none): first_ms DR-EVENTS-OPTS...
-first_ms() { events "$@" | awk 'NR == 1 { print $1 }'; }
-
-has_events() { [ -n "$(first_ms "$@")" ]; }
 
 # ---------------------------------------------------------------------------
 # Daemons

@@ -90,39 +90,6 @@ log() { echo "$NAME: $*"; }
 note() { SUMMARY+=("$*"); log "$*"; }
 want() { case " $ONLY " in *" $1 "*) return 0 ;; esac; return 1; }
 
-# CLOCK_MONOTONIC ms, integer: the clock of the event logs' mono_ms.
-mono() { "$DREV" now; }
-
-site_of() { case $1 in n1|n2|n3) echo dc1 ;; *) echo dc2 ;; esac; }
-prio_of() { case $1 in n1|n4) echo 30 ;; n2|n5) echo 20 ;; *) echo 10 ;; esac; }
-
-# zkelect on the current group: stdout to $T/cli.out, stderr to $T/cli.err.
-cli() { "$ZKELECT" "$@" > "$T/cli.out" 2> "$T/cli.err"; }
-
-# The READY leader's id ("" when none is READY).
-leader_ready() {
-    local out
-    out=$("$ZKELECT" leader 2>/dev/null) || { echo ""; return; }
-    echo "${out%% *}"
-}
-leader_is() { [ "$(leader_ready)" = "$1" ]; }
-
-# hold_for MS COMMAND...: COMMAND keeps succeeding for MS (an observation
-# window for "nothing happens", polled every 100 ms).
-hold_for() {
-    local end=$(( $(now_ms) + $1 ))
-    shift
-    while [ "$(now_ms)" -lt "$end" ]; do
-        "$@" || return 1
-        sleep 0.1
-    done
-    "$@"
-}
-
-# dr-events list over the scenario's logs: "MS NODE EVENT SUBJECT EPOCH".
-events() { "$DREV" list "$@" "$PH"/*.events; }
-first_ms() { events "$@" | awk 'NR == 1 { print $1 }'; }
-
 # decisions AFTER: the elector's decisions after AFTER, "MS LEADER EPOCH",
 # one per decision (only the elector publishes +decision).
 decisions() { events -a "$1" -E +decision | awk '{ print $1, $4, $5 }'; }

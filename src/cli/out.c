@@ -427,6 +427,35 @@ out_wait_decision(struct cli *c, uint64_t deadline_ms, const char *what_waiting,
     return out_wait_decision_slot(c, deadline_ms, what_waiting, done, arg, res, 0);
 }
 
+/* Slot K's decided node is READY at the slot's epoch. */
+static bool
+slot_ready(const struct cli_view *v, int k)
+{
+    const char *id;
+    uint64_t epoch;
+
+    view_slot_decision(v, k, &id, &epoch);
+    return *id && k < v->leaders && v->slot[k].have && strcmp(v->slot[k].leader.id, id) == 0 &&
+           v->slot[k].leader.epoch == epoch && v->slot[k].leader.status == ZKELECT_STATUS_READY;
+}
+
+/* Every slot the decision fills is READY (a wait on a group with N > 1
+   ends when all its actives are, as `zkelect leader` exits 0 then). */
+static bool
+all_slots_ready(const struct cli_view *v)
+{
+    const char *id;
+    uint64_t epoch;
+    int k;
+
+    for (k = 1; k < v->leaders; k++) {
+        view_slot_decision(v, k, &id, &epoch);
+        if (*id && !slot_ready(v, k))
+            return false;
+    }
+    return true;
+}
+
 int
 out_wait_decision_slot(struct cli *c, uint64_t deadline_ms, const char *what_waiting,
                        int (*done)(struct cli *, const struct cli_view *, void *), void *arg,
@@ -446,8 +475,9 @@ out_wait_decision_slot(struct cli *c, uint64_t deadline_ms, const char *what_wai
             if (rc != CLI_OK)
                 return wait_end(c, res, "error", NULL, rc < 0 ? CLI_EFAIL : rc);
         }
-        /* slot k > 0: the config says how many leader znodes there are */
-        rc = view_load(c, &v, VIEW_MEMBERS | VIEW_ELECTED | VIEW_LEADER | (k > 0 ? VIEW_CONFIG : 0),
+        /* the config says how many leader znodes there are (N > 1: every
+           slot is waited for) */
+        rc = view_load(c, &v, VIEW_MEMBERS | VIEW_ELECTED | VIEW_LEADER | VIEW_CONFIG,
                        true, fp, sizeof(fp));
         if (rc != ZOK) {
             view_free(&v);
@@ -483,9 +513,7 @@ out_wait_decision_slot(struct cli *c, uint64_t deadline_ms, const char *what_wai
                     view_free(&v);
                     return rc;
                 }
-                if (k < v.leaders && v.slot[k].have && strcmp(v.slot[k].leader.id, id) == 0 &&
-                    v.slot[k].leader.epoch == epoch &&
-                    v.slot[k].leader.status == ZKELECT_STATUS_READY) {
+                if (slot_ready(&v, k) && (k > 0 || all_slots_ready(&v))) {
                     if (c->json && res)
                         rc = wait_end(c, res, "ok", &v, CLI_OK);
                     else

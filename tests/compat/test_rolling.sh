@@ -497,14 +497,14 @@ check "9: the old CLI's status decodes the N = 2 decision (exit $rc, leader n4, 
     eval '[ $rc = 0 ] && grep -q "^leader: *n4 READY" "$T/old.out" && ! grep -qi malformed "$T/old.out" "$T/old.err"'
 
 # ---------------------------------------------------------------------------
-# 9b. An old daemon joins the N = 2 group (COMPAT_OLD_JOINS=1)
+# 9b. An old daemon joins the N = 2 group (COMPAT_OLD_JOINS=0 skips it)
 # ---------------------------------------------------------------------------
 # set-leaders checks the members only when it raises N. An old daemon that
 # joins afterwards knows slot 0 only, so the elector must not name it in
-# slot 1. Off by default: h/slots' elector names it there (it does not read
-# max_leaders), n1 never takes the slot, and the watchdog fires every
-# watchdog_ms without excluding it ("no other member can lead"), a new epoch
-# each time, for as long as no new member is there.
+# slot 1 (it gives no slot to a member whose max_leaders is below N). Before
+# that rule the elector named it there, n1 never took the slot, and the
+# watchdog fired every watchdog_ms without excluding it, a new epoch each
+# time, for as long as no new member was there.
 # hold_for MS COMMAND...: COMMAND keeps succeeding for MS, polled every
 # 100 ms (an observation window, not a synchronization).
 hold_for() {
@@ -517,7 +517,7 @@ hold_for() {
     "$@"
 }
 n1_not_named() { newcli leader; ! grep -q 'n1 elected' "$T/new.out"; }
-if [ "${COMPAT_OLD_JOINS:-0}" = 1 ]; then
+if [ "${COMPAT_OLD_JOINS:-1}" = 1 ]; then
     log "9b: n1 (old) joins the N = 2 group; kill -9 of n2 (slot 1)"
     check "9b: n1 (old) starts and joins" start_nodes n1
     t0=$(mono)

@@ -1344,7 +1344,10 @@ check_timeline(const char *dir, int all)
         for (k = 0; !all && k < sizeof shown / sizeof shown[0]; k++)
             if (strcmp(e[ei].name, shown[k]) == 0)
                 break;
-        if (all || k < sizeof shown / sizeof shown[0])
+        if ((all || k < sizeof shown / sizeof shown[0]) && r.leaders > 1)
+            printf("%9.3f  %-7s  %-16s %-3" PRIu64 " slot %d %s\n", rel(&r, e[ei].t),
+                r.ids[e[ei].node], e[ei].name, e[ei].epoch, e[ei].slot, e[ei].detail);
+        else if (all || k < sizeof shown / sizeof shown[0])
             printf("%9.3f  %-7s  %-16s %-3" PRIu64 " %s\n", rel(&r, e[ei].t), r.ids[e[ei].node],
                 e[ei].name, e[ei].epoch, e[ei].detail);
         ei++;

@@ -424,6 +424,25 @@ fault_owner(struct fault *f, int64_t owner)
     return found;
 }
 
+/* The node the pollers last saw READY in slot k (within the last second), -1 none. */
+static int
+final_slot_leader(struct fault *f, int k)
+{
+    uint64_t now = fault_now_ms();
+    int i, found = -1;
+
+    pthread_mutex_lock(&f->mu);
+    for (i = 0; i < f->nnodes; i++) {
+        struct fnode *n = &f->nodes[i];
+
+        if (n->pid > 0 && !n->frozen && n->leader200 && n->leader_slot == k
+            && n->leader_at_ms + 1000 >= now)
+            found = i;
+    }
+    pthread_mutex_unlock(&f->mu);
+    return found;
+}
+
 /*
  * ZooKeeper's final state, from the server: every child of nodes/ and
  * election/ (and leader) is an ephemeral of a live daemon's session, the
@@ -491,17 +510,26 @@ final_check_znodes(struct fault *f)
                 printf("  - %s has %d znodes in %s/\n", f->nodes[i].id, count[d][i], dirs[d]);
                 bad++;
             }
-    rc = zoo_exists(zh, FAULT_GROUP "/leader", 0, &stat);
-    l = cluster_leader(f);
-    if (rc != ZOK || l < 0 || fault_owner(f, stat.ephemeralOwner) != l) {
-        snprintf(sid, sizeof sid, "0x%" PRIx64, rc == ZOK ? (uint64_t)stat.ephemeralOwner : 0);
-        printf("  - the leader znode (%s, owner %s) is not the READY leader %s's\n",
-            zerror(rc), sid, l >= 0 ? f->nodes[l].id : "(none)");
-        bad++;
+    /* each slot's leader znode: leader, leader-1 .. (doc/PROTOCOL.md section 8) */
+    for (k = 0; k < f->leaders; k++) {
+        if (k == 0)
+            snprintf(path, sizeof path, FAULT_GROUP "/leader");
+        else
+            snprintf(path, sizeof path, FAULT_GROUP "/leader-%d", k);
+        rc = zoo_exists(zh, path, 0, &stat);
+        l = f->leaders == 1 ? cluster_leader(f) : final_slot_leader(f, k);
+        if (rc != ZOK || l < 0 || fault_owner(f, stat.ephemeralOwner) != l) {
+            snprintf(sid, sizeof sid, "0x%" PRIx64, rc == ZOK ? (uint64_t)stat.ephemeralOwner
+                : 0);
+            printf("  - the leader znode %s (%s, owner %s) is not the READY leader %s's\n",
+                path, zerror(rc), sid, l >= 0 ? f->nodes[l].id : "(none)");
+            bad++;
+        }
     }
     zookeeper_close(zh);
     fault_check(&f->res, bad == 0, "no znodes of dead sessions remain: each of the %d children "
-        "of nodes/ and election/ and the leader znode belong to a live daemon's session", total);
+        "of nodes/ and election/ and the leader znode%s belong to a live daemon's session%s",
+        total, f->leaders > 1 ? "s" : "", f->leaders > 1 ? " (each slot's READY leader's)" : "");
 }
 
 /* Count sanitizer reports in a log file. */

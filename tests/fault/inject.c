@@ -427,8 +427,14 @@ fault_switchover(struct fault *f, int id)
         args[2] = f->nodes[l].id;
         if (fault_rand_range(f, 0, 1) == 0) {
             t = fault_rand_range(f, 0, f->nnodes - 1);
-            args[3] = "--to";
-            args[4] = f->nodes[t].id;
+            pthread_mutex_lock(&f->mu);
+            if (f->nodes[t].leader200 && f->nodes[t].leader_at_ms + 1000 >= fault_now_ms())
+                t = -1;     /* it holds a slot: zkelect would refuse it as a target */
+            pthread_mutex_unlock(&f->mu);
+            if (t >= 0) {
+                args[3] = "--to";
+                args[4] = f->nodes[t].id;
+            }
         }
         fault_journal(f, "fault", l, -1, id, "%s --from %s%s%s", fault_kind_name(FK_SWITCHOVER),
             f->nodes[l].id, t >= 0 ? " --to " : "", t >= 0 ? f->nodes[t].id : "");

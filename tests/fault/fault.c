@@ -8,9 +8,10 @@
  *   test_fault --check DIR                             re-check a kept run
  *
  * Without options it is the default-tier test of `make check`: seed 1, 90 s
- * (faults during the first 45 s). tests/fault/full.sh is the full tier. The
- * last line is "NAME: N passed, N failed"; the exit status is 0 only when
- * every check passed. See tests/fault/README.
+ * (faults during the first 45 s); test_fault_n2.sh the same with -l 2, N
+ * active leaders (slots), every check per slot. tests/fault/full.sh is the
+ * full tier. The last line is "NAME: N passed, N failed"; the exit status is
+ * 0 only when every check passed. See tests/fault/README.
  */
 #include <sys/stat.h>
 #include <sys/types.h>

@@ -165,7 +165,8 @@ cluster_write_stepdown(struct fault *f, int slow_ms)
         "if [ -e '%s/slow-stepdown.'\"$ZKELECT_NODE_ID\" ]; then\n"
         "    sleep %d.%03d\n"
         "fi\n"
-        "echo \"$ZKELECT_NODE_ID end $('%s') ${ZKELECT_EPOCH:--}\" >> '%s/service.log'\n",
+        "echo \"$ZKELECT_NODE_ID end $('%s') ${ZKELECT_EPOCH:--} ${ZKELECT_SLOT:--}\" "
+        ">> '%s/service.log'\n",
         slow_ms, f->dir, slow_ms / 1000, slow_ms % 1000, f->mono, f->dir);
     snprintf(path, sizeof path, "%s/hooks/stepdown", f->dir);
     return cluster_write(path, text, 0755);
@@ -177,8 +178,10 @@ cluster_write_stepdown(struct fault *f, int slow_ms)
  * write the hooks and every node's configuration.
  *
  * The service: the takeover hook stamps its start and the stepdown hook its
- * end into service.log ("NODE start|end MONO EPOCH", CLOCK_MONOTONIC ms from
- * zke-mono; one short O_APPEND write each), the checker's "service" check.
+ * end into service.log ("NODE start|end MONO EPOCH SLOT", CLOCK_MONOTONIC ms
+ * from zke-mono; one short O_APPEND write each), the checker's "service"
+ * checks (per slot: $ZKELECT_SLOT, "-" from a zkelectd without slots). The
+ * register is written for the hook's slot, each slot having its own.
  */
 int
 cluster_write_files(struct fault *f)
@@ -204,7 +207,8 @@ cluster_write_files(struct fault *f)
         "# [hooks] timeout_ms while hang-takeover.NODE exists (injected faults);\n"
         "# else it takes the fenced register at this epoch, and a refusal (a newer\n"
         "# epoch wrote it already: this takeover is stale) fails the takeover.\n"
-        "echo \"$ZKELECT_NODE_ID start $('%s') ${ZKELECT_EPOCH:--}\" >> '%s/service.log'\n"
+        "echo \"$ZKELECT_NODE_ID start $('%s') ${ZKELECT_EPOCH:--} ${ZKELECT_SLOT:--}\" "
+        ">> '%s/service.log'\n"
         "if [ -e '%s/fail-takeover.'\"$ZKELECT_NODE_ID\" ]; then\n"
         "    echo \"injected takeover failure on $ZKELECT_NODE_ID epoch $ZKELECT_EPOCH\" >&2\n"
         "    exit 1\n"
@@ -213,7 +217,7 @@ cluster_write_files(struct fault *f)
         "    echo \"injected takeover hang on $ZKELECT_NODE_ID epoch $ZKELECT_EPOCH\" >&2\n"
         "    exec sleep %d\n"
         "fi\n"
-        "exec '%s' '%s' \"$ZKELECT_NODE_ID\" \"$ZKELECT_EPOCH\" takeover\n",
+        "exec '%s' '%s' \"$ZKELECT_NODE_ID\" \"$ZKELECT_EPOCH\" takeover \"${ZKELECT_SLOT:-0}\"\n",
         f->mono, f->dir, f->dir, f->dir, 2 * f->hook_timeout_ms / 1000 + 1, f->regtool, f->dir);
     snprintf(path, sizeof path, "%s/hooks/takeover", f->dir);
     if (cluster_write(path, text, 0755) == -1)
@@ -225,7 +229,7 @@ cluster_write_files(struct fault *f)
         "# is what fencing is for).\n"
         "case \"$ZKELECT_EVENT\" in\n"
         "+ready|+resumed)\n"
-        "    exec '%s' '%s' \"$ZKELECT_NODE_ID\" \"$ZKELECT_EPOCH\" notify ;;\n"
+        "    exec '%s' '%s' \"$ZKELECT_NODE_ID\" \"$ZKELECT_EPOCH\" notify \"${ZKELECT_SLOT:-0}\" ;;\n"
         "esac\n"
         "exit 0\n", f->regtool, f->dir);
     snprintf(path, sizeof path, "%s/hooks/notify", f->dir);
@@ -330,6 +334,8 @@ cluster_forget(struct fault *f, struct fnode *n)
     n->gen++;
     n->leader200 = 0;
     n->leader_epoch = 0;
+    n->leader_slot = 0;
+    n->view_nslots = 0;
     n->status_ok = 0;
     n->registered = n->connected = 0;
     n->session[0] = n->view_leader[0] = n->view_status[0] = '\0';
@@ -465,9 +471,12 @@ cluster_stop_node(struct fault *f, int i, int fault)
     n->frozen = 1;
     pthread_mutex_lock(&f->mu);
     n->stop_epoch = n->leader200 && n->leader_at_ms + 1000 >= fault_now_ms() ? n->leader_epoch : 0;
+    n->stop_slot = n->leader_slot;
     pthread_mutex_unlock(&f->mu);
     fault_journal(f, "node-stop", i, -1, fault, "pid %ld%s", (long)n->pid,
-        n->stop_epoch ? " (READY leader)" : "");
+        n->stop_epoch ? (f->leaders > 1 ? (n->stop_slot == 0 ? " (READY leader, slot 0)"
+        : n->stop_slot == 1 ? " (READY leader, slot 1)" : " (READY leader, slot 2+)")
+        : " (READY leader)") : "");
     return 0;
 }
 
@@ -492,8 +501,9 @@ cluster_cont_node(struct fault *f, int i, int fault)
     n->frozen = 0;
     if (n->stop_epoch == 0)
         return;
-    rc = reg_write(f->dir, n->id, n->stop_epoch, "stale-probe", err, sizeof err);
-    fault_journal(f, "stale-probe", i, -1, fault, "epoch %" PRIu64 ": %s", n->stop_epoch,
+    rc = reg_write(f->dir, n->id, n->stop_slot, n->stop_epoch, "stale-probe", err, sizeof err);
+    fault_journal(f, "stale-probe", i, -1, fault, "slot %d epoch %" PRIu64 ": %s", n->stop_slot,
+        n->stop_epoch,
         rc == REG_ACCEPTED ? "accepted (nobody took over)" : rc == REG_REFUSED
         ? "refused (fenced)" : err);
     n->stop_epoch = 0;
@@ -745,7 +755,8 @@ cluster_service_end(struct fault *f, int i)
     int fd, len;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    len = snprintf(line, sizeof line, "%s end %lld.%03ld -\n", f->nodes[i].id,
+    /* no slot ("-"): the checker ends whatever service the node has */
+    len = snprintf(line, sizeof line, "%s end %lld.%03ld - -\n", f->nodes[i].id,
         (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, ts.tv_nsec / 1000 % 1000);
     snprintf(path, sizeof path, "%s/service.log", f->dir);
     if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) == -1
@@ -858,6 +869,23 @@ poller_status(struct fault *f, struct fnode *n, unsigned gen)
                 cJSON_IsString(x) ? x->valuestring : "NONE");
             x = cJSON_GetObjectItem(l, "epoch");
             n->view_epoch = cJSON_IsNumber(x) ? (uint64_t)x->valuedouble : 0;
+            /* each slot as this node sees it (zkelectd(8): /status "slots") */
+            n->view_nslots = 0;
+            cJSON_ArrayForEach(l, cJSON_GetObjectItem(o, "slots")) {
+                int k = n->view_nslots;
+
+                if (k == FAULT_SLOTS_MAX)
+                    break;
+                x = cJSON_GetObjectItem(l, "leader");
+                snprintf(n->view_slot_leader[k], sizeof n->view_slot_leader[k], "%s",
+                    cJSON_IsString(x) ? x->valuestring : "");
+                x = cJSON_GetObjectItem(l, "status");
+                snprintf(n->view_slot_status[k], sizeof n->view_slot_status[k], "%s",
+                    cJSON_IsString(x) ? x->valuestring : "NONE");
+                x = cJSON_GetObjectItem(l, "epoch");
+                n->view_slot_epoch[k] = cJSON_IsNumber(x) ? (uint64_t)x->valuedouble : 0;
+                n->view_nslots++;
+            }
         }
     }
     pthread_mutex_unlock(&f->mu);
@@ -880,7 +908,7 @@ poller_main(void *arg)
     uint64_t epoch;
     unsigned gen, round = 0;
     cJSON *o, *x;
-    int code, leader;
+    int code, leader, slot;
 
     free(pa);
     if (netns_enter(n) == -1) {
@@ -895,22 +923,31 @@ poller_main(void *arg)
         code = cluster_http_get(n->http_port, "/leader", POLL_TIMEOUT_MS, body, sizeof body);
         leader = 0;
         epoch = 0;
+        slot = 0;
         if (code == 200 && (o = cJSON_Parse(body)) != NULL) {
             leader = cJSON_IsTrue(cJSON_GetObjectItem(o, "leader"));
-            x = cJSON_GetObjectItem(o, "epoch");
+            /* "epoch" is slot 0's; with slots, "slot_epoch" is this node's
+               slot's, its fencing token (absent: a zkelectd without slots) */
+            x = cJSON_GetObjectItem(o, "slot_epoch");
+            if (!cJSON_IsNumber(x))
+                x = cJSON_GetObjectItem(o, "epoch");
             epoch = cJSON_IsNumber(x) ? (uint64_t)x->valuedouble : 0;
+            x = cJSON_GetObjectItem(o, "slot");
+            slot = cJSON_IsNumber(x) && x->valueint >= 0 && x->valueint < REG_SLOTS_MAX
+                ? x->valueint : 0;
             cJSON_Delete(o);
         }
         pthread_mutex_lock(&f->mu);
         if (gen == n->gen && code > 0) {
             n->leader200 = leader && epoch > 0;
             n->leader_epoch = epoch;
+            n->leader_slot = slot;
             if (n->leader200)
                 n->leader_at_ms = fault_now_ms();
         }
         pthread_mutex_unlock(&f->mu);
         if (leader && epoch > 0
-            && reg_write(f->dir, n->id, epoch, "poll", err, sizeof err) == -1)
+            && reg_write(f->dir, n->id, slot, epoch, "poll", err, sizeof err) == -1)
             fprintf(stderr, "test_fault: register: %s\n", err);
         if (++round % STATUS_EVERY == 0)
             poller_status(f, n, gen);

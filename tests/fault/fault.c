@@ -8,9 +8,10 @@
  *   test_fault --check DIR                             re-check a kept run
  *
  * Without options it is the default-tier test of `make check`: seed 1, 90 s
- * (faults during the first 45 s). tests/fault/full.sh is the full tier. The
- * last line is "NAME: N passed, N failed"; the exit status is 0 only when
- * every check passed. See tests/fault/README.
+ * (faults during the first 45 s); test_fault_n2.sh the same with -l 2, N
+ * active leaders (slots), every check per slot. tests/fault/full.sh is the
+ * full tier. The last line is "NAME: N passed, N failed"; the exit status is
+ * 0 only when every check passed. See tests/fault/README.
  */
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -270,6 +271,7 @@ fault_open_journal(struct fault *f)
     cJSON_AddNumberToObject(p, "exclude_ms", f->exclude_ms);
     cJSON_AddNumberToObject(p, "slack_ms", f->slack_ms);
     cJSON_AddNumberToObject(p, "pause_bound_ms", f->pause_bound_ms);
+    cJSON_AddNumberToObject(p, "leaders", f->leaders);
     cJSON_AddBoolToObject(p, "netns", f->netns);
     a = cJSON_AddArrayToObject(o, "nodes");
     for (i = 0; i < f->nnodes; i++)
@@ -293,7 +295,8 @@ fault_open_journal(struct fault *f)
  * ------------------------------------------------------------------------ */
 
 static const char fault_usage[] =
-"usage: test_fault [-kv] [-s SEED] [-d DURATION_S] [-q QUIET_S] [-n NODES] [-o DIR]\n"
+"usage: test_fault [-kv] [-s SEED] [-d DURATION_S] [-q QUIET_S] [-n NODES] [-l LEADERS]\n"
+"                  [-o DIR]\n"
 "                  [--session-ms MS] [--watchdog-ms MS] [--exclude-ms MS]\n"
 "                  [--slack-ms MS] [--pause-bound-ms MS] [--no-netns] [--name NAME]\n"
 "       test_fault --check DIR | --timeline DIR | --self-test\n"
@@ -303,6 +306,8 @@ static const char fault_usage[] =
 "seconds before the end of DURATION_S; then convergence and the safety checks.\n"
 "Defaults: seed 1, 90 s, quiet 15 s, session 4000, watchdog 3000, exclude 8000,\n"
 "slack 6000, pause bound 1000 ms. The last line is \"NAME: N passed, N failed\".\n"
+"  -l, --leaders N   the group's N active leaders (slots; zkelect init --leaders,\n"
+"                    1..4, below NODES; default 1): every check then holds per slot\n"
 "  -k, --keep        keep the work directory (also FAULT_KEEP=1; kept on failure)\n"
 "  -o, --dir DIR     the work directory (default: a new $TMPDIR/zkfault.XXXXXX)\n"
 "      --no-netns    no network namespaces (and no partition faults)\n"
@@ -357,17 +362,27 @@ fault_figures(struct fault *f, const struct check_figures *fig)
         if (off >= sizeof kinds)
             break;
     }
-    printf("%s: figures (seed %" PRIu64 ", %d s, %d nodes, network namespaces %s):\n", f->name,
-        f->seed, f->duration_s, f->nnodes, f->netns_used ? "yes" : "no");
+    printf("%s: figures (seed %" PRIu64 ", %d s, %d nodes, %d leader%s, network namespaces "
+        "%s):\n", f->name, f->seed, f->duration_s, f->nnodes, f->leaders,
+        f->leaders > 1 ? "s" : "", f->netns_used ? "yes" : "no");
     printf("  faults injected: %d (%s)\n", f->nfaults, kinds);
     printf("  transitions (+ready): %d\n", fig->ready_count);
     printf("  longest leaderless period: %" PRIu64 " ms (%" PRIu64 " ms counted against the "
         "bound of %d ms)\n", fig->longest_leaderless_ms, fig->longest_leaderless_eff_ms,
         f->session_ms + f->watchdog_ms + f->slack_ms);
-    printf("  longest overlap of two READY leaders: %" PRIu64 " ms (%" PRIu64 " ms outside "
-        "the paused-process allowance)\n", fig->longest_overlap_ms, fig->longest_overlap_bad_ms);
-    printf("  service (hooks' stamps): %d intervals, longest overlap of two nodes' services %"
+    for (k = 0; f->leaders > 1 && k < f->leaders && k < FAULT_SLOTS_MAX; k++)
+        printf("  slot %d: longest leaderless period %" PRIu64 " ms (%" PRIu64 " ms counted)\n",
+            k, fig->slot_leaderless_ms[k], fig->slot_leaderless_eff_ms[k]);
+    printf("  longest overlap of two READY leaders%s: %" PRIu64 " ms (%" PRIu64 " ms outside "
+        "the paused-process allowance)\n", f->leaders > 1 ? " in one slot" : "",
+        fig->longest_overlap_ms, fig->longest_overlap_bad_ms);
+    if (f->leaders > 1)
+        printf("  most READY leaders at once: %d, most services active at once: %d (N = %d); "
+            "longest time one node's services in two slots: %" PRIu64 " ms\n", fig->max_acting,
+            fig->max_services, f->leaders, fig->node_two_slots_ms);
+    printf("  service (hooks' stamps): %d intervals, longest overlap of two nodes' services%s %"
         PRIu64 " ms (%" PRIu64 " ms outside frozen nodes + %d ms)\n", fig->service_intervals,
+        f->leaders > 1 ? " in one slot" : "",
         fig->service_overlap_ms, fig->service_overlap_bad_ms, f->pause_bound_ms);
     printf("  paused leaders: %d, longest SIGCONT -> -suspended: %" PRIu64 " ms (bound %d ms)\n",
         fig->pauses_measured, fig->max_pause_detect_ms, f->pause_bound_ms);
@@ -389,6 +404,7 @@ main(int argc, char **argv)
         { "duration", required_argument, NULL, 'd' },
         { "quiet", required_argument, NULL, 'q' },
         { "nodes", required_argument, NULL, 'n' },
+        { "leaders", required_argument, NULL, 'l' },
         { "dir", required_argument, NULL, 'o' },
         { "keep", no_argument, NULL, 'k' },
         { "verbose", no_argument, NULL, 'v' },
@@ -412,7 +428,8 @@ main(int argc, char **argv)
     struct zkh_opts zo;
     const char *check_dir = NULL, *dir_opt = NULL, *timeline_dir = NULL;
     const char *init_args[] = { "init", "--policy", "site", "--site", "dc1=100", "--site",
-        "dc2=50", NULL };
+        "dc2=50", NULL, NULL, NULL };
+    char leaders_arg[16];
     char out[8192], *end;
     uint64_t faults_end, stop_ms;
     int c, i, v, leader = -1, rc, sanitizer = 0, selftest_only = 0;
@@ -422,6 +439,7 @@ main(int argc, char **argv)
     f->duration_s = 90;           /* 75 s of faults: every one of 14 kinds, most runs twice */
     f->quiet_s = 15;
     f->nnodes = 5;
+    f->leaders = 1;
     f->session_ms = 4000;
     f->watchdog_ms = 3000;
     f->exclude_ms = 8000;
@@ -434,7 +452,7 @@ main(int argc, char **argv)
     pthread_mutex_init(&f->mu, NULL);
     f->keep = getenv("FAULT_KEEP") != NULL && strcmp(getenv("FAULT_KEEP"), "1") == 0;
 
-    while ((c = getopt_long(argc, argv, "s:d:q:n:o:kvh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "s:d:q:n:l:o:kvh", longopts, NULL)) != -1) {
         switch (c) {
         case 's':
             errno = 0;
@@ -454,6 +472,10 @@ main(int argc, char **argv)
             break;
         case 'n':
             if (fault_opt_int(optarg, "node count", 4, FAULT_NODES_MAX, &f->nnodes) == -1)
+                return 2;
+            break;
+        case 'l':
+            if (fault_opt_int(optarg, "leaders", 1, FAULT_SLOTS_MAX, &f->leaders) == -1)
                 return 2;
             break;
         case 'o':
@@ -523,6 +545,12 @@ main(int argc, char **argv)
         printf("%s: %d passed, %d failed\n", f->name, f->res.passed, f->res.failed);
         return f->res.failed == 0 ? 0 : 1;
     }
+    if (f->leaders >= f->nnodes) {
+        /* a spare is what a failover moves a slot to */
+        fprintf(stderr, "test_fault: --leaders %d needs more than %d nodes (-n)\n", f->leaders,
+            f->leaders);
+        return 2;
+    }
     if (f->quiet_s >= f->duration_s) {
         fprintf(stderr, "test_fault: the quiet time (%d s) must be shorter than the run (%d s)\n",
             f->quiet_s, f->duration_s);
@@ -569,8 +597,9 @@ main(int argc, char **argv)
         f->nodes[i].pid = -1;
         snprintf(f->nodes[i].id, sizeof f->nodes[i].id, "n%d", i + 1);
     }
-    printf("%s: seed %" PRIu64 ", %d s (faults until %d s), %d nodes, work directory %s\n",
-        f->name, f->seed, f->duration_s, f->duration_s - f->quiet_s, f->nnodes, f->dir);
+    printf("%s: seed %" PRIu64 ", %d s (faults until %d s), %d nodes, %d leader%s, work "
+        "directory %s\n", f->name, f->seed, f->duration_s, f->duration_s - f->quiet_s,
+        f->nnodes, f->leaders, f->leaders > 1 ? "s (slots)" : "", f->dir);
 
     /* network namespaces, or loopback without partitions */
     netns_clean_stale();
@@ -605,6 +634,12 @@ main(int argc, char **argv)
     }
     snprintf(f->hosts, sizeof f->hosts, "%s", zkh_hosts(f->zk));
     fault_log(f, "ZooKeeper ensemble serving at %s", f->hosts);
+    if (f->leaders > 1) {
+        /* N = 1 is init's default: the command line of one leader unchanged */
+        snprintf(leaders_arg, sizeof leaders_arg, "%d", f->leaders);
+        init_args[7] = "--leaders";
+        init_args[8] = leaders_arg;
+    }
     rc = cluster_cli(f, 1, 30000, out, sizeof out, init_args);
     if (rc != 0 || cluster_write_files(f) == -1) {
         fault_check(&f->res, 0, "setup: zkelect init (exit %d) and the nodes' files", rc);
@@ -625,8 +660,9 @@ main(int argc, char **argv)
         goto teardown;
     }
     v = final_wait_converged(f, fault_now_ms() + 60000, &leader);
-    fault_check(&f->res, v, "setup: %d daemons registered, one READY leader (%s) within 60 s",
-        f->nnodes, leader >= 0 ? f->nodes[leader].id : "none");
+    fault_check(&f->res, v, "setup: %d daemons registered, %d READY leader%s (slot 0: %s) "
+        "within 60 s", f->nnodes, f->leaders, f->leaders > 1 ? "s" : "",
+        leader >= 0 ? f->nodes[leader].id : "none");
     if (!v)
         goto teardown;
 

@@ -11,7 +11,7 @@
  *   register.state     its state (highest epoch, counts)
  *   cli.log            output of every zkelect command the harness ran
  *   hooks/             the takeover, stepdown and notify hooks (and command)
- *   service.log        the hooks' own stamps: "NODE start|end MONO EPOCH"
+ *   service.log        the hooks' own stamps: "NODE start|end MONO EPOCH SLOT"
  *
  * Every time is CLOCK_MONOTONIC in milliseconds, the clock of the event logs.
  */
@@ -30,6 +30,7 @@
 #define FAULT_GROUP         "/fault"    /* the election group's base path */
 #define FAULT_ID_LEN        16          /* "n1" */
 #define FAULT_SID_LEN       24          /* "0x1000abcd..." */
+#define FAULT_SLOTS_MAX     4           /* --leaders: N active slots, 1..4 */
 
 /* The kinds of faults, in the order the report lists them. */
 enum fault_kind {
@@ -101,10 +102,12 @@ struct fnode {
     int partitioned;                    /* link down */
     enum fault_flag flagged;            /* its flag file, FLAG_NONE none */
     uint64_t stop_epoch;                /* the epoch it led at when stopped, 0 none */
+    int stop_slot;                      /* ... in this slot */
     /* poller view: under fault.mu */
     unsigned gen;                       /* bumped at every start/kill: stale replies are dropped */
     int leader200;                      /* last /leader answered 200 */
-    uint64_t leader_epoch;              /* its epoch then */
+    uint64_t leader_epoch;              /* its epoch then (its slot's: slot_epoch) */
+    int leader_slot;                    /* the slot it is READY in */
     uint64_t leader_at_ms;              /* when */
     int status_ok;                      /* last /status answered */
     int registered, connected;          /* from /status */
@@ -112,6 +115,10 @@ struct fnode {
     char view_leader[FAULT_ID_LEN];     /* the leader it sees ("" none) */
     char view_status[12];               /* NONE, PROGRESS, READY */
     uint64_t view_epoch;                /* the leader's epoch it sees */
+    int view_nslots;                    /* /status "slots": how many (0: none listed) */
+    char view_slot_leader[FAULT_SLOTS_MAX][FAULT_ID_LEN]; /* each slot's leader, "" none */
+    char view_slot_status[FAULT_SLOTS_MAX][12]; /* ... its status */
+    uint64_t view_slot_epoch[FAULT_SLOTS_MAX]; /* ... its epoch */
     uint64_t status_at_ms;              /* when /status last answered */
     pthread_t poller;                   /* its poller thread */
     int poller_started;
@@ -132,6 +139,7 @@ struct fault {
     int duration_s;                     /* whole run: faults, then quiet */
     int quiet_s;                        /* no faults in the last quiet_s seconds */
     int nnodes;
+    int leaders;                        /* the group's config leaders: N active slots */
     int session_ms;                     /* [zookeeper] session_timeout_ms */
     int watchdog_ms;                    /* [election] watchdog_ms */
     int exclude_ms;                     /* [election] exclude_ms */
@@ -236,7 +244,8 @@ int final_sanitizer_reports(const char *path);
 /* reg.c: the fenced register (also used by fault-register) */
 #define REG_ACCEPTED 0
 #define REG_REFUSED  1
-int reg_write(const char *dir, const char *node, uint64_t epoch, const char *source,
+#define REG_SLOTS_MAX 16                /* one register per slot: ZKE_LEADERS_MAX */
+int reg_write(const char *dir, const char *node, int slot, uint64_t epoch, const char *source,
     char *err, size_t errlen);
 
 /* check.c: the checker over a run directory */
@@ -253,6 +262,12 @@ struct check_figures {
     int service_intervals;              /* service.log: [takeover start, stepdown end] */
     uint64_t service_overlap_ms;        /* longest overlap of two nodes' services */
     uint64_t service_overlap_bad_ms;    /* ... outside a frozen window + the pause bound */
+    int leaders;                        /* N, from the journal's run-start (absent: 1) */
+    uint64_t slot_leaderless_ms[FAULT_SLOTS_MAX];     /* per slot, raw */
+    uint64_t slot_leaderless_eff_ms[FAULT_SLOTS_MAX]; /* ... counted against the bound */
+    int max_acting;                     /* most nodes acting as READY at once (N > 1) */
+    int max_services;                   /* most services active at once (N > 1) */
+    uint64_t node_two_slots_ms;         /* longest time one node's services in two slots */
     int violations;
 };
 int check_run(const char *dir, struct results *r, struct check_figures *fig, int verbose);
@@ -260,8 +275,8 @@ int check_timeline(const char *dir, int all);
 
 /* The checker's checks, in the order check_run() records them. */
 enum check_id {
-    CHK_WELLFORMED = 0, CHK_PAUSE, CHK_OVERLAP, CHK_EPOCHS, CHK_STALE, CHK_FOREIGN,
-    CHK_UNFENCED, CHK_LEADERLESS, CHK_SERVICE, CHK__COUNT
+    CHK_WELLFORMED = 0, CHK_PAUSE, CHK_OVERLAP, CHK_NACTIVE, CHK_EPOCHS, CHK_STALE, CHK_FOREIGN,
+    CHK_UNFENCED, CHK_LEADERLESS, CHK_SERVICE, CHK_SVC_SLOTS, CHK_SVC_NACTIVE, CHK__COUNT
 };
 
 /* selftest.c: synthetic runs that each check must pass or fail */

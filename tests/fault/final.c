@@ -46,16 +46,24 @@ site_prio(cJSON *st, const char *site)
  * The site policy's choice from a status: among the valid, eligible,
  * healthy, unexcluded members on a site of priority > 0, the highest site
  * priority, then node priority, then the lowest id. Into best ("" none).
+ * Without the nskip members of skip: called N times, the policy's N
+ * choices in order (spread = none: the best site filled first).
  */
 static void
-fault_policy_choice(cJSON *st, char *best, size_t len)
+fault_policy_choice(cJSON *st, char *best, size_t len, const char (*skip)[FAULT_ID_LEN],
+    int nskip)
 {
     cJSON *m;
-    int bs = 0, bp = 0, sp, np, have = 0;
+    int bs = 0, bp = 0, sp, np, have = 0, k, skipped;
     const char *id, *site;
 
     best[0] = '\0';
     cJSON_ArrayForEach(m, cJSON_GetObjectItem(st, "members")) {
+        id = cJSON_GetStringValue(cJSON_GetObjectItem(m, "id"));
+        for (k = 0, skipped = 0; id != NULL && k < nskip; k++)
+            skipped |= strcmp(skip[k], id) == 0;
+        if (skipped)
+            continue;               /* chosen already: the next of the order */
         if (!cJSON_IsTrue(cJSON_GetObjectItem(m, "valid"))
             || !cJSON_IsTrue(cJSON_GetObjectItem(m, "eligible"))
             || !cJSON_IsTrue(cJSON_GetObjectItem(m, "healthy"))
@@ -93,12 +101,54 @@ status_leader(cJSON *st, const char **status)
  * Phases
  * ------------------------------------------------------------------------ */
 
+/*
+ * N > 1: every node up, registered, connected; every slot has a READY
+ * leader (its /leader answered 200 for that slot since fresh_ms), and every
+ * node's /status names that leader READY in that slot at its epoch.
+ */
+static int
+fault_converged_slots(struct fault *f, int *leader)
+{
+    uint64_t now = fault_now_ms();
+    int holder[FAULT_SLOTS_MAX], i, k, ok = 1;
+
+    pthread_mutex_lock(&f->mu);
+    for (k = 0; k < f->leaders && ok; k++) {
+        holder[k] = -1;
+        for (i = 0; i < f->nnodes; i++) {
+            struct fnode *n = &f->nodes[i];
+
+            if (n->pid > 0 && !n->frozen && n->leader200 && n->leader_slot == k
+                && n->leader_at_ms > f->fresh_ms && n->leader_at_ms + 1000 >= now)
+                holder[k] = i;
+        }
+        ok = holder[k] >= 0;
+    }
+    for (i = 0; i < f->nnodes && ok; i++) {
+        struct fnode *n = &f->nodes[i];
+
+        ok = n->pid > 0 && !n->frozen && n->status_ok && n->status_at_ms + 1500 >= now
+            && n->status_at_ms > f->fresh_ms && n->registered && n->connected
+            && n->view_nslots == f->leaders;
+        for (k = 0; k < f->leaders && ok; k++)
+            ok = strcmp(n->view_slot_leader[k], f->nodes[holder[k]].id) == 0
+                && strcmp(n->view_slot_status[k], "READY") == 0
+                && n->view_slot_epoch[k] == f->nodes[holder[k]].leader_epoch;
+    }
+    pthread_mutex_unlock(&f->mu);
+    *leader = ok ? holder[0] : -1;
+    return ok;
+}
+
 /* Every node up, registered, connected, and all agree on one READY leader. */
 static int
 fault_converged(struct fault *f, int *leader)
 {
     uint64_t now = fault_now_ms();
     int i, l = cluster_leader(f), ok = l >= 0;
+
+    if (f->leaders > 1)
+        return fault_converged_slots(f, leader);
 
     pthread_mutex_lock(&f->mu);
     for (i = 0; i < f->nnodes && ok; i++) {
@@ -172,6 +222,8 @@ cond_no_exclusion(struct fault *f, void *arg)
 
 struct want_leader {
     const char *id;
+    char set[FAULT_SLOTS_MAX][FAULT_ID_LEN]; /* N > 1: the policy's N choices */
+    int nset;
 };
 
 static int
@@ -179,11 +231,25 @@ cond_leader_is(struct fault *f, void *arg)
 {
     struct want_leader *w = arg;
     const char *id, *status;
-    cJSON *st = fault_status(f);
-    int ok;
+    cJSON *st = fault_status(f), *x;
+    int ok, k, ready = 0, in;
 
     if (st == NULL)
         return 0;
+    if (f->leaders > 1) {
+        /* the slots' READY leaders are the policy's N choices, in any slot
+           (a chosen holder keeps its slot) */
+        cJSON_ArrayForEach(x, cJSON_GetObjectItem(st, "slots")) {
+            id = cJSON_GetStringValue(cJSON_GetObjectItem(x, "id"));
+            status = cJSON_GetStringValue(cJSON_GetObjectItem(x, "status"));
+            for (k = 0, in = 0; id != NULL && k < w->nset; k++)
+                in |= strcmp(w->set[k], id) == 0;
+            if (in && status != NULL && strcmp(status, "READY") == 0)
+                ready++;
+        }
+        cJSON_Delete(st);
+        return ready == w->nset && w->nset == f->leaders;
+    }
     id = status_leader(st, &status);
     ok = id != NULL && strcmp(id, w->id) == 0 && strcmp(status, "READY") == 0;
     cJSON_Delete(st);
@@ -201,10 +267,10 @@ final_converge(struct fault *f, uint64_t stop_ms)
     uint64_t bound = 2 * (uint64_t)f->session_ms + 2 * (uint64_t)f->watchdog_ms
         + (uint64_t)f->slack_ms, zk_ms, t;
     const char *args[5] = { "set-site-priority", "dc1", NULL, "--wait=30", NULL };
-    char prio[16], best[FAULT_ID_LEN], out[4096];
+    char prio[16], best[FAULT_SLOTS_MAX * FAULT_ID_LEN], out[4096];
     struct want_leader w;
     cJSON *st;
-    int leader = -1, ok, rc;
+    int leader = -1, ok, rc, k;
 
     final_wait(f, fault_now_ms() + 90000, cond_zk_serving, NULL);
     zk_ms = fault_now_ms();
@@ -213,9 +279,10 @@ final_converge(struct fault *f, uint64_t stop_ms)
     t = fault_now_ms();
     fault_journal(f, ok ? "converged" : "not-converged", leader, -1, -1, "%" PRIu64 " ms after "
         "the faults stopped", t - stop_ms);
-    fault_check(&f->res, ok, "converged: every node registered and one READY leader (%s) "
-        "that all see, %" PRIu64 " ms after the faults stopped (%" PRIu64 " ms after the "
+    fault_check(&f->res, ok, "converged: every node registered and %d READY leader%s (slot 0: "
+        "%s) that all see, %" PRIu64 " ms after the faults stopped (%" PRIu64 " ms after the "
         "ensemble served again; bound 2 x session + 2 x watchdog + slack = %" PRIu64 " ms)",
+        f->leaders, f->leaders > 1 ? "s, one per slot," : "",
         leader >= 0 ? f->nodes[leader].id : "none", t - stop_ms, t - zk_ms, bound);
 
     /*
@@ -258,14 +325,28 @@ final_converge(struct fault *f, uint64_t stop_ms)
             "status failed)");
         return;
     }
-    fault_policy_choice(st, best, sizeof best);
+    memset(&w, 0, sizeof w);
+    fault_policy_choice(st, best, sizeof best, NULL, 0);
+    for (w.nset = 0; w.nset < f->leaders; w.nset++) {
+        fault_policy_choice(st, w.set[w.nset], sizeof w.set[w.nset], w.set, w.nset);
+        if (w.set[w.nset][0] == '\0')
+            break;
+    }
     cJSON_Delete(st);
+    if (f->leaders > 1) {
+        size_t off = 0;
+
+        for (k = 0; k < w.nset && off < sizeof best; k++)
+            off += (size_t)snprintf(best + off, sizeof best - off, "%s%s", k ? "," : "",
+                w.set[k]);
+    }
     w.id = best;
     ok = best[0] != '\0' && final_wait(f, fault_now_ms() + (uint64_t)(f->watchdog_ms
         + f->slack_ms), cond_leader_is, &w);
     fault_check(&f->res, ok && rc == 0, "after a config change (set-site-priority dc1 %s "
-        "--wait: exit %d) the policy's choice %s is the READY leader within watchdog + slack = "
-        "%d ms", prio, rc, best[0] ? best : "(none)", f->watchdog_ms + f->slack_ms);
+        "--wait: exit %d) the policy's choice %s %s within watchdog + slack = "
+        "%d ms", prio, rc, best[0] ? best : "(none)", f->leaders > 1 ? "are the slots' READY "
+        "leaders" : "is the READY leader", f->watchdog_ms + f->slack_ms);
 }
 
 /* Every live node is a valid member of the group, with its own pid. */
@@ -343,6 +424,25 @@ fault_owner(struct fault *f, int64_t owner)
     return found;
 }
 
+/* The node the pollers last saw READY in slot k (within the last second), -1 none. */
+static int
+final_slot_leader(struct fault *f, int k)
+{
+    uint64_t now = fault_now_ms();
+    int i, found = -1;
+
+    pthread_mutex_lock(&f->mu);
+    for (i = 0; i < f->nnodes; i++) {
+        struct fnode *n = &f->nodes[i];
+
+        if (n->pid > 0 && !n->frozen && n->leader200 && n->leader_slot == k
+            && n->leader_at_ms + 1000 >= now)
+            found = i;
+    }
+    pthread_mutex_unlock(&f->mu);
+    return found;
+}
+
 /*
  * ZooKeeper's final state, from the server: every child of nodes/ and
  * election/ (and leader) is an ephemeral of a live daemon's session, the
@@ -410,17 +510,26 @@ final_check_znodes(struct fault *f)
                 printf("  - %s has %d znodes in %s/\n", f->nodes[i].id, count[d][i], dirs[d]);
                 bad++;
             }
-    rc = zoo_exists(zh, FAULT_GROUP "/leader", 0, &stat);
-    l = cluster_leader(f);
-    if (rc != ZOK || l < 0 || fault_owner(f, stat.ephemeralOwner) != l) {
-        snprintf(sid, sizeof sid, "0x%" PRIx64, rc == ZOK ? (uint64_t)stat.ephemeralOwner : 0);
-        printf("  - the leader znode (%s, owner %s) is not the READY leader %s's\n",
-            zerror(rc), sid, l >= 0 ? f->nodes[l].id : "(none)");
-        bad++;
+    /* each slot's leader znode: leader, leader-1 .. (doc/PROTOCOL.md section 8) */
+    for (k = 0; k < f->leaders; k++) {
+        if (k == 0)
+            snprintf(path, sizeof path, FAULT_GROUP "/leader");
+        else
+            snprintf(path, sizeof path, FAULT_GROUP "/leader-%d", k);
+        rc = zoo_exists(zh, path, 0, &stat);
+        l = f->leaders == 1 ? cluster_leader(f) : final_slot_leader(f, k);
+        if (rc != ZOK || l < 0 || fault_owner(f, stat.ephemeralOwner) != l) {
+            snprintf(sid, sizeof sid, "0x%" PRIx64, rc == ZOK ? (uint64_t)stat.ephemeralOwner
+                : 0);
+            printf("  - the leader znode %s (%s, owner %s) is not the READY leader %s's\n",
+                path, zerror(rc), sid, l >= 0 ? f->nodes[l].id : "(none)");
+            bad++;
+        }
     }
     zookeeper_close(zh);
     fault_check(&f->res, bad == 0, "no znodes of dead sessions remain: each of the %d children "
-        "of nodes/ and election/ and the leader znode belong to a live daemon's session", total);
+        "of nodes/ and election/ and the leader znode%s belong to a live daemon's session%s",
+        total, f->leaders > 1 ? "s" : "", f->leaders > 1 ? " (each slot's READY leader's)" : "");
 }
 
 /* Count sanitizer reports in a log file. */

@@ -417,9 +417,29 @@ fault_partition(struct fault *f, int id)
 static int
 fault_switchover(struct fault *f, int id)
 {
-    const char *args[4] = { "switchover", NULL, NULL, NULL };
-    int t = -1;
+    const char *args[6] = { "switchover", NULL, NULL, NULL, NULL, NULL };
+    int t = -1, l;
 
+    /* N > 1: half of the time one slot moves (--from a READY leader, to
+       anyone or --to a random node), else slot 0 as with one leader */
+    if (f->leaders > 1 && fault_rand_range(f, 0, 1) == 0 && (l = cluster_leader(f)) >= 0) {
+        args[1] = "--from";
+        args[2] = f->nodes[l].id;
+        if (fault_rand_range(f, 0, 1) == 0) {
+            t = fault_rand_range(f, 0, f->nnodes - 1);
+            pthread_mutex_lock(&f->mu);
+            if (f->nodes[t].leader200 && f->nodes[t].leader_at_ms + 1000 >= fault_now_ms())
+                t = -1;     /* it holds a slot: zkelect would refuse it as a target */
+            pthread_mutex_unlock(&f->mu);
+            if (t >= 0) {
+                args[3] = "--to";
+                args[4] = f->nodes[t].id;
+            }
+        }
+        fault_journal(f, "fault", l, -1, id, "%s --from %s%s%s", fault_kind_name(FK_SWITCHOVER),
+            f->nodes[l].id, t >= 0 ? " --to " : "", t >= 0 ? f->nodes[t].id : "");
+        return cluster_cli(f, 0, 0, NULL, 0, args);
+    }
     if (fault_rand_range(f, 0, 1) == 0) {
         t = fault_rand_range(f, 0, f->nnodes - 1);
         args[1] = "--to";
@@ -488,11 +508,16 @@ fault_hook_fail(struct fault *f, int id, enum fault_kind kind, enum fault_flag w
 static int
 fault_stepdown_slow(struct fault *f, int id)
 {
-    const char *args[2] = { "switchover", NULL };
+    const char *args[4] = { "switchover", NULL, NULL, NULL };
     int l, ms;
 
     if (f->quorum_lost || inject_any_flag(f) || (l = cluster_leader(f)) < 0)
         return -1;
+    if (f->leaders > 1) {
+        /* the leader may hold any slot: move that one */
+        args[1] = "--from";
+        args[2] = f->nodes[l].id;
+    }
     ms = fault_rand_range(f, 4000, 9000);
     fault_journal(f, "fault", l, -1, id, "%s: %s's stepdown hook is slow for %d ms, "
         "switchover away from it", fault_kind_name(FK_STEPDOWN_SLOW), f->nodes[l].id, ms);

@@ -3,7 +3,7 @@
  * epoch as the fencing token. It accepts a write only with an epoch >= the
  * highest epoch it has accepted, and refuses (and counts) older ones.
  *
- * It lives in two files of a directory, shared by every process that writes
+ * It lives in files of a directory, shared by every process that writes
  * it (the hooks of every node, in any network namespace, and the harness's
  * pollers): register.state, one line "highest accepted refused", and
  * register.jsonl, one JSON line per attempt, in the order the attempts held
@@ -13,6 +13,13 @@
  * ("highest" is the highest epoch after the attempt). The state file is
  * locked with flock(2) for the whole read-decide-append-update, so the
  * journal's order is the order of the decisions.
+ *
+ * With N active leaders (slots) the register is keyed per slot, as a
+ * resource the actives share per slot compares each slot's epoch with the
+ * last one it saw for that slot (zkelectd(8), N ACTIVE LEADERS): slot K > 0
+ * keeps its state in register-K.state, and its journal lines add "slot":K
+ * (slot 0's lines and state file are those of one leader). One journal: the
+ * order of one slot's lines is the order of its decisions.
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -54,11 +61,11 @@ reg_name_ok(const char *s)
 }
 
 /*
- * Write to the register at dir as node with epoch. Returns REG_ACCEPTED,
+ * Write to slot's register at dir as node with epoch. Returns REG_ACCEPTED,
  * REG_REFUSED, or -1 with a message in err.
  */
 int
-reg_write(const char *dir, const char *node, uint64_t epoch, const char *source,
+reg_write(const char *dir, const char *node, int slot, uint64_t epoch, const char *source,
     char *err, size_t errlen)
 {
     char spath[PATH_MAX], jpath[PATH_MAX], buf[128], *line = NULL;
@@ -69,13 +76,17 @@ reg_write(const char *dir, const char *node, uint64_t epoch, const char *source,
     size_t len;
     int sfd = -1, jfd = -1, rc = -1, ok;
 
-    if (!reg_name_ok(node) || !reg_name_ok(source) || epoch == 0) {
-        snprintf(err, errlen, "bad write: node '%s', source '%s', epoch %" PRIu64
-            " (names of [A-Za-z0-9._+-], epoch >= 1)", node ? node : "(null)",
-            source ? source : "(null)", epoch);
+    if (!reg_name_ok(node) || !reg_name_ok(source) || epoch == 0 || slot < 0
+        || slot >= REG_SLOTS_MAX) {
+        snprintf(err, errlen, "bad write: node '%s', slot %d, source '%s', epoch %" PRIu64
+            " (names of [A-Za-z0-9._+-], slot 0..%d, epoch >= 1)", node ? node : "(null)",
+            slot, source ? source : "(null)", epoch, REG_SLOTS_MAX - 1);
         return -1;
     }
-    snprintf(spath, sizeof spath, "%s/register.state", dir);
+    if (slot == 0)
+        snprintf(spath, sizeof spath, "%s/register.state", dir);
+    else
+        snprintf(spath, sizeof spath, "%s/register-%d.state", dir, slot);
     snprintf(jpath, sizeof jpath, "%s/register.jsonl", dir);
     if ((sfd = open(spath, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) == -1)
         return reg_fail(err, errlen, "cannot open", spath);
@@ -106,6 +117,7 @@ reg_write(const char *dir, const char *node, uint64_t epoch, const char *source,
         || cJSON_AddNumberToObject(o, "mono_ms",
             (double)((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000)) == NULL
         || cJSON_AddStringToObject(o, "node", node) == NULL
+        || (slot > 0 && cJSON_AddNumberToObject(o, "slot", slot) == NULL)
         || cJSON_AddNumberToObject(o, "epoch", (double)epoch) == NULL
         || cJSON_AddStringToObject(o, "source", source) == NULL
         || cJSON_AddBoolToObject(o, "accepted", ok) == NULL

@@ -10,6 +10,11 @@
  * over at +0.2 s and leads until the end at +20 s unless a scenario says
  * otherwise. Its service (service.log) is stamped only where a scenario
  * says so (an empty service.log has nothing to overlap).
+ *
+ * The runs of N = 2 active leaders (slots) declare "leaders":2 and give
+ * every event, register write and stamp its slot: n1 holds slot 0 at epoch
+ * 1, n2 slot 1 at epoch 2 (its +ready first: epochs need not grow across
+ * slots), n3 is the spare.
  */
 #include <sys/stat.h>
 
@@ -29,6 +34,8 @@ struct synth {
     char dir[PATH_MAX];
     FILE *j, *ev[3], *reg, *svc;
 };
+
+static int synth_leaders = 1;           /* N of the run synth_open writes */
 
 static int
 synth_open(struct synth *s, const char *base, const char *name)
@@ -55,8 +62,8 @@ synth_open(struct synth *s, const char *base, const char *name)
     if ((s->svc = fopen(path, "w")) == NULL)
         return -1;
     fprintf(s->j, "{\"mono_ms\":%d,\"kind\":\"run-start\",\"params\":{\"session_ms\":4000,"
-        "\"watchdog_ms\":3000,\"slack_ms\":6000,\"pause_bound_ms\":1000},"
-        "\"nodes\":[\"n1\",\"n2\",\"n3\"]}\n", T0);
+        "\"watchdog_ms\":3000,\"slack_ms\":6000,\"pause_bound_ms\":1000,\"leaders\":%d},"
+        "\"nodes\":[\"n1\",\"n2\",\"n3\"]}\n", T0, synth_leaders);
     for (i = 1; i <= 3; i++)
         fprintf(s->j, "{\"mono_ms\":%d,\"kind\":\"node-start\",\"node\":\"n%d\","
             "\"server\":-1,\"fault\":-1,\"detail\":\"\"}\n", T0 + 100, i);
@@ -137,10 +144,130 @@ synth_end(struct synth *s)
     J(s, 20000, "teardown", 0);
 }
 
+/* The same with a slot (N = 2 runs). */
+static void
+E2(struct synth *s, int ms, int node, const char *event, int epoch, int slot)
+{
+    fprintf(s->ev[node - 1], "{\"mono_ms\":%d,\"node\":\"n%d\",\"event\":\"%s\","
+        "\"group\":\"/fault\",\"subject\":null,\"epoch\":%d,\"status\":null,\"error\":0,"
+        "\"error_name\":null,\"detail\":\"synthetic\",\"slot\":%d}\n", T0 + ms, node, event,
+        epoch, slot);
+}
+
+static void
+R2(struct synth *s, int ms, int node, int epoch, const char *source, int accepted, int slot)
+{
+    fprintf(s->reg, "{\"mono_ms\":%d,\"node\":\"n%d\",\"slot\":%d,\"epoch\":%d,"
+        "\"source\":\"%s\",\"accepted\":%s,\"highest\":%d}\n", T0 + ms, node, slot, epoch,
+        source, accepted ? "true" : "false", epoch);
+}
+
+static void
+S2(struct synth *s, int ms, int node, const char *what, int epoch, int slot)
+{
+    fprintf(s->svc, "n%d %s %d.500 %d %d\n", node, what, T0 + ms, epoch, slot);
+}
+
+/* node takes slot at epoch at ms: service start, fenced write, READY. */
+static void
+synth_take(struct synth *s, int ms, int node, int epoch, int slot)
+{
+    S2(s, ms - 1, node, "start", epoch, slot);
+    E2(s, ms, node, "+takeover", epoch, slot);
+    R2(s, ms + 10, node, epoch, "takeover", 1, slot);
+    E2(s, ms + 20, node, "+ready", epoch, slot);
+}
+
+/* node gives slot up at ms: -stepdown, its stepdown hook's end. */
+static void
+synth_give(struct synth *s, int ms, int node, int epoch, int slot)
+{
+    E2(s, ms, node, "-stepdown", epoch, slot);
+    S2(s, ms + 5, node, "end", epoch, slot);
+}
+
+/* n2 takes slot 1 at epoch 2, then n1 slot 0 at epoch 1 (the counter gave 1 first). */
+static void
+synth_two_lead(struct synth *s)
+{
+    synth_take(s, 150, 2, 2, 1);
+    synth_take(s, 200, 1, 1, 0);
+}
+
+/* Correct: slot 1 fails over n2 -> n3 (epoch 3); slot 0 keeps epoch 1, and its
+   register takes epoch 1 after slot 1's 3 (each slot has its own register). */
+static void
+sc_slots_good(struct synth *s)
+{
+    synth_two_lead(s);
+    synth_give(s, 5000, 2, 2, 1);
+    synth_take(s, 5100, 3, 3, 1);
+    R2(s, 6000, 1, 1, "poll", 1, 0);
+    R2(s, 6100, 2, 2, "poll", 0, 1);    /* stale in slot 1, refused */
+    synth_end(s);
+}
+
+/* Two actives in slot 0: n3 takes it over while n1 still holds it (2 s). */
+static void
+sc_slots_two_in_one(struct synth *s)
+{
+    synth_two_lead(s);
+    synth_give(s, 4500, 2, 2, 1);
+    synth_take(s, 5000, 3, 3, 0);
+    synth_give(s, 7000, 1, 1, 0);
+    synth_take(s, 8000, 1, 4, 1);
+    synth_end(s);
+}
+
+/* One node in two slots: n1 (slot 0) runs a service in slot 1 too. */
+static void
+sc_slots_node_two(struct synth *s)
+{
+    synth_two_lead(s);
+    synth_give(s, 5000, 2, 2, 1);
+    S2(s, 5005, 1, "start", 3, 1);
+    S2(s, 6000, 1, "end", 3, 1);
+    synth_take(s, 6100, 3, 4, 1);
+    synth_end(s);
+}
+
+/* N + 1 actives: n3 takes slot 1 while n1 and n2 hold theirs. */
+static void
+sc_slots_three(struct synth *s)
+{
+    synth_two_lead(s);
+    synth_take(s, 5000, 3, 3, 1);
+    synth_end(s);
+}
+
+/* N + 1 services, not READY: n3's takeover hook in slot 1 ran 1 s (its
+   takeover never completed), while n1 and n2 served. */
+static void
+sc_slots_three_services(struct synth *s)
+{
+    synth_two_lead(s);
+    S2(s, 5000, 3, "start", 3, 1);
+    E2(s, 5001, 3, "+takeover", 3, 1);
+    E2(s, 6000, 3, "-takeover-failed", 3, 1);
+    S2(s, 6001, 3, "end", 3, 1);
+    synth_end(s);
+}
+
+/* Slot 1's epoch goes back: n3 takes it at epoch 1 (slot 0's) after n2's 2. */
+static void
+sc_slots_epoch_back(struct synth *s)
+{
+    synth_two_lead(s);
+    synth_give(s, 5000, 2, 2, 1);
+    synth_take(s, 5100, 3, 1, 1);
+    synth_end(s);
+}
+
 struct scenario {
     const char *name;
     void (*write)(struct synth *);
     uint32_t expect;                    /* the checks that must fail */
+    int leaders;                        /* N of the run (0: 1) */
 };
 
 static void
@@ -385,8 +512,8 @@ selftest_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 }
 
 static const char *const check_names[CHK__COUNT] = {
-    "well-formed", "pause", "overlap", "epochs", "stale", "foreign", "unfenced", "leaderless",
-    "service",
+    "well-formed", "pause", "overlap", "n-active", "epochs", "stale", "foreign", "unfenced",
+    "leaderless", "service", "service-slots", "service-n-active",
 };
 
 static void
@@ -408,30 +535,41 @@ void
 selftest_run(struct results *res)
 {
     static const struct scenario sc[] = {
-        { "correct run", sc_good, 0 },
-        { "two READY leaders", sc_overlap, 1u << CHK_OVERLAP },
-        { "paused leader notices at once", sc_pause_ok, 0 },
-        { "paused leader notices late", sc_pause_slow, (1u << CHK_PAUSE) | (1u << CHK_OVERLAP) },
-        { "an epoch reused", sc_epoch, 1u << CHK_EPOCHS },
-        { "a stale write accepted", sc_stale, 1u << CHK_STALE },
-        { "a write at another node's epoch", sc_foreign, 1u << CHK_FOREIGN },
-        { "READY without the fenced takeover", sc_unfenced, 1u << CHK_UNFENCED },
-        { "no leader for 18 s", sc_leaderless, 1u << CHK_LEADERLESS },
+        { "correct run", sc_good, 0, 1 },
+        { "two READY leaders", sc_overlap, 1u << CHK_OVERLAP, 1 },
+        { "paused leader notices at once", sc_pause_ok, 0, 1 },
+        { "paused leader notices late", sc_pause_slow, (1u << CHK_PAUSE) | (1u << CHK_OVERLAP), 1 },
+        { "an epoch reused", sc_epoch, 1u << CHK_EPOCHS, 1 },
+        { "a stale write accepted", sc_stale, 1u << CHK_STALE, 1 },
+        { "a write at another node's epoch", sc_foreign, 1u << CHK_FOREIGN, 1 },
+        { "READY without the fenced takeover", sc_unfenced, 1u << CHK_UNFENCED, 1 },
+        { "no leader for 18 s", sc_leaderless, 1u << CHK_LEADERLESS, 1 },
         { "no leader for 15 s, then a fault action", sc_leaderless_stall,
-            1u << CHK_LEADERLESS },
-        { "no leader while no quorum", sc_leaderless_quorum, 0 },
-        { "an unknown event name", sc_malformed, 1u << CHK_WELLFORMED },
-        { "services one after the other", sc_service_good, 0 },
+            1u << CHK_LEADERLESS, 1 },
+        { "no leader while no quorum", sc_leaderless_quorum, 0, 1 },
+        { "an unknown event name", sc_malformed, 1u << CHK_WELLFORMED, 1 },
+        { "services one after the other", sc_service_good, 0, 1 },
         { "a failed takeover undone after the next one started", sc_service_overlap,
-            1u << CHK_SERVICE },
-        { "a killed zkelectd's service never stopped", sc_service_open, 1u << CHK_SERVICE },
-        { "a frozen leader's service ends within the bound", sc_service_frozen_ok, 0 },
+            1u << CHK_SERVICE, 1 },
+        { "a killed zkelectd's service never stopped", sc_service_open, 1u << CHK_SERVICE, 1 },
+        { "a frozen leader's service ends within the bound", sc_service_frozen_ok, 0, 1 },
         { "a frozen leader's service ends past the bound", sc_service_frozen_late,
-            1u << CHK_SERVICE },
-        { "a leader fenced (-fenced) acts no more", sc_service_fenced, 0 },
-        { "a malformed service.log line", sc_service_malformed, 1u << CHK_SERVICE },
-        { "a fenced leader READY again at its epoch", sc_fenced_again, 0 },
-        { "READY again at the same epoch without -fenced", sc_ready_again, 1u << CHK_EPOCHS },
+            1u << CHK_SERVICE, 1 },
+        { "a leader fenced (-fenced) acts no more", sc_service_fenced, 0, 1 },
+        { "a malformed service.log line", sc_service_malformed, 1u << CHK_SERVICE, 1 },
+        { "a fenced leader READY again at its epoch", sc_fenced_again, 0, 1 },
+        { "READY again at the same epoch without -fenced", sc_ready_again, 1u << CHK_EPOCHS, 1 },
+        { "N = 2: one slot fails over, the other keeps its epoch", sc_slots_good, 0, 2 },
+        { "N = 2: two actives in one slot", sc_slots_two_in_one,
+            (1u << CHK_OVERLAP) | (1u << CHK_SERVICE), 2 },
+        { "N = 2: one node's services in two slots", sc_slots_node_two,
+            1u << CHK_SVC_SLOTS, 2 },
+        { "N = 2: three actives", sc_slots_three, (1u << CHK_OVERLAP) | (1u << CHK_NACTIVE)
+            | (1u << CHK_SERVICE) | (1u << CHK_SVC_NACTIVE), 2 },
+        { "N = 2: three services, two READY", sc_slots_three_services,
+            (1u << CHK_SERVICE) | (1u << CHK_SVC_NACTIVE), 2 },
+        { "N = 2: a slot's epoch goes back", sc_slots_epoch_back,
+            (1u << CHK_EPOCHS) | (1u << CHK_STALE), 2 },
     };
     char base[PATH_MAX], want[128], got[128];
     struct check_figures fig;
@@ -449,6 +587,7 @@ selftest_run(struct results *res)
         char name[16];
 
         snprintf(name, sizeof name, "s%zu", k);
+        synth_leaders = sc[k].leaders > 0 ? sc[k].leaders : 1;
         if (synth_open(&s, base, name) == -1) {
             fault_check(res, 0, "checker self-test: cannot write %s: %s", s.dir, strerror(errno));
             continue;

@@ -1084,6 +1084,40 @@ static void test_raise_lower_n2(void) { raise_and_lower(2); }
 static void test_raise_lower_n3(void) { raise_and_lower(3); }
 
 /*
+ * A node released from its slot that is chosen for a lower one releases its
+ * leader znode before it takes the other: never READY in two slots. N = 2:
+ * N lowered to 1 and n1 (slot 0, the elector) resigns at once: n2 leaves
+ * slot 1 for slot 0. N = 3: N lowered to 2 and n1 resigns: n3 leaves slot
+ * 2 for slot 0, n2 keeps slot 1 and its epoch.
+ */
+static void
+move_between_slots(int n)
+{
+    struct node *h[MAXSLOTS];
+    struct keep kp;
+    const char *want[2];
+    int down;
+
+    reset();
+    start_group(n, n, h);
+    keep_take(&kp, 1, h[1]);
+    down = get_count(&h[n - 1]->nstepdown);
+    set_leaders(n - 1, NULL);
+    stop_node(h[0]);
+    want[0] = ids[n - 1];
+    want[1] = ids[1];
+    CU_ASSERT_FATAL(wait_steady(n - 1, want, NULL));
+    CU_ASSERT(get_count(&nodes[n - 1].nstepdown) >= down + 1);
+    CU_ASSERT(tree_epoch(0) > kp.epoch);
+    if (n == 3)
+        keep_check(&kp);
+    finish();
+}
+
+static void test_move_n2(void) { move_between_slots(2); }
+static void test_move_n3(void) { move_between_slots(3); }
+
+/*
  * On the ensemble, N = 3: slot 0's active, also the elector, crashes: a new
  * elector refills slot 0 (the spare, or the crashed node back on its new
  * session) at a new epoch; slots 1 and 2 are undisturbed.
@@ -1359,6 +1393,8 @@ static CU_TestInfo standalone_tests[] = {
     {"watchdog in slot 2, N=3: slots 0 and 1 stay READY", test_watchdog_n3},
     {"raise and lower N live: 1-2-1-2", test_raise_lower_n2},
     {"raise and lower N live: 1-3-2-1-3", test_raise_lower_n3},
+    {"a node released from one slot and chosen for another, N=2", test_move_n2},
+    {"a node released from one slot and chosen for another, N=3", test_move_n3},
     {"figures: failover of one slot, requests per slot change, N=2", test_figures_standalone},
     {"figures: failover of one slot, requests per slot change, N=3", test_figures_standalone3},
     CU_TEST_INFO_NULL,

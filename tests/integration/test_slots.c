@@ -1146,6 +1146,38 @@ test_ensemble_elector_active_crash(void)
     finish();
 }
 
+/*
+ * Each ensemble member killed in turn and restarted, N = 2: leaders may be
+ * suspended and resume, but no slot moves: same holders at the same epochs,
+ * no new +ready, no step-down.
+ */
+static void
+test_ensemble_member_killed(void)
+{
+    struct node *h[MAXSLOTS];
+    uint64_t ep[2];
+    int i, k, nready[2];
+
+    reset();
+    start_group(2, 3, h);
+    for (k = 0; k < 2; k++) {
+        ep[k] = tree_epoch(k);
+        nready[k] = get_count(&h[k]->nready);
+    }
+    for (i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL(zkh_kill(zk3, i), 0);
+        CU_ASSERT_EQUAL(zkh_restart(zk3, i, 1), 0);
+    }
+    CU_ASSERT_FATAL(wait_steady(2, ids, NULL));
+    for (k = 0; k < 2; k++) {
+        CU_ASSERT_EQUAL(tree_epoch(k), ep[k]);
+        CU_ASSERT_EQUAL(get_count(&h[k]->nready), nready[k]);
+        CU_ASSERT_EQUAL(get_count(&h[k]->nstepdown), 0);
+    }
+    CU_ASSERT_EQUAL(get_count(&nodes[2].ntakeover), 0);
+    finish();
+}
+
 /* ---- figures ---------------------------------------------------------------- */
 
 /* Requests sent by every handle (zkelect_get_stats), and by one. */
@@ -1405,6 +1437,7 @@ static CU_TestInfo ensemble_tests[] = {
     {"the elector and slot 0's active crash, N=3, on the ensemble",
      test_ensemble_elector_active_crash},
     {"switchover --from, N=2, on the ensemble", test_switchover_n2},
+    {"each ensemble member killed in turn, N=2: no slot moves", test_ensemble_member_killed},
     {"raise and lower N live 1-3-2-1-3 on the ensemble", test_raise_lower_n3},
     {"figures on the ensemble", test_figures_ensemble},
     CU_TEST_INFO_NULL,

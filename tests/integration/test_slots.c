@@ -945,6 +945,24 @@ switchover_one_slot(int n)
     CU_ASSERT(steady(n, want, NULL));
     for (k = 0; k < n; k++)
         keep_check(&kp[k]);
+
+    /* without "from", today's meaning: slot 0 moves (to n2, the lowest
+       node not active), the other slots keep their epochs */
+    e1 = tree_epoch(0);
+    for (k = 1; k < n; k++)
+        keep_take(&kp[k], k, node_by_id(want[k]));
+    {
+        char p[128], json[128];
+        snprintf(p, sizeof(p), "%s/switchover", group_path);
+        snprintf(json, sizeof(json), "{\"v\":1,\"id\":%llu,\"to\":null}",
+                 (unsigned long long)++sw_id);
+        CU_ASSERT_EQUAL(put(p, json), ZOK);
+    }
+    want[0] = "n2";
+    CU_ASSERT_FATAL(wait_steady(n, want, NULL));
+    CU_ASSERT(tree_epoch(0) > e1);
+    for (k = 1; k < n; k++)
+        keep_check(&kp[k]);
     finish();
 }
 
@@ -1082,6 +1100,44 @@ raise_and_lower(int n)
 
 static void test_raise_lower_n2(void) { raise_and_lower(2); }
 static void test_raise_lower_n3(void) { raise_and_lower(3); }
+
+/*
+ * Planned moves of one slot, N = 3, nodes n1..n5: slot 1's active becomes
+ * ineligible (its slot goes to n4, the lowest spare), then slot 2's active
+ * resigns (zkelect_unnominate: its slot goes to the lowest node left, n2
+ * or n5); each time the other slots keep their epochs.
+ */
+static void
+test_planned_moves(void)
+{
+    struct node *h[MAXSLOTS];
+    struct keep kp[MAXSLOTS];
+    const char *want[MAXSLOTS] = {"n1", "n4", "n3"};
+    uint64_t e;
+
+    reset();
+    start_group(3, 5, h);
+    e = tree_epoch(1);
+    keep_take(&kp[0], 0, h[0]);
+    keep_take(&kp[2], 2, h[2]);
+    CU_ASSERT_EQUAL(zkelect_set_eligible(h[1]->g, 0), 0);
+    CU_ASSERT_FATAL(wait_steady(3, want, NULL));
+    CU_ASSERT(tree_epoch(1) > e);
+    CU_ASSERT_EQUAL(get_count(&h[1]->nstepdown), 1);
+    keep_check(&kp[0]);
+    keep_check(&kp[2]);
+
+    e = tree_epoch(2);
+    keep_take(&kp[0], 0, h[0]);
+    keep_take(&kp[1], 1, &nodes[3]);
+    CU_ASSERT_EQUAL(zkelect_unnominate(h[2]->g, WAIT_MS), 0);
+    want[2] = "n5"; /* n2 is ineligible */
+    CU_ASSERT_FATAL(wait_steady(3, want, NULL));
+    CU_ASSERT(tree_epoch(2) > e);
+    keep_check(&kp[0]);
+    keep_check(&kp[1]);
+    finish();
+}
 
 /*
  * A node released from its slot that is chosen for a lower one releases its
@@ -1425,6 +1481,8 @@ static CU_TestInfo standalone_tests[] = {
     {"watchdog in slot 2, N=3: slots 0 and 1 stay READY", test_watchdog_n3},
     {"raise and lower N live: 1-2-1-2", test_raise_lower_n2},
     {"raise and lower N live: 1-3-2-1-3", test_raise_lower_n3},
+    {"planned moves of one slot, N=3: an active made ineligible, an active resigning",
+     test_planned_moves},
     {"a node released from one slot and chosen for another, N=2", test_move_n2},
     {"a node released from one slot and chosen for another, N=3", test_move_n3},
     {"figures: failover of one slot, requests per slot change, N=2", test_figures_standalone},

@@ -1140,6 +1140,47 @@ test_planned_moves(void)
 }
 
 /*
+ * N lowered while the highest slot's takeover is still running (N = 2 -> 1,
+ * n2's takeover callback has not returned): n2 aborts its takeover, slot
+ * 1's watchdog (config 1500 ms) is disarmed with the slot (no +watchdog,
+ * n2 not excluded) and slot 0 stays READY.
+ */
+static void
+test_lower_during_takeover(void)
+{
+    struct node *slow;
+    struct keep kp;
+    struct zke_elected el;
+    uint64_t end;
+    int i;
+
+    reset();
+    set_leaders(2, "\"watchdog_ms\":1500");
+    start_node(0, "n1", 0);
+    slow = start_node(1, "n2", 1);
+    start_node(2, "n3", 0);
+    end = now_ms() + WAIT_MS;
+    while (!(get_count(&slow->ntakeover) >= 1 && get_count(&nodes[0].nready) >= 1) &&
+           now_ms() < end)
+        tick();
+    CU_ASSERT_FATAL(get_count(&slow->ntakeover) >= 1);
+    keep_take(&kp, 0, &nodes[0]);
+    set_leaders(1, "\"watchdog_ms\":1500");
+    CU_ASSERT(wait_count(&slow->nabort, 1));
+    CU_ASSERT_FATAL(wait_steady(1, ids, NULL));
+    /* past the watchdog period: nothing fired for the released slot */
+    end = now_ms() + 2500;
+    while (get_count(&slot_watchdogs[1]) == 0 && now_ms() < end)
+        tick();
+    CU_ASSERT_EQUAL(get_count(&slot_watchdogs[1]), 0);
+    CU_ASSERT_EQUAL_FATAL(tree_elected(&el), 0);
+    for (i = 0; i < el.nexcluded; i++)
+        CU_ASSERT_STRING_NOT_EQUAL(el.excluded[i].id, "n2");
+    keep_check(&kp);
+    finish();
+}
+
+/*
  * A node released from its slot that is chosen for a lower one releases its
  * leader znode before it takes the other: never READY in two slots. N = 2:
  * N lowered to 1 and n1 (slot 0, the elector) resigns at once: n2 leaves
@@ -1483,6 +1524,8 @@ static CU_TestInfo standalone_tests[] = {
     {"raise and lower N live: 1-3-2-1-3", test_raise_lower_n3},
     {"planned moves of one slot, N=3: an active made ineligible, an active resigning",
      test_planned_moves},
+    {"N lowered during the released slot's takeover: aborted, no watchdog",
+     test_lower_during_takeover},
     {"a node released from one slot and chosen for another, N=2", test_move_n2},
     {"a node released from one slot and chosen for another, N=3", test_move_n3},
     {"figures: failover of one slot, requests per slot change, N=2", test_figures_standalone},

@@ -559,8 +559,12 @@ finish(void)
  * once; its handle sees the session expire and joins again on a new one.
  * The live handle may win its session back from the closing client before
  * the close is sent (zkelect_end_session is meant for a dead process's
- * session): then its session id stays, and we try again. Returns the time
- * the session was closed (us).
+ * session): then its session id stays, and we try again. Or the close lands
+ * after the handle won the session back: ZooKeeper 3.8.0 then deletes the
+ * session's znodes but leaves the handle's connection open, its requests
+ * unanswered, until the client gives up at 2/3 of the session timeout and
+ * learns of the expiry on reconnecting (the library says "registration
+ * lost" meanwhile). Returns the time the session was closed (us).
  */
 static uint64_t
 crash(struct node *n)

@@ -57,6 +57,7 @@ static char group_path[64];
 static int test_no;
 static uint64_t test_t0;  /* when the test began (ms) */
 static uint64_t sw_id;   /* the last switchover id written in this group */
+static int watchdog_opt; /* the group option watchdog_ms of the nodes started next */
 
 /* ---- the checker ---------------------------------------------------------- */
 
@@ -64,7 +65,9 @@ struct node {
     char id[32];
     zkelect_t *h;
     zkelect_group_t *g;
-    int takeover_mode;          /* 0: complete at once, 1: never complete */
+    int takeover_mode;          /* 0: complete at once, 1: later (zkelect_takeover_done)
+                                   or never */
+    uint64_t pending_epoch;     /* the epoch of its last takeover callback */
     int ready_slot;             /* the slot it is READY in by its events, -1 none */
     int released;               /* READY in a slot released by lowering N */
     int takeover_slot;          /* slot of its last +takeover */
@@ -270,11 +273,11 @@ on_takeover(void *data, zkelect_group_t *g, uint64_t epoch)
     struct node *n = data;
     int k = zkelect_group_slot(g);
 
-    (void)epoch;
     pthread_mutex_lock(&rec_mu);
     if (k != n->takeover_slot)
         violation("%s: takeover callback in slot %d, its +takeover said slot %d", n->id, k,
                   n->takeover_slot);
+    n->pending_epoch = epoch;
     pthread_mutex_unlock(&rec_mu);
     return n->takeover_mode == 1 ? ZKELECT_EBUSY : ZKELECT_OK;
 }
@@ -472,7 +475,7 @@ start_node(int i, const char *id, int takeover_mode)
     go.policy = "nodeid";
     go.policy_options = popts;
     go.npolicy_options = 1;
-    go.watchdog_ms = 10000;
+    go.watchdog_ms = watchdog_opt;
     go.exclude_ms = 60000;
     go.on_event = on_event;
     go.event_data = n;
@@ -537,6 +540,7 @@ reset(void)
     memset(slot_watchdogs, 0, sizeof(slot_watchdogs));
     nready_epochs = 0;
     sw_id = 0;
+    watchdog_opt = 10000;
     test_t0 = now_ms();
     snprintf(group_path, sizeof(group_path), "/slots%d_%d", (int)getpid(), ++test_no);
     snprintf(p, sizeof(p), "%s", group_path);
@@ -899,6 +903,70 @@ elector_crash(int n)
 
 static void test_elector_n2(void) { elector_crash(2); }
 static void test_elector_n3(void) { elector_crash(3); }
+
+/*
+ * The elector (n9, a spare) crashes while slot 1's takeover is still
+ * running (n2's takeover callback takes its time), N = 2. The next elector
+ * (n1, slot 0's active) guards that takeover with the config's watchdog
+ * period (6 s), not its own group option (1 s, which a new elector knows
+ * before it has read the config): no +watchdog within 3 s of the new
+ * elector; then n2 completes its takeover and is READY in slot 1 at the
+ * epoch it was elected at; slot 0 stays READY throughout.
+ */
+static void
+test_elector_crash_mid_takeover(void)
+{
+    struct node *el, *slow;
+    struct keep kp;
+    const char *want[2] = {"n1", "n2"};
+    char p[128];
+    uint64_t end, t, e;
+
+    reset();
+    pthread_mutex_lock(&rec_mu);
+    n_limit = 2;
+    pthread_mutex_unlock(&rec_mu);
+    snprintf(p, sizeof(p), "%s/config", group_path);
+    CU_ASSERT_EQUAL_FATAL(put(p, "{\"v\":1,\"leaders\":2,\"settle_ms\":15000,\"expect\":4,"
+                                 "\"watchdog_ms\":6000}"), ZOK);
+    watchdog_opt = 1000;
+    el = start_node(MAXNODES - 1, "n9", 0);
+    start_node(0, "n1", 0);
+    slow = start_node(1, "n2", 1);
+    start_node(2, "n3", 0);
+    /* n2 PROGRESS in slot 1, n1 READY in slot 0 */
+    end = now_ms() + WAIT_MS;
+    while (!(get_count(&slow->ntakeover) >= 1 && get_count(&nodes[0].nready) >= 1) &&
+           now_ms() < end)
+        tick();
+    CU_ASSERT_FATAL(get_count(&slow->ntakeover) >= 1);
+    CU_ASSERT_EQUAL(get_count(&slow->takeover_slot), 1);
+    CU_ASSERT_FATAL(get_count(&nodes[0].nready) >= 1);
+    pthread_mutex_lock(&rec_mu);
+    e = slow->pending_epoch;
+    pthread_mutex_unlock(&rec_mu);
+    keep_take(&kp, 0, &nodes[0]);
+    crash(el);
+    CU_ASSERT_FATAL(wait_count(&nodes[0].nelector, 1));
+    /* half the config's period: no watchdog yet (an observation window,
+       not a wait for anything to happen) */
+    t = now_ms() + 3000;
+    while (get_count(&slot_watchdogs[1]) == 0 && now_ms() < t)
+        tick();
+    CU_ASSERT_EQUAL(get_count(&slot_watchdogs[1]), 0);
+    if (get_count(&slot_watchdogs[1]) != 0)
+        fprintf(stderr, "the new elector's watchdog for slot 1 fired within 3 s; the config "
+                "says 6000 ms\n");
+    CU_ASSERT_EQUAL(zkelect_takeover_done(slow->g, e, ZKELECT_OK), 0);
+    if (get_count(&slot_watchdogs[1]) == 0) {
+        CU_ASSERT_FATAL(wait_steady(2, want, NULL));
+        CU_ASSERT_EQUAL(tree_epoch(1), e);
+        CU_ASSERT_EQUAL(get_count(&slow->nready), 1);
+    }
+    CU_ASSERT_EQUAL(get_count(&slot_watchdogs[0]), 0);
+    keep_check(&kp);
+    finish();
+}
 
 /*
  * `zkelect switchover --from n2`: slot 1 moves through the two phases (n2's
@@ -1520,6 +1588,8 @@ static CU_TestInfo standalone_tests[] = {
     {"crash of one active, N=3: slot 1 refilled, slots 0 and 2 undisturbed", test_crash_n3},
     {"elector crash, N=2: no slot moves; the next elector refills a slot", test_elector_n2},
     {"elector crash, N=3: no slot moves; the next elector refills a slot", test_elector_n3},
+    {"elector crash during slot 1's takeover, N=2: the config's watchdog period holds",
+     test_elector_crash_mid_takeover},
     {"switchover --from, N=2: slot 1 to the spare, slot 0 undisturbed", test_switchover_n2},
     {"switchover --from --to, N=3: slot 1 to the named node", test_switchover_n3},
     {"watchdog in slot 1, N=2: slot 0 stays READY", test_watchdog_n2},

@@ -598,6 +598,14 @@ elector_on_config_reply(struct zkelect_group *g, struct zev *ev)
                operator's; a new elector's first read counts as one */
             if (!drains_only || prev_version < 0)
                 g->config_rules_version = ev->stat.version;
+            /* watchdogs armed before the config was read (a new elector's
+               for a takeover in flight) run for the config's period, from
+               when they were armed */
+            for (i = 0; i < g->nlv; i++) {
+                struct lview *v = LV(g, i);
+                if (v->wd_deadline && !v->wd_fenced && v->wd_postponed_ms == 0)
+                    v->wd_deadline = v->wd_start_ms + (uint64_t)effective_watchdog_ms(g);
+            }
             group_timer_changed(g);
         }
     }
@@ -1205,10 +1213,18 @@ elector_eval_slots(struct zkelect_group *g, struct zkelect_policy_input *in,
                 LV(g, k)->force_epoch = 0;
                 mask |= 1u << k;
             }
-        if (nchosen < N)
-            zke_event(g->h, g, ZKELECT_EV_NO_ELIGIBLE, NULL, 0, ZKELECT_ENOELIGIBLE,
-                      "policy %s chose %d of %d (%s): %s", zke_policy_name(g->policy), nchosen,
-                      N, rtext_in, reason);
+        /* fewer than N can lead: said once, not at every re-evaluation */
+        if (nchosen < N) {
+            char shortof[sizeof(g->slots_short)];
+            snprintf(shortof, sizeof(shortof), "%d of %d: %s", nchosen, N, reason);
+            if (strcmp(shortof, g->slots_short) != 0)
+                zke_event(g->h, g, ZKELECT_EV_NO_ELIGIBLE, NULL, 0, ZKELECT_ENOELIGIBLE,
+                          "policy %s chose %d of %d (%s): %s", zke_policy_name(g->policy),
+                          nchosen, N, rtext_in, reason);
+            snprintf(g->slots_short, sizeof(g->slots_short), "%s", shortof);
+        } else {
+            g->slots_short[0] = '\0';
+        }
         snprintf(why, sizeof(why), "%s: %s", rtext_in, reason);
     }
     /* a decision that still names what was decided, with slots lost that
@@ -1285,6 +1301,13 @@ elector_eval_slots(struct zkelect_group *g, struct zkelect_policy_input *in,
         for (i = 0; *out[k] && i < (int)in->nmembers; i++)
             if (strcmp(mem[i].id, out[k]) == 0)
                 m = mc_of[i];
+        if (m == NULL && k > 0) {
+            /* an empty slot: no epoch (it is nobody's fencing token) and no
+               history entry (history names leaders; the reason says why
+               the slot is empty) */
+            *lep = 0;
+            continue;
+        }
         *lep = ++base;
         if (lsince)
             *lsince = e->at_ms;

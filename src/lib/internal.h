@@ -422,6 +422,7 @@ struct zkelect_group {
                                          registration: the group is not at a cold start */
     char policy_loaded_key[1024];     /* name + options it was loaded with */
     char slots_refused[256];          /* members last reported unable to serve N slots */
+    char slots_short[256];            /* "chose K of N: why" last published (-no-eligible) */
 
     /* liveness */
     bool pred_watched;                /* an exists-watch is set on g->pred */

@@ -64,6 +64,14 @@
  *               switchover is acted on before it is due), MUT_SCHED_PAUSED
  *               (a due scheduled switchover moves a paused group)
  *
+ * Issue 17 (N active leaders, "slots"):
+ *   SLOTS       1 (default): the single-slot model above, unchanged; 2: the
+ *               two-slot model at the end of this file (its own knobs there:
+ *               START_N, COLD_START, MAX_NCHG, MAX_CRASH, MAX_SWITCH,
+ *               MAX_TFAIL, MAXFAULTS, LIVE; mutants MUT_CREATE_FIRST,
+ *               MUT_TWO_SLOTS, MUT_NO_WAIT, MUT_LOWER_NO_RELEASE,
+ *               MUT_EPOCH_PER_SLOT, MUT_NOT_STICKY, MUT_WD_SLOT0)
+ *
  * Safety: the monitor process asserts S1, S3, S7, S8 and L1 in every state
  * (issue 16: L3, L4, L5 too); S2, S4, S5, S6 (issue 16: S9, S10) are
  * assertions where the step happens. Liveness (-DLIVE): the LTL

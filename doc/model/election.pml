@@ -64,12 +64,24 @@
  *               switchover is acted on before it is due), MUT_SCHED_PAUSED
  *               (a due scheduled switchover moves a paused group)
  *
+ * Issue 17 (N active leaders, "slots"):
+ *   SLOTS       1 (default): the single-slot model above, unchanged; 2: the
+ *               two-slot model at the end of this file (its own knobs there:
+ *               START_N, COLD_START, MAX_NCHG, MAX_CRASH, MAX_SWITCH,
+ *               MAX_TFAIL, MAXFAULTS, LIVE; mutants MUT_CREATE_FIRST,
+ *               MUT_TWO_SLOTS, MUT_NO_WAIT, MUT_LOWER_NO_RELEASE,
+ *               MUT_EPOCH_PER_SLOT, MUT_NOT_STICKY, MUT_WD_SLOT0)
+ *
  * Safety: the monitor process asserts S1, S3, S7, S8 and L1 in every state
  * (issue 16: L3, L4, L5 too); S2, S4, S5, S6 (issue 16: S9, S10) are
  * assertions where the step happens. Liveness (-DLIVE): the LTL
  * formula `live`, checked with pan -a -f.
  */
 
+#ifndef SLOTS
+#define SLOTS 1                 /* issue 17: 2 = the two-slot model (at the end) */
+#endif
+#if SLOTS == 1
 #define N 3                     /* nodes 0, 1, 2 */
 #define WEL 0
 #define WLD 1
@@ -2218,3 +2230,559 @@ init {
         run faults()
     }
 }
+#else /* SLOTS != 1 */
+/* =====================================================================
+ * Issue 17: two slots (SLOTS=2). doc/model/README.md, "Issue 17".
+ *
+ * Three nodes, N = 2 slots (config `leaders`, lowered to 1 and raised again
+ * by an operator). One `elected` decision holds both slots and is written
+ * by the elector at once, compare-and-set on its version; each slot k has
+ * its own leader znode (`leader`, `leader-1`) with the two-phase PROGRESS ->
+ * READY takeover checked against `elected`, its own watchdog, and its own
+ * epoch, fed by one counter (a new assignment gets the newest epoch of
+ * every slot and of `history`, plus one). A node holds at most one slot;
+ * the assignment is elector.c/slots.c's zke_slots_assign: sticky, lost slots
+ * refilled lowest first, in the policy's order.
+ *
+ * This is the slot layer. Each slot runs the single-slot protocol that the
+ * SLOTS=1 model checks with every session fault; here a session has only
+ * the faults that move slots (a crash, its session expiring later), replies
+ * come in the order the C sees them, and reads are atomic with the step
+ * that uses them: what is checked is what is new with two slots.
+ * ===================================================================== */
+#if SLOTS != 2
+#error "SLOTS is 1 (the default, the single-slot model) or 2"
+#endif
+
+#define N 3                     /* nodes 0, 1, 2 */
+#define NS 2                    /* slots 0, 1 */
+#define NONE 3                  /* "no node", "no slot" */
+
+#ifndef MAXFAULTS
+#define MAXFAULTS 2
+#endif
+#ifndef MAX_CRASH
+#define MAX_CRASH 1             /* a node crashes; its session expires later */
+#endif
+#ifndef MAX_NCHG
+#define MAX_NCHG 2              /* zkelect set-leaders: N 2 -> 1 or 1 -> 2 */
+#endif
+#ifndef MAX_SWITCH
+#define MAX_SWITCH 1            /* zkelect switchover --from NODE */
+#endif
+#ifndef MAX_TFAIL
+#define MAX_TFAIL 1             /* a takeover the application fails */
+#endif
+#ifndef START_N
+#define START_N 2               /* N at the start */
+#endif
+#define MAXEPOCH 12
+
+#define R_MEMBER    0
+#define R_CREATING  1           /* create of leader-k sent */
+#define R_PROGRESS  2           /* leader-k PROGRESS, the takeover running or done */
+#define R_READYING  3           /* READY sent */
+#define R_READY     4
+#define R_STEPPING  5           /* the step-down callback running */
+#define R_DELETING  6           /* the release of leader-k sent */
+
+#define ST_PROGRESS 1
+#define ST_READY    2
+
+#define Q_CREATE    1           /* amulti: check elected, create leader-k PROGRESS */
+#define Q_READY     2           /* amulti: check elected, set leader-k READY */
+#define Q_DELETE    3           /* delete leader-k (the release) */
+
+/* ZooKeeper */
+byte CFG_N = START_N;           /* config.leaders */
+byte E_ver;                     /* elected: version (0: none yet) */
+byte E_n;                       /* elected: N of the decision (1 + nslots) */
+byte E_ld[NS];                  /* elected: slot k's node, NONE = empty */
+byte E_ep[NS];                  /* elected: slot k's epoch (0: empty) */
+byte H_ep;                      /* history: the newest epoch */
+byte L_own[NS];                 /* leader-k: the owning node, NONE = absent */
+byte L_st[NS];                  /* leader-k: status */
+byte L_ep[NS];                  /* leader-k: epoch */
+bool sl[N];                     /* node n's session lives (nodes/<id>, election/...) */
+byte swf = NONE;                /* switchover request: from this node */
+
+/* nodes */
+bool up[N];                     /* the process runs (not crashed) */
+byte rl[N];                     /* role */
+byte ks[N];                     /* the slot of the role (PROGRESS .. DELETING) */
+byte kep[N];                    /* the epoch of that takeover */
+byte vv[N];                     /* the version of elected the node read last */
+byte fe[N];                     /* the epoch whose takeover failed here (0 none) */
+byte pq[N];                     /* the request outstanding (Q_*, 0 none) */
+byte pv[N];                     /* the version of elected it is checked against */
+bool tok[N];                    /* the takeover ended well (READY to send) */
+
+/* the elector (the lowest live registration) */
+bool dirty;                     /* its view changed (members, config, a leader
+                                   znode, a switchover, an exclusion): evaluate */
+bool ex[N];                     /* excluded (a failed takeover, any slot) */
+
+byte nflt, ncrash, nchg, nsw, ntf;                 /* faults spent: all, per kind */
+bool started;
+
+/* ghosts and properties */
+byte gmax[NS];                  /* the newest epoch ever assigned to slot k */
+byte grdy[NS];                  /* the newest epoch slot k was READY at */
+bool S11_one_ready_per_slot = 1;
+bool S12_one_slot_per_node = 1;
+bool S13_at_most_N_ready = 1;
+bool S14_slot_epochs_grow = 1;
+bool S15_sticky_lowest_first = 1;
+bool S16_leader_writes_follow_decision = 1;
+bool L6_quiescent_slots_ready = 1;
+bool bounds_ok = 1;
+
+#define ELC (sl[0] -> 0 : (sl[1] -> 1 : (sl[2] -> 2 : NONE)))
+
+/* the slot the decision names node n for */
+#ifdef MUT_LOWER_NO_RELEASE
+#define INS(n, k) (E_ld[k] == (n))      /* mutant: entries beyond N still read */
+#else
+#define INS(n, k) ((k) < E_n && E_ld[k] == (n))
+#endif
+#define MYS(n) (INS(n, 0) -> 0 : (INS(n, 1) -> 1 : NONE))
+#define HOLDS(x) ((E_n > 0 && E_ld[0] == (x)) || (E_n > 1 && E_ld[1] == (x)))
+
+/* a waiting candidate whose slot's leader znode has gone (its watch) */
+#ifdef MUT_NO_WAIT
+#define FREE(k, n) (L_own[k] != (n))    /* mutant: another's znode is no reason to wait */
+#else
+#define FREE(k, n) (L_own[k] == NONE)
+#endif
+#define CAN_CREATE(n) (rl[n] == R_MEMBER && MYS(n) != NONE && FREE(MYS(n), n) && fe[n] != E_ep[MYS(n)])
+
+#define BEL(n) (up[n] && sl[n] && rl[n] == R_READY)
+#define TWO(a, b) (BEL(a) && BEL(b) && ks[a] == ks[b])
+#define S11 (!TWO(0, 1) && !TWO(0, 2) && !TWO(1, 2))
+#define S12 (L_own[0] == NONE || L_own[0] != L_own[1])
+#define NBEL (BEL(0) + BEL(1) + BEL(2))
+#define STALE(n) (BEL(n) && vv[n] != E_ver)
+#define S13 (NBEL <= E_n || STALE(0) || STALE(1) || STALE(2))
+
+/* a slot READY: its node believes READY there, its znode is READY at the
+   slot's epoch and owned by it */
+#define SREADY(k) (E_ld[k] != NONE && BEL(E_ld[k]) && ks[E_ld[k]] == (k) && \
+                   L_own[k] == E_ld[k] && L_st[k] == ST_READY && L_ep[k] == E_ep[k])
+#define NREADY ((E_n > 0 && SREADY(0)) + (E_n > 1 && SREADY(1)))
+#define NLIVE (sl[0] + sl[1] + sl[2])
+#define WANTED(c) ((CFG_N <= NLIVE && (c) == CFG_N) || (CFG_N > NLIVE && (c) == NLIVE))
+/* both slots READY (or as many as there are live nodes), N as configured,
+   and no READY belief beyond them (no ?: here: the LTL parser has none) */
+#define SSTABLE (E_n == CFG_N && WANTED(NREADY) && WANTED(NBEL))
+
+/* QUIET: no node, the elector or the network has a step to take (every
+   request answered, every watch read, every callback ended, every crashed
+   session expired): what the watchdog, tens of seconds, waits for. Faults
+   and the end of an exclusion may still come. */
+#define NODE_STEP(n) (up[n] && (pq[n] != 0 || (rl[n] == R_PROGRESS && !tok[n]) || rl[n] == R_STEPPING || \
+                      vv[n] != E_ver || CAN_CREATE(n)))
+#define NET_STEP ((!up[0] && sl[0]) || (!up[1] && sl[1]) || (!up[2] && sl[2]))
+#define QUIET (!NODE_STEP(0) && !NODE_STEP(1) && !NODE_STEP(2) && !NET_STEP && \
+               !(dirty && ELC != NONE && up[ELC]))
+
+/* the watchdog of slot k: its node is not READY there (fires only when
+   QUIET) */
+#define WD(k) ((k) < E_n && E_ld[k] != NONE && sl[E_ld[k]] && !SREADY(k))
+#ifdef MUT_WD_SLOT0
+#define WD_ANY (ELC != NONE && up[ELC] && WD(0))       /* mutant: slot 0's watchdog only */
+#else
+#define WD_ANY (ELC != NONE && up[ELC] && (WD(0) || WD(1)))
+#endif
+
+#ifdef LIVE
+ltl slots_live { <> [] SSTABLE }
+#endif
+
+/* ---------------------------------------------------------------------
+ * Candidate (candidate.c cand_step) for node n, on the view it just read.
+ * ------------------------------------------------------------------- */
+inline cand_step(n) {
+    k = MYS(n);
+    if
+    :: rl[n] == R_MEMBER ->
+        if
+        :: k != NONE && fe[n] != E_ep[k] && FREE(k, n) ->
+#ifdef MUT_NO_WAIT
+            L_own[k] = NONE; L_st[k] = 0; L_ep[k] = 0;  /* takes the znode over */
+#endif
+            rl[n] = R_CREATING; ks[n] = k; kep[n] = E_ep[k];
+            pq[n] = Q_CREATE; pv[n] = E_ver
+        :: else                         /* not chosen, or waits for leader-k to go */
+        fi
+    :: rl[n] == R_PROGRESS || rl[n] == R_READY ->
+        if
+        :: k == ks[n] && E_ep[k] == kep[n] ->   /* still chosen for this slot */
+            if
+            :: rl[n] == R_PROGRESS && tok[n] ->
+                pq[n] = Q_READY; pv[n] = E_ver; rl[n] = R_READYING
+            :: else
+            fi
+        :: else ->                      /* moved, released, replaced: step down */
+#ifdef MUT_CREATE_FIRST
+            if                          /* mutant: the new slot's create goes first */
+            :: k != NONE && k != ks[n] && L_own[k] == NONE && fe[n] != E_ep[k] ->
+                L_own[k] = n; L_st[k] = ST_PROGRESS; L_ep[k] = E_ep[k];
+                S12_one_slot_per_node = S12; assert(S12_one_slot_per_node)
+            :: else
+            fi;
+#endif
+            rl[n] = R_STEPPING
+        fi
+    :: else                             /* CREATING, READYING, STEPPING, DELETING */
+    fi
+}
+
+proctype node(byte n) {
+    byte k;
+end_node:
+    do
+    /* the server applies the request and the node reads its reply */
+    :: atomic { up[n] && pq[n] != 0 ->
+        k = ks[n];
+        if
+        :: pq[n] == Q_CREATE ->
+            if
+            :: E_ver != pv[n] -> rl[n] = R_MEMBER        /* elected moved: read again */
+            :: E_ver == pv[n] && L_own[k] != NONE -> rl[n] = R_MEMBER      /* NODEEXISTS: wait */
+            :: E_ver == pv[n] && L_own[k] == NONE ->
+                S16_leader_writes_follow_decision = (k < E_n && E_ld[k] == n && E_ep[k] == kep[n]);
+                assert(S16_leader_writes_follow_decision);
+                L_own[k] = n; L_st[k] = ST_PROGRESS; L_ep[k] = kep[n];
+                rl[n] = R_PROGRESS; tok[n] = 0; dirty = 1;
+                S12_one_slot_per_node = S12; assert(S12_one_slot_per_node)
+            fi
+        :: pq[n] == Q_READY ->
+            if
+            :: L_own[k] != n -> rl[n] = R_STEPPING       /* the znode is gone: lost */
+            :: L_own[k] == n && E_ver != pv[n] -> rl[n] = R_PROGRESS       /* read again */
+            :: L_own[k] == n && E_ver == pv[n] ->
+                S16_leader_writes_follow_decision = (k < E_n && E_ld[k] == n && E_ep[k] == kep[n]);
+                assert(S16_leader_writes_follow_decision);
+                S14_slot_epochs_grow = (kep[n] > grdy[k]);
+                assert(S14_slot_epochs_grow);
+                grdy[k] = kep[n];
+                L_st[k] = ST_READY; rl[n] = R_READY; dirty = 1
+            fi
+        :: pq[n] == Q_DELETE ->
+            if
+            :: L_own[k] == n -> L_own[k] = NONE; L_st[k] = 0; L_ep[k] = 0; dirty = 1
+            :: else
+            fi;
+            rl[n] = R_MEMBER
+        fi;
+        pq[n] = 0; k = 0 }
+    /* the application's takeover ends, well (READY is sent, checked
+       against the elected it read last) or not */
+    :: atomic { up[n] && pq[n] == 0 && rl[n] == R_PROGRESS && !tok[n] ->
+        if
+        :: tok[n] = 1; pq[n] = Q_READY; pv[n] = vv[n]; rl[n] = R_READYING
+        :: ntf < MAX_TFAIL && nflt < MAXFAULTS ->
+            ntf++; nflt++; fe[n] = kep[n]; rl[n] = R_STEPPING
+        fi }
+    /* the step-down ends: then the release */
+    :: atomic { up[n] && pq[n] == 0 && rl[n] == R_STEPPING ->
+        if
+        :: L_own[ks[n]] == n -> pq[n] = Q_DELETE; rl[n] = R_DELETING
+        :: else -> rl[n] = R_MEMBER
+        fi }
+    /* the watch on elected fired, or the one on a leader znode this
+       candidate waits for: read, cand_step */
+    :: atomic { up[n] && pq[n] == 0 && (vv[n] != E_ver || CAN_CREATE(n)) ->
+        vv[n] = E_ver;
+        cand_step(n);
+        k = 0 }
+    od
+}
+
+/* ---------------------------------------------------------------------
+ * Elector (elector.c elector_eval with slots.c zke_slots_assign).
+ * ------------------------------------------------------------------- */
+/* a candidate: its session lives, not excluded, not the switchover's node */
+#define CANDX(x) (sl[x] && !ex[x] && (x) != sw)
+/* a present holder (slot < the decision's N) that can lead: the policy
+   keeps it when there is room (as the shipped policies do) */
+#define KH(x) (CANDX(x) && HOLDS(x))
+#define NKH (KH(0) + KH(1) + KH(2))
+#define PICK0(x) (CANDX(x) && (KH(x) || NKH < nn))
+#define PICK1(x) (CANDX(x) && (x) != c0 && (KH(x) || NKH - KH(c0) < 1))
+#define CHOSEN(x) ((x) != NONE && ((x) == c0 || (x) == c1))
+
+proctype elector() {
+    byte nn, c0, c1, sw, k, j, mx;
+    byte nw[NS], nep[NS];
+    bool changed;
+end_elector:
+    do
+    :: atomic { dirty && ELC != NONE && up[ELC] ->
+        dirty = 0;
+        nn = CFG_N;
+        /* a switchover --from x moves x's slot when another node can take it */
+        sw = NONE;
+        if
+        :: swf != NONE && HOLDS(swf) &&
+           ((swf != 0 && sl[0] && !ex[0] && !HOLDS(0)) ||
+            (swf != 1 && sl[1] && !ex[1] && !HOLDS(1)) ||
+            (swf != 2 && sl[2] && !ex[2] && !HOLDS(2))) -> sw = swf
+        :: else
+        fi;
+        /* the policy's ordered set of up to nn distinct candidates, best
+           first, fewer only when fewer can lead (choose_set) */
+        c0 = NONE; c1 = NONE;
+        if
+        :: PICK0(0) -> c0 = 0
+        :: PICK0(1) -> c0 = 1
+        :: PICK0(2) -> c0 = 2
+        :: else
+        fi;
+        if
+        :: nn > 1 && PICK1(0) -> c1 = 0
+        :: nn > 1 && PICK1(1) -> c1 = 1
+        :: nn > 1 && PICK1(2) -> c1 = 2
+        :: else
+        fi;
+        /* zke_slots_assign: (1) slots >= nn released; (2) a holder still
+           chosen keeps its slot; (3) the others fill the free slots lowest
+           first, in the policy's order; (4) the rest are empty */
+        nw[0] = NONE; nw[1] = NONE;
+#ifdef MUT_NOT_STICKY
+        nw[0] = c0;                     /* mutant: the policy's order, slot by slot */
+        if :: nn > 1 -> nw[1] = c1 :: else fi;
+#else
+        k = 0;
+        do
+        :: k < nn ->
+            if
+            :: k < E_n && CHOSEN(E_ld[k]) -> nw[k] = E_ld[k]
+            :: else
+            fi;
+            k++
+        :: else -> break
+        od;
+        j = 0;
+        do
+        :: j < 2 ->
+            mx = (j == 0 -> c0 : c1);
+#ifdef MUT_TWO_SLOTS
+            if                          /* mutant: a kept holder fills a free slot too */
+            :: mx != NONE ->
+#else
+            if
+            :: mx != NONE && nw[0] != mx && nw[1] != mx ->
+#endif
+                if
+                :: nw[0] == NONE && nn > 0 -> nw[0] = mx
+                :: else -> if :: nw[1] == NONE && nn > 1 -> nw[1] = mx :: else fi
+                fi
+            :: else
+            fi;
+            j++
+        :: else -> break
+        od;
+#endif
+        /* epochs: one counter feeds both slots; a kept slot keeps its epoch */
+        mx = H_ep;
+        if :: E_ep[0] > mx -> mx = E_ep[0] :: else fi;
+        if :: E_ep[1] > mx -> mx = E_ep[1] :: else fi;
+        changed = (nn != E_n || swf != NONE);
+        k = 0;
+        do
+        :: k < NS ->
+            if
+            :: k < nn && nw[k] != NONE && (k >= E_n || nw[k] != E_ld[k]) ->
+#ifdef MUT_EPOCH_PER_SLOT
+                nep[k] = E_ep[k] + 1;   /* mutant: each slot its own counter */
+#else
+                mx++; nep[k] = mx;
+#endif
+                changed = 1
+            :: k < nn && nw[k] != NONE && k < E_n && nw[k] == E_ld[k] -> nep[k] = E_ep[k]
+            :: else ->
+                if :: k < E_n && E_ld[k] != NONE -> changed = 1 :: else fi;
+                nep[k] = 0
+            fi;
+            k++
+        :: else -> break
+        od;
+        if
+        :: changed ->
+            /* the properties of the decision written */
+            S12_one_slot_per_node = (nn < 2 || nw[0] == NONE || nw[0] != nw[1]);
+            assert(S12_one_slot_per_node);
+            k = 0;
+            do
+            :: k < nn ->
+                if
+                :: nw[k] != NONE && (k >= E_n || nw[k] != E_ld[k]) ->
+                    S14_slot_epochs_grow = (nep[k] > gmax[k]);
+                    assert(S14_slot_epochs_grow);
+                    gmax[k] = nep[k];
+                    /* lowest first: no free slot below a newly filled one */
+                    S15_sticky_lowest_first = (k == 0 || nw[0] != NONE);
+                    assert(S15_sticky_lowest_first)
+                :: else
+                fi;
+                /* sticky: a holder of a slot < nn still chosen stays in it */
+                if
+                :: k < E_n && E_ld[k] != NONE ->
+                    S15_sticky_lowest_first = ((nw[0] != E_ld[k] || k == 0) &&
+                                               (nn < 2 || nw[1] != E_ld[k] || k == 1));
+                    assert(S15_sticky_lowest_first)
+                :: else
+                fi;
+                k++
+            :: else -> break
+            od;
+            E_ver++; E_n = nn;
+#ifdef MUT_LOWER_NO_RELEASE
+            k = 0;                      /* mutant: the released slots' entries stay */
+            do
+            :: k < nn -> E_ld[k] = nw[k]; E_ep[k] = nep[k]; k++
+            :: else -> break
+            od;
+#else
+            E_ld[0] = nw[0]; E_ep[0] = nep[0];
+            E_ld[1] = nw[1]; E_ep[1] = nep[1];
+#endif
+            if :: nep[0] > H_ep -> H_ep = nep[0] :: else fi;
+            if :: nep[1] > H_ep -> H_ep = nep[1] :: else fi;
+            swf = NONE;                 /* acknowledged */
+            bounds_ok = (H_ep < MAXEPOCH && E_ver < 250);
+            assert(bounds_ok)
+        :: else
+        fi;
+        k = 0; j = 0; mx = 0; c0 = 0; c1 = 0; sw = 0; nn = 0; changed = 0;
+        nw[0] = 0; nw[1] = 0; nep[0] = 0; nep[1] = 0 }
+    /* the watchdog of a slot: its node did not reach READY (a failed
+       takeover): excluded from every slot; the elector decides again */
+    :: atomic { QUIET && WD_ANY ->
+        if
+        :: WD(0) -> ex[E_ld[0]] = 1
+#ifndef MUT_WD_SLOT0
+        :: WD(1) -> ex[E_ld[1]] = 1
+#endif
+        fi;
+        dirty = 1 }
+    /* an exclusion ends (once a decision has been made with it: the
+       exclusion lasts exclude_ms, the evaluation takes milliseconds) */
+    :: atomic { ex[0] && !dirty -> ex[0] = 0; dirty = 1 }
+    :: atomic { ex[1] && !dirty -> ex[1] = 0; dirty = 1 }
+    :: atomic { ex[2] && !dirty -> ex[2] = 0; dirty = 1 }
+    od
+}
+
+/* ---------------------------------------------------------------------
+ * Faults and the operator.
+ * ------------------------------------------------------------------- */
+proctype faults() {
+    byte n;
+end_faults:
+    do
+    /* a crash: the process stops, its session expires later */
+    :: atomic { nflt < MAXFAULTS && ncrash < MAX_CRASH ->
+        if
+        :: up[0] -> n = 0
+        :: up[1] -> n = 1
+        :: up[2] -> n = 2
+        fi;
+        up[n] = 0; nflt++; ncrash++; n = 0 }
+    /* zkelect set-leaders: N 2 -> 1 or 1 -> 2 (the config watch) */
+    :: atomic { nflt < MAXFAULTS && nchg < MAX_NCHG ->
+        CFG_N = 3 - CFG_N; nflt++; nchg++; dirty = 1 }
+    /* zkelect switchover --from NODE: a node that holds a slot */
+    :: atomic { nflt < MAXFAULTS && nsw < MAX_SWITCH && swf == NONE && E_n > 0 ->
+        if
+        :: E_ld[0] != NONE -> swf = E_ld[0]
+        :: E_n > 1 && E_ld[1] != NONE -> swf = E_ld[1]
+        fi;
+        nflt++; nsw++; dirty = 1 }
+    :: break                            /* no more faults */
+    od
+}
+
+/* the session of a crashed node expires (the server's session timeout):
+   its ephemerals go, the elector's listing changes */
+proctype net() {
+    byte n;
+end_net:
+    do
+    :: atomic { (!up[0] && sl[0]) || (!up[1] && sl[1]) || (!up[2] && sl[2]) ->
+        if
+        :: !up[0] && sl[0] -> n = 0
+        :: !up[1] && sl[1] -> n = 1
+        :: !up[2] && sl[2] -> n = 2
+        fi;
+        sl[n] = 0;
+        if :: L_own[0] == n -> L_own[0] = NONE; L_st[0] = 0; L_ep[0] = 0 :: else fi;
+        if :: L_own[1] == n -> L_own[1] = NONE; L_st[1] = 0; L_ep[1] = 0 :: else fi;
+        dirty = 1; n = 0 }
+    od
+}
+
+#ifndef LIVE
+active proctype monitor() {
+end_mon:
+    do
+    :: atomic { started && !S11 -> S11_one_ready_per_slot = 0; assert(S11_one_ready_per_slot) }
+    :: atomic { started && !S12 -> S12_one_slot_per_node = 0; assert(S12_one_slot_per_node) }
+    :: atomic { started && !S13 -> S13_at_most_N_ready = 0; assert(S13_at_most_N_ready) }
+    /* L6: when nothing but a fault can happen any more (QUIET, no
+       exclusion left, no watchdog due), both slots are READY (as many as
+       there are live nodes) */
+    :: atomic { started && QUIET && !WD_ANY && !ex[0] && !ex[1] && !ex[2] && !SSTABLE ->
+        L6_quiescent_slots_ready = 0; assert(L6_quiescent_slots_ready) }
+    od
+}
+#else
+/* with the liveness claim: a state where nothing can happen any more
+   stutters, so that the claim sees it for ever (else pan would read a
+   deadlock short of both slots READY as the end of the run, not a cycle) */
+active proctype idle() {
+end_idle:
+    do
+    :: timeout -> skip
+    od
+}
+#endif
+
+/* ---------------------------------------------------------------------
+ * Start: STABLE_START (default here): N = START_N, slot 0 node 0 READY at
+ * epoch 1, slot 1 node 1 READY at epoch 2 (N = 2), node 2 a member, node 0
+ * the elector. COLD_START: nothing decided yet, the elector evaluates.
+ * ------------------------------------------------------------------- */
+init {
+    atomic {
+        sl[0] = 1; sl[1] = 1; sl[2] = 1;
+        up[0] = 1; up[1] = 1; up[2] = 1;
+        E_ld[0] = NONE; E_ld[1] = NONE;
+        L_own[0] = NONE; L_own[1] = NONE;
+#ifdef COLD_START
+        dirty = 1;
+#else
+        E_ver = 1; E_n = START_N;
+        E_ld[0] = 0; E_ep[0] = 1; H_ep = 1;
+        L_own[0] = 0; L_st[0] = ST_READY; L_ep[0] = 1;
+        rl[0] = R_READY; ks[0] = 0; kep[0] = 1; tok[0] = 1; vv[0] = 1;
+        gmax[0] = 1; grdy[0] = 1;
+        if
+        :: START_N > 1 ->
+            E_ld[1] = 1; E_ep[1] = 2; H_ep = 2;
+            L_own[1] = 1; L_st[1] = ST_READY; L_ep[1] = 2;
+            rl[1] = R_READY; ks[1] = 1; kep[1] = 2; tok[1] = 1;
+            gmax[1] = 2; grdy[1] = 2
+        :: else
+        fi;
+        vv[1] = 1; vv[2] = 1;
+#endif
+        started = 1;
+        run node(0); run node(1); run node(2);
+        run elector();
+        run faults();
+        run net()
+    }
+}
+#endif /* SLOTS */

@@ -8,7 +8,10 @@
 #   sh doc/model/run.sh --deep     larger fault budgets, more starts, the
 #                                  deep liveness check, every mutant
 #   (each tier includes issue 16's checks: settle, holds, drain, scheduled
-#   switchover, and their mutants; README.md, "Issue 16")
+#   switchover, and their mutants; README.md, "Issue 16"; and issue 17's
+#   two-slot model, -DSLOTS=2, and its mutants; README.md, "Issue 17")
+#   sh doc/model/run.sh --slots    only issue 17's: the two-slot checks of
+#                                  every tier and their mutants
 #
 # Prints one "ok - ..." or "FAIL - ..." line per check and a summary; exits 0
 # only when every check went as expected. Works from any directory and from a
@@ -25,9 +28,9 @@ MEMLIM=${MODEL_MEMLIM:-4096}
 mode=${1:---bounded}
 
 case $mode in
---bounded|--mutants|--test|--deep|--deep-only) ;;
--h|--help) sed -n '2,18p' "$0"; exit 0 ;;
-*) echo "run.sh: unknown option $mode (--mutants, --test, --deep)" >&2; exit 2 ;;
+--bounded|--mutants|--test|--deep|--deep-only|--slots) ;;
+-h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+*) echo "run.sh: unknown option $mode (--mutants, --test, --deep, --slots)" >&2; exit 2 ;;
 esac
 
 if ! command -v spin >/dev/null 2>&1; then
@@ -282,12 +285,60 @@ deep() {
     # one fault; see README.md, Results.
 }
 
+# issue 17: two slots (README.md, "Issue 17"). The fault process may use
+# any of its budgets (default MAXFAULTS=2: a crash, set-leaders 2 -> 1 -> 2,
+# a switchover --from, a failed takeover) or stop at any point.
+SL="-DSLOTS=2"
+bounded_slots() {
+    check "issue 17: two slots, stable start (N = 2), 2 faults" pass -O1 \
+        "$SL" "$SAFE" "-m100000"
+    check "issue 17: two slots, stable start with N = 1 (raised, lowered), 2 faults" pass -O1 \
+        "$SL -DSTART_N=1" "$SAFE" "-m100000"
+    check "issue 17: two slots, liveness, stable start, 2 faults" pass -O1 \
+        "$SL -DLIVE" "$LIVE" "-m200000 -a -f"
+    check "issue 17: two slots, stable start, 3 faults" pass -O1 \
+        "$SL -DMAXFAULTS=3" "$SAFE" "-m100000"
+}
+
+# one mutant per slot rule, each with the budgets of the first check
+mutants_slots() {
+    check "mutant MUT_CREATE_FIRST (a node moved to another slot creates its znode before releasing the old)" \
+        S12_one_slot_per_node -O0 "$SL -DMUT_CREATE_FIRST" "$SAFE" "-m100000"
+    check "mutant MUT_TWO_SLOTS (the elector assigns a kept holder to a free slot too)" \
+        S12_one_slot_per_node -O0 "$SL -DMUT_TWO_SLOTS" "$SAFE" "-m100000"
+    check "mutant MUT_NO_WAIT (a slot's new holder does not wait for the old holder's znode)" \
+        S11_one_ready_per_slot -O0 "$SL -DMUT_NO_WAIT" "$SAFE" "-m100000"
+    check "mutant MUT_LOWER_NO_RELEASE (N lowered, the released slot's entry kept and read)" \
+        S13_at_most_N_ready -O0 "$SL -DMUT_LOWER_NO_RELEASE" "$SAFE" "-m100000"
+    check "mutant MUT_EPOCH_PER_SLOT (each slot its own epoch counter)" \
+        S14_slot_epochs_grow -O0 "$SL -DMUT_EPOCH_PER_SLOT" "$SAFE" "-m100000"
+    check "mutant MUT_NOT_STICKY (slots filled in the policy's order, holders moved)" \
+        S15_sticky_lowest_first -O0 "$SL -DMUT_NOT_STICKY" "$SAFE" "-m100000"
+    check "mutant MUT_WD_SLOT0 (slot 0's watchdog only)" \
+        L6_quiescent_slots_ready -O0 "$SL -DMUT_WD_SLOT0" "$SAFE" "-m100000"
+    check "mutant MUT_WD_SLOT0 under the liveness claim" \
+        acceptance -O0 "$SL -DLIVE -DMUT_WD_SLOT0" "$LIVE" "-m200000 -a -f"
+}
+
+deep_slots() {
+    check "issue 17: two slots, stable start, 4 faults" pass -O1 \
+        "$SL -DMAXFAULTS=4" "$SAFE" "-m100000"
+    check "issue 17: two slots, first election (N = 2), 2 faults" pass -O1 \
+        "$SL -DCOLD_START" "$SAFE" "-m100000"
+    check "issue 17: two slots, first election with N = 1, 3 faults" pass -O1 \
+        "$SL -DCOLD_START -DSTART_N=1 -DMAXFAULTS=3" "$SAFE" "-m100000"
+    check "issue 17: two slots, liveness, stable start, 3 faults" pass -O1 \
+        "$SL -DLIVE -DMAXFAULTS=3" "$LIVE" "-m200000 -a -f"
+}
+
 case $mode in
---bounded) bounded; bounded_dr ;;
---mutants) mutants_fast; mutants_slow; mutants_deep; mutants_dr; mutants_dr_more ;;
---test) bounded; mutants_fast; mutants_slow; bounded_dr; mutants_dr ;;
---deep-only) deep; deep_dr ;;
---deep) deep; deep_dr; mutants_fast; mutants_slow; mutants_deep; mutants_dr; mutants_dr_more ;;
+--bounded) bounded; bounded_dr; bounded_slots ;;
+--mutants) mutants_fast; mutants_slow; mutants_deep; mutants_dr; mutants_dr_more; mutants_slots ;;
+--test) bounded; mutants_fast; mutants_slow; bounded_dr; mutants_dr; bounded_slots; mutants_slots ;;
+--deep-only) deep; deep_dr; bounded_slots; deep_slots ;;
+--deep) deep; deep_dr; bounded_slots; deep_slots; mutants_fast; mutants_slow; mutants_deep; mutants_dr;
+    mutants_dr_more; mutants_slots ;;
+--slots) bounded_slots; mutants_slots; deep_slots ;;
 esac
 
 t_end=$(date +%s)

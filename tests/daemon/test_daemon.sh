@@ -225,7 +225,9 @@ start_node() {
         write_config "$n" "$2" "${3:-}"
         PEER_STATUS_URL=${peer_url[$n]:-} "$ZKELECTD" -f -c "$T/$n.ini" >> "$T/$n.log" 2>&1 &
         pid[$n]=$!
-        if wait_until 20000 node_answers "$n"; then
+        # it answers, or it died (a port taken meanwhile by another test:
+        # then again on a new port)
+        if wait_until 20000 node_answers "$n" && alive "$n"; then
             return 0
         fi
         if grep -q "cannot listen" "$T/$n.log" && ! alive "$n"; then

@@ -153,7 +153,10 @@ phase_begin() {
     export ZKELECT_PATH=$GROUP
     log "---- phase $1: group $GROUP, [policy] ${PH_POLICY:-(none)}, exclude_ms $PH_EXCLUDE_MS"
     cli init --policy site --site dc1=100 --site dc2=50
-    check "phase $1: zkelect init --policy site --site dc1=100 --site dc2=50" [ $? = 0 ]
+    local rc=$?
+    # what zkelect said, when it failed (a fresh Debian run once failed here)
+    [ "$rc" = 0 ] || sed 's/^/    zkelect: /' "$T/cli.err" "$T/cli.out"
+    check "phase $1: zkelect init --policy site --site dc1=100 --site dc2=50 (exit $rc)" [ "$rc" = 0 ]
 }
 
 # phase_start: n1 first (so that it leads), then the four others.

@@ -1317,21 +1317,23 @@ test_ensemble_elector_active_crash(void)
 
 /*
  * Each ensemble member killed in turn and restarted, N = 2: leaders may be
- * suspended and resume, but no slot moves: same holders at the same epochs,
- * no new +ready, no step-down.
+ * suspended and resume (or fence themselves and take over again at the same
+ * epoch, on a loaded machine), but no slot moves: same holders at the same
+ * epochs, no +ready but such a retake, no step-down.
  */
 static void
 test_ensemble_member_killed(void)
 {
     struct node *h[MAXSLOTS];
     uint64_t ep[2];
-    int i, k, nready[2];
+    int i, k, nready[2], nfenced[2];
 
     reset();
     start_group(2, 3, h);
     for (k = 0; k < 2; k++) {
         ep[k] = tree_epoch(k);
         nready[k] = get_count(&h[k]->nready);
+        nfenced[k] = get_count(&h[k]->nfenced);
     }
     for (i = 0; i < 3; i++) {
         CU_ASSERT_EQUAL(zkh_kill(zk3, i), 0);
@@ -1340,7 +1342,10 @@ test_ensemble_member_killed(void)
     CU_ASSERT_FATAL(wait_steady(2, ids, NULL));
     for (k = 0; k < 2; k++) {
         CU_ASSERT_EQUAL(tree_epoch(k), ep[k]);
-        CU_ASSERT_EQUAL(get_count(&h[k]->nready), nready[k]);
+        /* a +ready again only as the retake after a self-fence (a loaded
+           machine can leave a leader unheard for F while the servers
+           restart), at the same epoch: never a new leadership */
+        CU_ASSERT(get_count(&h[k]->nready) - nready[k] <= get_count(&h[k]->nfenced) - nfenced[k]);
         CU_ASSERT_EQUAL(get_count(&h[k]->nstepdown), 0);
     }
     CU_ASSERT_EQUAL(get_count(&nodes[2].ntakeover), 0);

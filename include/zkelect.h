@@ -308,6 +308,14 @@ struct zkelect_group_options {
  * (ZKELECT_EV_LEADER_CHANGED) if there is a leader. */
 #define ZKELECT_GROUP_NOWAIT 0x1u
 
+/* The takeover callback does no work that READY must wait for (or there is
+ * none): the library sends the PROGRESS create and the READY update back to
+ * back, one round trip instead of two (doc/PROTOCOL.md §4). Both stay
+ * conditional on the decision; the callback is still called, when the
+ * PROGRESS create is confirmed, and a failure it returns steps the node
+ * down. A group without a takeover callback always works this way. */
+#define ZKELECT_GROUP_TAKEOVER_NOOP 0x2u
+
 /* Open a group as an observer (it sees the leader; it is no candidate). */
 ZKELECT_API int zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *opts,
                                    zkelect_group_t **out);
@@ -353,6 +361,10 @@ ZKELECT_API int zkelect_set_healthy(zkelect_group_t *g, int healthy);
 
 /* Replace this candidate's tags (copied; at most 16 names of [A-Za-z0-9._-]). */
 ZKELECT_API int zkelect_set_tags(zkelect_group_t *g, const char *const *tags, size_t ntags);
+
+/* Set or clear ZKELECT_GROUP_TAKEOVER_NOOP from the next takeover on (a
+ * group without a takeover callback stays a no-op takeover). */
+ZKELECT_API int zkelect_set_takeover_noop(zkelect_group_t *g, int noop);
 
 /* Finish a takeover / step-down that the callback returned ZKELECT_EBUSY for.
  * err: ZKELECT_OK or a negative code (takeover failed). Stale epochs are ignored. */

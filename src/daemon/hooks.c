@@ -609,6 +609,14 @@ leadership_main(void *arg)
 /* Library callbacks (library thread, library lock held: never block)      */
 /* ------------------------------------------------------------------------ */
 
+/* No takeover hook and no command: a takeover has nothing to wait for, and
+   the library may send READY together with PROGRESS. */
+bool
+hooks_takeover_noop(struct zkd *d)
+{
+    return !hook_configured(d, ZKD_HOOK_TAKEOVER) && !supervise_configured(d);
+}
+
 int
 hooks_on_takeover(void *data, zkelect_group_t *g, uint64_t epoch)
 {

@@ -465,6 +465,8 @@ zkd_group_open(struct zkd *d)
     o.min_move_interval_ms = d->boot.min_move_interval_ms;
     o.on_takeover = hooks_on_takeover;
     o.on_stepdown = hooks_on_stepdown;
+    if (hooks_takeover_noop(d))
+        o.flags |= ZKELECT_GROUP_TAKEOVER_NOOP;
     o.cb_data = d;
     rc = zkelect_group_open(d->h, &o, &g);     /* d->h: only main writes it */
 out:
@@ -803,6 +805,11 @@ reload_apply(struct zkd *d)
     pthread_mutex_lock(&d->mu);
     d->live = n;
     pthread_mutex_unlock(&d->mu);
+    /* a takeover hook or command added or removed: READY with PROGRESS or not */
+    if (g != NULL && (!str_eq(old->hook_takeover, n->hook_takeover) ||
+        !str_eq(old->leader_command, n->leader_command)) &&
+        (rc = zkelect_set_takeover_noop(g, hooks_takeover_noop(d))) != 0)
+        log_warnx("reload: zkelect_set_takeover_noop: %s", zkelect_strerror(rc));
     if (old != &d->boot) {
         zkd_config_free(old);
         free(old);

@@ -141,6 +141,7 @@ void hooks_free(struct zkd *d);
 
 /* The library's callbacks (cb_data is the struct zkd). */
 int hooks_on_takeover(void *data, zkelect_group_t *g, uint64_t epoch);
+bool hooks_takeover_noop(struct zkd *d);
 int hooks_on_stepdown(void *data, zkelect_group_t *g, uint64_t epoch);
 
 /* Leadership of epoch (in slot) was lost without a step-down (events.c). */

@@ -58,7 +58,7 @@ zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *o, zkelect_
     path = o->path ? o->path : "/cluster";
     if (!zke_layout_base_valid(path, ZKE_BASE_MAX) || o->watchdog_ms < 0 || o->exclude_ms < 0 ||
         (o->npolicy_options && o->policy_options == NULL) ||
-        (o->flags & ~ZKELECT_GROUP_NOWAIT) != 0)
+        (o->flags & ~(ZKELECT_GROUP_NOWAIT | ZKELECT_GROUP_TAKEOVER_NOOP)) != 0)
         return ZKELECT_EINVAL;
     for (i = 0; i < o->npolicy_options; i++)
         if (o->policy_options[i] == NULL || strchr(o->policy_options[i], '=') == NULL)
@@ -89,6 +89,7 @@ zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *o, zkelect_
     g->on_event = o->on_event;
     g->event_data = o->event_data;
     g->on_takeover = o->on_takeover;
+    g->takeover_noop = o->on_takeover == NULL || (o->flags & ZKELECT_GROUP_TAKEOVER_NOOP) != 0;
     g->on_stepdown = o->on_stepdown;
     g->cb_data = o->cb_data;
     g->elected_version = LV0(g)->version = -1;
@@ -287,6 +288,14 @@ zkelect_set_healthy(zkelect_group_t *g, int healthy)
     if (g == NULL)
         return ZKELECT_EINVAL;
     return group_set_member(g, 2, healthy != 0);
+}
+
+ZKELECT_API int
+zkelect_set_takeover_noop(zkelect_group_t *g, int noop)
+{
+    if (g == NULL)
+        return ZKELECT_EINVAL;
+    return group_set_member(g, 4, noop != 0);
 }
 
 ZKELECT_API int
@@ -778,7 +787,7 @@ group_unnominate(struct zkelect_group *g)
 
 struct call_member {
     struct zkelect_group *g;
-    int what;   /* 0 priority, 1 eligible, 2 healthy, 3 tags */
+    int what;   /* 0 priority, 1 eligible, 2 healthy, 3 tags, 4 takeover no-op */
     int value;
     char tags[ZKE_TAGS_MAX][ZKE_NAME_MAX + 1]; /* what == 3 */
 };
@@ -799,6 +808,11 @@ call_member(struct zkelect *h, void *arg)
     else if (c->what == 3) {
         memcpy(g->self.tags, c->tags, sizeof(g->self.tags));
         g->self.ntags = c->value;
+    } else if (c->what == 4) {
+        /* from the next takeover on: nothing is written */
+        g->takeover_noop = c->value != 0 || g->on_takeover == NULL;
+        free(c);
+        return;
     }
     free(c);
     if (g->reg != REG_DONE || !group_connected(g)) {

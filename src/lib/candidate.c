@@ -76,6 +76,26 @@ leader_request(struct zkelect_group *g, enum req_kind kind, int status, uint64_t
     return r;
 }
 
+/* The READY multi of role_epoch, checked against the version of `elected`
+   that named us and the leader znode's VERSION. Its number, or 0 (not sent). */
+static uint64_t
+leader_send_ready(struct zkelect_group *g, int version)
+{
+    struct req *r;
+    size_t len;
+
+    if ((r = leader_request(g, REQ_LEADER_READY, ZKELECT_STATUS_READY, g->role_epoch, &len)) == NULL)
+        return 0;
+    r->attempt = ++g->ready_seq;
+    zoo_check_op_init(&r->ops[0], g->p_elected, g->role_elected_version);
+    zoo_set_op_init(&r->ops[1], CL(g)->path, r->payload[0], (int)len, version, NULL);
+    memset(r->results, 0, sizeof(r->results));
+    req_sent(r, zoo_amulti(g->h->zh, 2, r->ops, r->results, multi_completion, r));
+    return g->ready_seq;
+}
+
+static void ready_result(struct zkelect_group *g, int rc);
+
 static void
 leader_create(struct zkelect_group *g)
 {
@@ -95,21 +115,36 @@ leader_create(struct zkelect_group *g)
                        ZOO_EPHEMERAL, NULL, 0);
     memset(r->results, 0, sizeof(r->results));
     req_sent(r, zoo_amulti(g->h->zh, 2, r->ops, r->results, multi_completion, r));
+    g->ready_inflight = 0;
+    g->ready_early = false;
+    /*
+     * A takeover with no work: READY goes right behind PROGRESS (one round
+     * trip, not two). The server applies our session's requests in order,
+     * and this READY is checked against the same version of `elected` and
+     * version 0 of the leader znode. It can only succeed on the znode the
+     * create above made: our view shows no leader znode from a watched read
+     * (cand_step creates only then), so any znode created before that
+     * version of `elected` was written would be in the view, and after it
+     * only the node it names (us) can create one (every create checks it).
+     */
+    if (g->takeover_noop && CL(g)->read && CL(g)->version < 0 && !CL(g)->have)
+        g->ready_inflight = leader_send_ready(g, 0);
 }
 
 static void
 leader_set_ready(struct zkelect_group *g)
 {
-    struct req *r;
-    size_t len;
-
-    if ((r = leader_request(g, REQ_LEADER_READY, ZKELECT_STATUS_READY, g->role_epoch, &len)) == NULL)
+    if ((g->ready_inflight || g->ready_early) && !g->repairing) {
+        /* sent with the PROGRESS create: its reply settles it */
+        group_role_set(g, ROLE_READYING, 0, g->role_epoch, 0, "takeover done; READY sent with PROGRESS");
+        if (g->ready_early) {
+            g->ready_early = false;
+            ready_result(g, g->ready_early_rc);
+        }
         return;
-    group_role_set(g, ROLE_READYING, 0, g->role_epoch, 0, g->repairing ? "repairing" : "takeover done");
-    zoo_check_op_init(&r->ops[0], g->p_elected, g->role_elected_version);
-    zoo_set_op_init(&r->ops[1], CL(g)->path, r->payload[0], (int)len, CL(g)->version, NULL);
-    memset(r->results, 0, sizeof(r->results));
-    req_sent(r, zoo_amulti(g->h->zh, 2, r->ops, r->results, multi_completion, r));
+    }
+    if (leader_send_ready(g, CL(g)->version) != 0)
+        group_role_set(g, ROLE_READYING, 0, g->role_epoch, 0, g->repairing ? "repairing" : "takeover done");
 }
 
 /* FENCED, heard again, still elected at the epoch of our leader znode: set
@@ -352,9 +387,26 @@ cand_on_leader_retake_reply(struct zkelect_group *g, struct zev *ev)
 void
 cand_on_leader_ready_reply(struct zkelect_group *g, struct zev *ev)
 {
+    if (g->ready_inflight != 0 && ev->req->attempt == g->ready_inflight) {
+        /* the READY sent with PROGRESS */
+        g->ready_inflight = 0;
+        if (g->role == ROLE_PROGRESS && g->role_epoch == ev->req->token) {
+            /* the takeover callback has not finished: keep the outcome */
+            g->ready_early = true;
+            g->ready_early_rc = ev->rc;
+            return;
+        }
+    }
     if (g->role != ROLE_READYING || g->role_epoch != ev->req->token)
         return;
-    if (ev->rc == ZOK) {
+    ready_result(g, ev->rc);
+}
+
+/* The READY write of role_epoch answered RC (role READYING). */
+static void
+ready_result(struct zkelect_group *g, int rc)
+{
+    if (rc == ZOK) {
         bool repair = g->repairing;
         g->repairing = false;
         CL(g)->version++;
@@ -373,23 +425,23 @@ cand_on_leader_ready_reply(struct zkelect_group *g, struct zev *ev)
     }
     if (g->repairing) {
         g->repairing = false;
-        if (zkerr_outcome_unknown(ev->rc)) {
-            group_role_set(g, ROLE_SUSPENDED, 0, g->role_epoch, 0, "repair: %s", zerror(ev->rc));
+        if (zkerr_outcome_unknown(rc)) {
+            group_role_set(g, ROLE_SUSPENDED, 0, g->role_epoch, 0, "repair: %s", zerror(rc));
             return;
         }
-        group_role_set(g, ROLE_READY, 0, g->role_epoch, 0, "repair refused: %s", zerror(ev->rc));
+        group_role_set(g, ROLE_READY, 0, g->role_epoch, 0, "repair refused: %s", zerror(rc));
         view_read_elected(g);
         view_read_leader(g);
         return;
     }
-    if (zkerr_outcome_unknown(ev->rc)) {
-        group_role_set(g, ROLE_SUSPENDED, 0, g->role_epoch, 0, "setting READY: %s", zerror(ev->rc));
+    if (zkerr_outcome_unknown(rc)) {
+        group_role_set(g, ROLE_SUSPENDED, 0, g->role_epoch, 0, "setting READY: %s", zerror(rc));
         return;
     }
     /* `elected` or our leader znode changed: re-read both; cand_step retries
        READY if the decision still names us at this epoch, else steps down */
     group_role_set(g, ROLE_PROGRESS, 0, g->role_epoch, 0, "setting READY failed (%s); re-reading",
-                   zerror(ev->rc));
+                   zerror(rc));
     view_read_elected(g);
     view_read_leader(g);
 }

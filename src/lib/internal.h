@@ -368,6 +368,11 @@ struct zkelect_group {
     int32_t role_elected_version;     /* elected version the takeover is based on */
     uint64_t failed_epoch;            /* epoch whose takeover failed (never retried) */
     bool takeover_ok;                 /* the takeover of role_epoch completed */
+    bool takeover_noop;               /* no takeover work: READY sent with PROGRESS */
+    uint64_t ready_inflight;          /* that READY's request number (0: none) awaits its reply */
+    uint64_t ready_seq;               /* numbers the READY requests */
+    bool ready_early;                 /* ... answered before the takeover finished: */
+    int ready_early_rc;               /* ... with this */
     bool active;                      /* the application may act: its takeover callback
                                          was called and its step-down has not ended */
     bool watched;                     /* counted in h->n_watch (fence_update) */

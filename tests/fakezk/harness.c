@@ -40,6 +40,7 @@ static unsigned wake_gen;
 int fz_watchdog_ms = 60000, fz_exclude_ms = 60000;
 const char *fz_policy = "nodeid";
 int fz_session_ms = 10000, fz_fence_ms = 0, fz_stepdown_ms = 0;
+bool fz_takeover_noop;
 
 static uint64_t
 now_ms(void)
@@ -124,6 +125,7 @@ fz_begin(void)
     fz_policy = "nodeid";
     fz_session_ms = 10000;
     fz_fence_ms = fz_stepdown_ms = 0;
+    fz_takeover_noop = false;
     if (verbose)
         fprintf(stderr, "\n");
 }
@@ -203,7 +205,7 @@ fz_node_open(struct fz_node *n, const char *id, const char *base, int ngroups)
         go.on_takeover = takeover_cb;
         go.on_stepdown = stepdown_cb;
         go.cb_data = gr;
-        go.flags = ZKELECT_GROUP_NOWAIT;
+        go.flags = ZKELECT_GROUP_NOWAIT | (fz_takeover_noop ? ZKELECT_GROUP_TAKEOVER_NOOP : 0);
         rc = zkelect_group_open(n->h, &go, &gr->g);
         if (rc != 0)
             return rc;

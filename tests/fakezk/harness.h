@@ -63,6 +63,9 @@ extern const char *fz_policy;
 /* The session timeout and the self-fence options of the next fz_node_open
  * (fz_begin resets them: 10000, 0 and 0, i.e. the library's defaults). */
 extern int fz_session_ms, fz_fence_ms, fz_stepdown_ms;
+/* Open the next nodes' groups with ZKELECT_GROUP_TAKEOVER_NOOP (fz_begin
+ * resets it to false): READY is sent right behind the PROGRESS create. */
+extern bool fz_takeover_noop;
 
 /* Reset the fake (between tests). */
 void fz_begin(void);

@@ -1,0 +1,231 @@
+/*
+ * test_fakezk_handover.c - issue 18's shorter paths on the scripted fake:
+ * the no-op takeover (READY sent right behind the PROGRESS create) and the
+ * direct handover of a resigning leader (it writes the elector's standing
+ * successor decision itself).
+ *
+ * Run one test: tests/fakezk/test_fakezk_handover handover:noop_ready_with_progress
+ * FAKEZK_VERBOSE=1 prints the library's log and events.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cutest.h"
+#include "harness.h"
+
+#define SETTLE_MS 20000
+
+static struct fz_node N[4];
+
+/*
+ * Deliver node 0's items up to the reply of its leader znode's create (the
+ * second multi that begins with a check of /g/elected: the first is its own
+ * decision). Nothing of it has been delivered yet when this returns.
+ */
+static void
+until_create_reply(int64_t sid)
+{
+    CU_ASSERT_FATAL(fz_deliver_until(sid, "reply multi /g/elected"));
+    CU_ASSERT_FATAL(fakezk_deliver_one(sid));
+    fz_flush();
+    CU_ASSERT_FATAL(fz_deliver_until(sid, "reply multi /g/elected"));
+}
+
+/*
+ * A group whose takeover has no work: when the reply of the PROGRESS create
+ * is due, the server has the READY update already (it was sent right
+ * behind, one round trip instead of two), and the node has not started its
+ * takeover yet. It ends READY once, with one +takeover. (Before issue 18
+ * the tree showed PROGRESS here: READY was sent only after the reply.)
+ */
+static void
+test_noop_ready_with_progress(void)
+{
+    char buf[256];
+    int64_t sid;
+
+    fz_begin();
+    fz_takeover_noop = true;
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    fz_settle(SETTLE_MS);
+    sid = fz_sid(&N[0]);
+    fz_nominate(&N[0], 0, 10);
+    fz_flush();
+    until_create_reply(sid);
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER), 0);
+    CU_ASSERT_STRING_EQUAL(fz_tree_leader("/g", buf, sizeof(buf)), "n1:READY:1");
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[0], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER), 1);
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_READY), 1);
+    fz_end();
+}
+
+/* A takeover with work (the default: a callback, no flag) keeps the two
+ * steps: PROGRESS alone when the create's reply is due. */
+static void
+test_callback_not_pipelined(void)
+{
+    char buf[256];
+    int64_t sid;
+
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    fz_settle(SETTLE_MS);
+    sid = fz_sid(&N[0]);
+    fz_nominate(&N[0], 0, 10);
+    fz_flush();
+    until_create_reply(sid);
+    CU_ASSERT_STRING_EQUAL(fz_tree_leader("/g", buf, sizeof(buf)), "n1:PROGRESS:1");
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[0], 0));
+    fz_end();
+}
+
+/*
+ * `elected` is rewritten (same decision, new version) before the pipelined
+ * pair reaches the server: both are refused (the READY as well: it checks
+ * the same version), -takeover-abort, and the node takes over on the new
+ * version: one +takeover, one +ready, READY at epoch 1.
+ */
+static void
+test_noop_pair_refused(void)
+{
+    char data[4096], buf[256];
+    int64_t sid;
+    int len;
+
+    fz_begin();
+    fz_takeover_noop = true;
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    fz_settle(SETTLE_MS);
+    sid = fz_sid(&N[0]);
+    fz_nominate(&N[0], 0, 10);
+    fz_flush();
+    CU_ASSERT_FATAL(fz_deliver_until(sid, "reply multi /g/elected rc=0"));
+    fakezk_defer_apply(sid, true);     /* the pair waits for its replies */
+    CU_ASSERT_FATAL(fakezk_deliver_one(sid));
+    fz_flush();                        /* create and READY sent, not applied */
+    len = fakezk_get("/g/elected", data, sizeof(data));
+    CU_ASSERT_FATAL(len > 0);
+    CU_ASSERT(fakezk_set("/g/elected", data, len) == 0);
+    fakezk_defer_apply(sid, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER_ABORT), 1);
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER), 1);
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_READY), 1);
+    CU_ASSERT(fz_is_ready(&N[0], 0));
+    CU_ASSERT_STRING_EQUAL(fz_tree_leader("/g", buf, sizeof(buf)), "n1:READY:1");
+    fz_end();
+}
+
+/*
+ * The flag with a takeover callback that finishes later
+ * (zkelect_takeover_done): the READY reply arrives while the takeover runs
+ * and is kept; the node is READY when the callback is done, without
+ * sending another READY.
+ */
+static void
+test_noop_deferred_callback(void)
+{
+    int64_t sid;
+    int sent;
+
+    fz_begin();
+    fz_takeover_noop = true;
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    N[0].grp[0].takeover_mode = ZKELECT_EBUSY;
+    fz_nominate(&N[0], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER) == 1);
+    CU_ASSERT(!fz_is_ready(&N[0], 0));
+    sid = fz_sid(&N[0]);
+    sent = fakezk_requests(sid);
+    CU_ASSERT(zkelect_takeover_done(N[0].grp[0].g, N[0].grp[0].takeover_epoch, 0) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[0], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_READY), 1);
+    CU_ASSERT_EQUAL(fakezk_requests(sid), sent);   /* nothing sent for READY */
+    fz_end();
+}
+
+/*
+ * The flag can be cleared at run time (zkelectd: a takeover hook added by
+ * SIGHUP): the next takeover has its two steps again.
+ */
+static void
+test_noop_cleared(void)
+{
+    char buf[256];
+    int64_t sid;
+
+    fz_begin();
+    fz_takeover_noop = true;
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    fz_settle(SETTLE_MS);
+    CU_ASSERT(zkelect_set_takeover_noop(N[0].grp[0].g, 0) == 0);
+    fz_flush();
+    sid = fz_sid(&N[0]);
+    fz_nominate(&N[0], 0, 10);
+    fz_flush();
+    until_create_reply(sid);
+    CU_ASSERT_STRING_EQUAL(fz_tree_leader("/g", buf, sizeof(buf)), "n1:PROGRESS:1");
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[0], 0));
+    CU_ASSERT(zkelect_set_takeover_noop(NULL, 1) == ZKELECT_EINVAL);
+    fz_end();
+}
+
+/*
+ * A handover between three no-op nodes: the READY leader resigns, another
+ * takes over; every leader is READY once per epoch and no takeover is
+ * aborted (the pipelined READY never lands on a znode it did not create).
+ */
+static void
+test_noop_three_nodes_handover(void)
+{
+    const char *ids[] = {"n1", "n2", "n3"};
+    int k, ready = 0, aborts = 0;
+
+    fz_begin();
+    fz_takeover_noop = true;
+    for (k = 0; k < 3; k++) {
+        CU_ASSERT_FATAL(fz_node_open(&N[k], ids[k], "/g", 1) == 0);
+        fz_nominate(&N[k], 0, 10);
+    }
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
+    zkelect_unnominate(N[0].grp[0].g, 0);   /* returns at once: the fake answers later */
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[1], 0));
+    for (k = 0; k < 3; k++) {
+        ready += (int)fz_count(&N[k], 0, ZKELECT_EV_READY);
+        aborts += (int)fz_count(&N[k], 0, ZKELECT_EV_TAKEOVER_ABORT);
+    }
+    CU_ASSERT_EQUAL(ready, 2);
+    CU_ASSERT_EQUAL(aborts, 0);
+    fz_end();
+}
+
+static CU_TestInfo handover_tests[] = {
+    {"noop_ready_with_progress", test_noop_ready_with_progress},
+    {"callback_not_pipelined", test_callback_not_pipelined},
+    {"noop_pair_refused", test_noop_pair_refused},
+    {"noop_deferred_callback", test_noop_deferred_callback},
+    {"noop_cleared", test_noop_cleared},
+    {"noop_three_nodes_handover", test_noop_three_nodes_handover},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+    {"handover", NULL, NULL, NULL, NULL, handover_tests},
+    CU_SUITE_INFO_NULL,
+};
+
+int
+main(int argc, char **argv)
+{
+    return cutest_main(argc, argv, suites);
+}

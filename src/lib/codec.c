@@ -3,7 +3,8 @@
  *
  * Sections, in order: messages, value rules, raw checks (UTF-8 and a strict
  * JSON scanner), parsing, decoding helpers, encoding helpers, then one block
- * per payload kind (member, elected, leader, config, switchover, history).
+ * per payload kind (member, elected, leader, config, switchover, history,
+ * successor).
  *
  * Decoding runs in two stages. The raw bytes are first checked by our own
  * code: size, UTF-8, then a strict RFC 8259 scan that also rejects \u
@@ -154,7 +155,8 @@ enum codec_kind {
     CODEC_NAME0,    /* "" or a name (config "policy") */
     CODEC_TEXT,     /* UTF-8 without control characters */
     CODEC_GUID,     /* "" or ZKE_GUID_LEN lower-case hex digits */
-    CODEC_ZNODE     /* "" or an election znode name (word characters) */
+    CODEC_ZNODE,    /* "" or an election znode name (word characters) */
+    CODEC_ZNODE1    /* an election znode name, not "" (successor) */
 };
 
 /* What each kind is called in messages, and its rule. */
@@ -178,6 +180,8 @@ static const struct codec_kind_info {
     [CODEC_GUID] = { "guid", "empty, or 32 lower-case hex digits" },
     [CODEC_ZNODE] = { "znode name",
         "empty, or up to 120 bytes of A-Z a-z 0-9 . _ -, not starting with '.' or '-'" },
+    [CODEC_ZNODE1] = { "znode name",
+        "1 to 120 bytes of A-Z a-z 0-9 . _ -, not starting with '.' or '-'" },
 };
 
 /* An integer field's range. */
@@ -204,6 +208,7 @@ static const struct codec_int codec_int_wall = { 1, (int64_t)ZKE_EPOCH_MAX, fals
 static const struct codec_int codec_int_leaders = { 1, ZKE_LEADERS_MAX, false };
 static const struct codec_int codec_int_slot = { 0, ZKE_LEADERS_MAX - 1, false };
 static const struct codec_int codec_int_slotnum = { 1, ZKE_LEADERS_MAX - 1, false };
+static const struct codec_int codec_int_zkversion = { 0, INT32_MAX, false };
 
 /* Non-zero for [A-Za-z0-9._-] (no locale involved). */
 static int
@@ -297,6 +302,7 @@ codec_str_check(enum codec_kind kind, size_t max, const char *s, size_t len)
     case CODEC_ID:
     case CODEC_SITEKEY:
     case CODEC_NAME:
+    case CODEC_ZNODE1:
         if (len == 0)
             return ZKELECT_EBADVALUE;
         break;
@@ -1994,4 +2000,161 @@ zke_history_push(struct zke_history *h, const struct zke_history_entry *e)
         h->n = ZKE_HISTORY_MAX - 1;
     }
     h->entries[h->n++] = copy;
+}
+
+/* ======================================================================== */
+/* successor                                                                */
+/* ======================================================================== */
+
+static const char *const codec_successor_fields[] = {
+    "v", "elected_version", "next_epoch", "elector", "policy", "at_ms",
+    "slots", NULL
+};
+
+static const char *const codec_succ_fields[] = {
+    "slot", "leader", "leader_znode", "successor", "successor_site",
+    "successor_znode", NULL
+};
+
+/* Index of the first of s->slots[0..n-1] for slot, or -1. */
+static int
+codec_succ_find(const struct zke_successor *s, int n, int slot)
+{
+    int i;
+
+    for (i = 0; i < n; i++)
+        if (s->slots[i].slot == slot)
+            return i;
+    return -1;
+}
+
+int
+zke_successor_encode(const struct zke_successor *s, char **out, size_t *outlen)
+{
+    const struct zke_succ *x;
+    struct codec_enc e;
+    cJSON *root, *list, *it;
+    int i;
+
+    root = codec_enc_begin(&e, s, out, outlen);
+    if (e.rc == 0 && (s->nslots < 0 || s->nslots > ZKE_LEADERS_MAX))
+        e.rc = ZKELECT_EINVAL;
+    if (e.rc != 0)
+        return codec_enc_end(&e, root, out, outlen);
+    codec_put_int(&e, root, "elected_version", &codec_int_zkversion,
+        s->elected_version);
+    codec_put_u64(&e, root, "next_epoch", &codec_int_epoch, s->next_epoch);
+    codec_put_str(&e, root, "elector", 0, CODEC_ID, ZKE_ID_MAX, s->elector,
+        sizeof(s->elector));
+    codec_put_str(&e, root, "policy", 0, CODEC_NAME, ZKE_NAME_MAX, s->policy,
+        sizeof(s->policy));
+    codec_put_int(&e, root, "at_ms", &codec_int_count, s->at_ms);
+    list = codec_put_container(&e, root, "slots", cJSON_Array);
+    for (i = 0; i < s->nslots && list != NULL && e.rc == 0; i++) {
+        x = &s->slots[i];
+        if (codec_succ_find(s, i, x->slot) >= 0) {
+            codec_enc_error(&e, ZKELECT_EINVAL);
+            break;
+        }
+        if ((it = codec_push_obj(&e, list)) == NULL)
+            break;
+        if (x->slot != 0)   /* slot 0: no key, like leader and history */
+            codec_put_int(&e, it, "slot", &codec_int_slot, x->slot);
+        codec_put_str(&e, it, "leader", 0, CODEC_ID, ZKE_ID_MAX, x->leader,
+            sizeof(x->leader));
+        codec_put_str(&e, it, "leader_znode", 0, CODEC_ZNODE1, ZKE_ZNODE_MAX,
+            x->leader_znode, sizeof(x->leader_znode));
+        codec_put_str(&e, it, "successor", 0, CODEC_ID, ZKE_ID_MAX,
+            x->successor, sizeof(x->successor));
+        codec_put_str(&e, it, "successor_site", 0, CODEC_SITE, ZKE_SITE_MAX,
+            x->successor_site, sizeof(x->successor_site));
+        codec_put_str(&e, it, "successor_znode", 0, CODEC_ZNODE1,
+            ZKE_ZNODE_MAX, x->successor_znode, sizeof(x->successor_znode));
+        /* both are NUL-terminated once codec_put_str accepted them */
+        if (e.rc == 0 && strcmp(x->leader, x->successor) == 0)
+            codec_enc_error(&e, ZKELECT_EINVAL);
+    }
+    return codec_enc_end(&e, root, out, outlen);
+}
+
+int
+zke_successor_decode(const char *buf, int len, struct zke_successor *s,
+    char *err, size_t errlen)
+{
+    struct codec_dec d = { "successor", err, errlen };
+    char prefix[32], field[CODEC_FIELD_SIZE];
+    struct zke_succ *x;
+    struct codec_obj o, xo;
+    const cJSON *list, *it;
+    cJSON *root = NULL;
+    int64_t v;
+    int rc, i, j;
+
+    if (s == NULL)
+        return codec_fail(&d, ZKELECT_EINVAL, NULL, "invalid arguments");
+    memset(s, 0, sizeof(*s));
+    CODEC_TRY(codec_begin(&d, buf, len, &root, &o, codec_successor_fields));
+    CODEC_TRY(codec_get_int(&d, &o, "elected_version", CODEC_REQUIRED,
+        &codec_int_zkversion, &v));
+    s->elected_version = (int32_t)v;
+    CODEC_TRY(codec_get_int(&d, &o, "next_epoch", CODEC_REQUIRED,
+        &codec_int_epoch, &v));
+    s->next_epoch = (uint64_t)v;
+    CODEC_TRY(codec_get_str(&d, &o, "elector", CODEC_REQUIRED, CODEC_ID,
+        ZKE_ID_MAX, s->elector, sizeof(s->elector)));
+    CODEC_TRY(codec_get_str(&d, &o, "policy", CODEC_REQUIRED, CODEC_NAME,
+        ZKE_NAME_MAX, s->policy, sizeof(s->policy)));
+    CODEC_TRY(codec_get_int(&d, &o, "at_ms", CODEC_OPTIONAL, &codec_int_count,
+        &v));
+    s->at_ms = v;
+    CODEC_TRY(codec_get_container(&d, &o, "slots", CODEC_REQUIRED, cJSON_Array,
+        ZKE_LEADERS_MAX, &list));
+    i = 0;
+    cJSON_ArrayForEach(it, list) {
+        x = &s->slots[i];
+        CODEC_TRY(codec_element(&d, &xo, it, "slots", i, prefix,
+            sizeof(prefix), codec_succ_fields));
+        CODEC_TRY(codec_get_int(&d, &xo, "slot", CODEC_OPTIONAL,
+            &codec_int_slot, &v));
+        x->slot = (int)v;
+        if ((j = codec_succ_find(s, i, x->slot)) >= 0) {
+            snprintf(field, sizeof(field), "%sslot", prefix);
+            CODEC_TRY(codec_fail(&d, ZKELECT_EBADVALUE, field,
+                "slot %d given twice (slots[%d] is slot %d too)", x->slot,
+                j, x->slot));
+        }
+        CODEC_TRY(codec_get_str(&d, &xo, "leader", CODEC_REQUIRED, CODEC_ID,
+            ZKE_ID_MAX, x->leader, sizeof(x->leader)));
+        CODEC_TRY(codec_get_str(&d, &xo, "leader_znode", CODEC_REQUIRED,
+            CODEC_ZNODE1, ZKE_ZNODE_MAX, x->leader_znode,
+            sizeof(x->leader_znode)));
+        CODEC_TRY(codec_get_str(&d, &xo, "successor", CODEC_REQUIRED, CODEC_ID,
+            ZKE_ID_MAX, x->successor, sizeof(x->successor)));
+        if (strcmp(x->successor, x->leader) == 0) {
+            snprintf(field, sizeof(field), "%ssuccessor", prefix);
+            CODEC_TRY(codec_fail(&d, ZKELECT_EBADVALUE, field,
+                "node \"%s\" is the slot's leader (a leader does not succeed "
+                "itself)", x->successor));
+        }
+        CODEC_TRY(codec_get_str(&d, &xo, "successor_site", CODEC_OPTIONAL,
+            CODEC_SITE, ZKE_SITE_MAX, x->successor_site,
+            sizeof(x->successor_site)));
+        CODEC_TRY(codec_get_str(&d, &xo, "successor_znode", CODEC_REQUIRED,
+            CODEC_ZNODE1, ZKE_ZNODE_MAX, x->successor_znode,
+            sizeof(x->successor_znode)));
+        s->nslots = ++i;
+    }
+out:
+    return codec_end(root, rc, s, sizeof(*s));
+}
+
+const struct zke_succ *
+zke_successor_slot(const struct zke_successor *s, int slot)
+{
+    int i;
+
+    if (s == NULL || s->nslots < 0 || s->nslots > ZKE_LEADERS_MAX)
+        return NULL;
+    i = codec_succ_find(s, s->nslots, slot);
+    return i >= 0 ? &s->slots[i] : NULL;
 }

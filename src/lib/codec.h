@@ -2,8 +2,8 @@
  * codec.h - internal: the JSON payloads of a group's znodes (src/lib/codec.c).
  *
  * One pair of functions per znode kind (member = nodes/<id>, elected, leader,
- * config, switchover, history), plus the validators they share. These are
- * internal functions of libzkelect (hidden, not exported).
+ * config, switchover, history, successor), plus the validators they share.
+ * These are internal functions of libzkelect (hidden, not exported).
  *
  * Wire format: every payload is a compact JSON object (UTF-8, RFC 8259) that
  * carries the format version "v": 1. Within version 1, a decoder ignores
@@ -24,9 +24,10 @@
  *    is written as JSON null. Integers are written as exact JSON integers.
  *    Exceptions, so that a group with one leader writes the payloads of
  *    releases without slots byte for byte: config "leaders" is omitted when
- *    0 or 1, elected "slots" when nslots is 0, leader and history entry
- *    "slot" when 0, switchover "from" when "", member "max_leaders" when 0
- *    (the library always sets it; 0 is a struct nobody filled in).
+ *    0 or 1, elected "slots" when nslots is 0, leader, history entry and
+ *    successor entry "slot" when 0, switchover "from" when "", member
+ *    "max_leaders" when 0 (the library always sets it; 0 is a struct nobody
+ *    filled in).
  *  - encode then decode gives back an identical struct (if the struct was
  *    zeroed before it was filled in, even memcmp() agrees), except that
  *    config.leaders and member.max_leaders decode as 1 when absent: a
@@ -58,7 +59,8 @@
  *      a string longer than its maximum, too many items       ZKELECT_ETOOBIG
  *      a number not integral or out of the field's range      ZKELECT_ERANGE
  *      a bad string value (node id, site, name, status, guid), a known key
- *      given twice, a duplicate site/tag/option/exclusion     ZKELECT_EBADVALUE
+ *      given twice, a duplicate site/tag/option/exclusion/successor slot,
+ *      a successor that is its slot's leader                  ZKELECT_EBADVALUE
  *    ZKELECT_EINVAL for bad arguments (buf NULL with len > 0, len < -1, the
  *    output struct NULL); ZKELECT_ENOMEM when out of memory.
  *
@@ -290,6 +292,41 @@ struct zke_history {
     int n;                                    /* number of entries, 0..ZKE_HISTORY_MAX */
 };
 
+/* One entry of successor "slots": who takes slot `slot` if its leader leaves. */
+struct zke_succ {
+    int slot;                                 /* optional, 0..ZKE_LEADERS_MAX-1; omitted
+                                                 when 0; distinct among the entries */
+    char leader[ZKE_ID_MAX + 1];              /* required node id: the slot's leader
+                                                 when the record was written */
+    char leader_znode[ZKE_ZNODE_MAX + 1];     /* required election znode name of that
+                                                 leader, not "" */
+    char successor[ZKE_ID_MAX + 1];           /* required node id, not the leader */
+    char successor_site[ZKE_SITE_MAX + 1];    /* optional site, "" */
+    char successor_znode[ZKE_ZNODE_MAX + 1];  /* required election znode name of the
+                                                 successor, not "" */
+};
+
+/*
+ * successor: written only by the elector, with each decision and whenever
+ * the policy's answer changes: for each slot with a leader, what the policy
+ * would choose if that leader left. A resigning leader uses its entry to
+ * write the handover decision itself (doc/PROTOCOL.md).
+ */
+struct zke_successor {
+    int32_t elected_version;                  /* required, 0..INT32_MAX: the version
+                                                 of elected the record is valid for */
+    uint64_t next_epoch;                      /* required, 1..ZKE_EPOCH_MAX: the epoch
+                                                 a handover decision gets */
+    char elector[ZKE_ID_MAX + 1];             /* required node id */
+    char policy[ZKE_NAME_MAX + 1];            /* required name */
+    int64_t at_ms;                            /* optional wall-clock ms since 1970,
+                                                 0..ZKE_EPOCH_MAX */
+    struct zke_succ slots[ZKE_LEADERS_MAX];   /* required array (may be empty), in
+                                                 payload order; no entry for a slot
+                                                 the policy fills with nobody */
+    int nslots;                               /* number of entries, 0..ZKE_LEADERS_MAX */
+};
+
 /*
  * Encoders: the struct is borrowed for the call; *out is owned by the caller
  * (free()). Decoders: buf is borrowed for the call, the struct and err are
@@ -314,6 +351,17 @@ int zke_switchover_decode(const char *buf, int len, struct zke_switchover *s,
 int zke_history_encode(const struct zke_history *h, char **out, size_t *outlen);
 int zke_history_decode(const char *buf, int len, struct zke_history *h,
     char *err, size_t errlen);
+int zke_successor_encode(const struct zke_successor *s, char **out,
+    size_t *outlen);
+int zke_successor_decode(const char *buf, int len, struct zke_successor *s,
+    char *err, size_t errlen);
+
+/*
+ * The entry of slot in s (borrowed from s, lives as long as s), or NULL when
+ * s has none (s NULL included).
+ */
+const struct zke_succ *zke_successor_slot(const struct zke_successor *s,
+    int slot);
 
 /* 1 if id is a valid node id, else 0 (NULL included). */
 int zke_id_valid(const char *id);

@@ -64,22 +64,29 @@ struct fuzz_codec {
         size_t errlen);                 /* zke_KIND_decode() */
     int (*encode)(const void *in, char **out, size_t *outlen);
                                         /* zke_KIND_encode() */
+    void (*check)(const void *decoded, const uint8_t *data, size_t size);
+                                        /* the kind's own properties of a
+                                           struct it decoded, fuzz_fail()
+                                           on a violation; or NULL */
 };
 
 /*
  * The codec targets' body (tests/fuzz/roundtrip.c): decode the input; on
- * success encode, decode again and require identical structs and identical
- * encodings; on failure require a documented code and a one-line printable
- * message that starts with "KIND: ". Sets fuzz_result; aborts on a violation.
+ * success run fc->check (if any), encode, decode again and require identical
+ * structs and identical encodings; on failure require a documented code and
+ * a one-line printable message that starts with "KIND: ". Sets fuzz_result;
+ * aborts on a violation.
  */
 int fuzz_codec_one(const struct fuzz_codec *fc, const uint8_t *data,
     size_t size);
 
 /*
  * Define one codec target: the typed wrappers, its struct fuzz_codec and
- * LLVMFuzzerTestOneInput. kind is the bare word of zke_KIND_decode().
+ * LLVMFuzzerTestOneInput. kind is the bare word of zke_KIND_decode(); check
+ * is the kind's property function (declared before) or NULL.
  */
-#define FUZZ_CODEC_TARGET(kind)                                             \
+#define FUZZ_CODEC_TARGET(kind) FUZZ_CODEC_TARGET_CHECK(kind, NULL)
+#define FUZZ_CODEC_TARGET_CHECK(kind, check)                                \
     FUZZ_TARGET(#kind);                                                     \
     static int                                                              \
     fuzz_decode(const char *buf, int len, void *out, char *err,             \
@@ -93,7 +100,7 @@ int fuzz_codec_one(const struct fuzz_codec *fc, const uint8_t *data,
         return zke_##kind##_encode(in, out, outlen);                        \
     }                                                                       \
     static const struct fuzz_codec fuzz_codec = {                           \
-        #kind, sizeof(struct zke_##kind), fuzz_decode, fuzz_encode          \
+        #kind, sizeof(struct zke_##kind), fuzz_decode, fuzz_encode, check   \
     };                                                                      \
     int                                                                     \
     LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                \

@@ -11,6 +11,8 @@
  *    message; err NULL or errlen 0 gets the same code and nothing written;
  *  - the output struct is cleared first: decoding into a struct full of
  *    garbage gives the same bytes as decoding into a fresh one;
+ *  - on success, the kind's own properties hold (fuzz_codec.check, e.g.
+ *    successor: distinct slots, no leader succeeding itself);
  *  - on success, encode(decoded) succeeds, its output decodes to an identical
  *    struct (memcmp) and encoding that again gives the same bytes.
  */
@@ -136,6 +138,8 @@ fuzz_codec_one(const struct fuzz_codec *fc, const uint8_t *data, size_t size)
             canary != 'c' ? ", and the buffer was written" : "");
     if (rc != 0)
         goto out;
+    if (fc->check != NULL)
+        fc->check(s1, data, size);
 
     /* Round trip: encode, decode, compare; encode again, compare. */
     rc = fc->encode(s1, &enc1, &n1);

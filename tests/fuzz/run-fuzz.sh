@@ -3,7 +3,8 @@
 # check): build the libFuzzer targets with clang in a build directory of their
 # own and run each for SECONDS (default 60), one after the other.
 #
-# TARGET: member elected leader config switchover history ini (default: all).
+# TARGET: member elected leader config switchover history successor ini
+# (default: all).
 # Environment:
 #   ZKELECT_FUZZ_BUILDDIR  build directory (default ${TMPDIR:-/tmp}/zkelect-fuzz-build);
 #                          configured on first use with CC=clang --enable-fuzzing
@@ -24,7 +25,7 @@
 set -u
 
 usage() {
-    echo "usage: $0 [SECONDS] [member|elected|leader|config|switchover|history|ini ...]" >&2
+    echo "usage: $0 [SECONDS] [member|elected|leader|config|switchover|history|successor|ini ...]" >&2
     exit 2
 }
 
@@ -36,7 +37,7 @@ if [ $# -gt 0 ]; then
     esac
 fi
 [ "$secs" -gt 0 ] || usage
-all="member elected leader config switchover history ini"
+all="member elected leader config switchover history successor ini"
 targets=${*:-$all}
 for t in $targets; do
     case " $all " in

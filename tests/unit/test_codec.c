@@ -40,6 +40,7 @@ static struct zke_leader g_leader;
 static struct zke_config g_config;
 static struct zke_switchover g_switchover;
 static struct zke_history g_history;
+static struct zke_successor g_successor;
 
 static int
 dec_member(const char *b, int l, char *e, size_t n)
@@ -75,6 +76,12 @@ static int
 dec_history(const char *b, int l, char *e, size_t n)
 {
     return zke_history_decode(b, l, &g_history, e, n);
+}
+
+static int
+dec_successor(const char *b, int l, char *e, size_t n)
+{
+    return zke_successor_decode(b, l, &g_successor, e, n);
 }
 
 /* Copy len bytes of a test payload into work, turning ' into ". */
@@ -223,6 +230,16 @@ sb_addf(const char *fmt, ...)
     SL("11", "null", "0", "") "," SL("12", "null", "0", "") "," \
     SL("13", "null", "0", "") "," SL("14", "null", "0", "") "," \
     SL("15", "'n3'", "1", "")
+/* issue 18: successor; SE is slot 0's entry (no "slot" key) n1 -> n2 */
+#define SUC_TOP "'elected_version':4,'next_epoch':9,'elector':'n3'," \
+    "'policy':'site'"
+#define SUC(list) "{'v':1," SUC_TOP ",'slots':" list "}"
+#define SUC_ZL "'leader_znode':'n1_" HEX32 "_0000000001'"
+#define SUC_ZS "'successor_znode':'n2_" HEX32 "_0000000002'"
+#define SEF(body) "{" body "}"
+#define SE(extra) SEF("'leader':'n1'," SUC_ZL ",'successor':'n2'," SUC_ZS extra)
+#define SEK(k, leader, succ, extra) SEF("'slot':" k ",'leader':" leader "," \
+    SUC_ZL ",'successor':" succ "," SUC_ZS extra)
 
 /* ------------------------------------------------------------------------ */
 /* Suite "decode": name, kind, payload, expected code, field named (or NULL) */
@@ -989,7 +1006,141 @@ sb_addf(const char *fmt, ...)
     X(member_max_leaders_17, member, MEM("'n1'", "'dc1'", "5",                \
         ",'max_leaders':17"), ERANGE, "max_leaders")                          \
     X(member_max_leaders_string, member, MEM("'n1'", "'dc1'", "5",            \
-        ",'max_leaders':'16'"), ETYPE, "max_leaders")
+        ",'max_leaders':'16'"), ETYPE, "max_leaders")                         \
+    /* issue 18: successor */                                                 \
+    X(successor_ok, successor, SUC("[" SE("") "]"), OK, NULL)                 \
+    X(successor_no_slots_ok, successor, SUC("[]"), OK, NULL)                  \
+    X(successor_full_ok, successor, SUC("[" SE(",'successor_site':'dc2'")     \
+        "," SEK("3", "'n4'", "'n5'", ",'successor_site':''") "]"), OK, NULL)  \
+    X(successor_at_ok, successor, "{'v':1," SUC_TOP ",'at_ms':5,'slots':[]}", \
+        OK, NULL)                                                             \
+    X(successor_slot_0_key_ok, successor, SUC("[" SEK("0", "'n1'", "'n2'",    \
+        "") "]"), OK, NULL)                                                   \
+    X(successor_slot_15_ok, successor, SUC("[" SEK("15", "'n1'", "'n2'", "")  \
+        "]"), OK, NULL)                                                       \
+    X(successor_version_0_ok, successor, "{'v':1,'elected_version':0,"        \
+        "'next_epoch':1,'elector':'n3','policy':'site','slots':[]}", OK,      \
+        NULL)                                                                 \
+    X(successor_version_max_ok, successor, "{'v':1,"                          \
+        "'elected_version':2147483647,'next_epoch':9007199254740991,"         \
+        "'elector':'n3','policy':'site','slots':[]}", OK, NULL)               \
+    X(successor_unknown_fields_ok, successor, "{'v':1," SUC_TOP               \
+        ",'future':[1,{}],'slots':[" SE(",'future':null") "]}", OK, NULL)     \
+    X(successor_lacks_v, successor, "{" SUC_TOP ",'slots':[]}", EMISSING,     \
+        "v")                                                                  \
+    X(successor_v2, successor, "{'v':2," SUC_TOP ",'slots':[]}", EVERSION,    \
+        "v")                                                                  \
+    X(successor_lacks_elected_version, successor, "{'v':1,'next_epoch':9,"    \
+        "'elector':'n3','policy':'site','slots':[]}", EMISSING,               \
+        "elected_version")                                                    \
+    X(successor_lacks_next_epoch, successor, "{'v':1,'elected_version':4,"    \
+        "'elector':'n3','policy':'site','slots':[]}", EMISSING,               \
+        "next_epoch")                                                         \
+    X(successor_lacks_elector, successor, "{'v':1,'elected_version':4,"       \
+        "'next_epoch':9,'policy':'site','slots':[]}", EMISSING, "elector")    \
+    X(successor_lacks_policy, successor, "{'v':1,'elected_version':4,"        \
+        "'next_epoch':9,'elector':'n3','slots':[]}", EMISSING, "policy")      \
+    X(successor_lacks_slots, successor, "{'v':1," SUC_TOP "}", EMISSING,      \
+        "slots")                                                              \
+    X(successor_lacks_leader, successor, SUC("[" SE("") "," SEF("'slot':1,"   \
+        SUC_ZL ",'successor':'n2'," SUC_ZS) "]"), EMISSING,                   \
+        "slots[1].leader")                                                    \
+    X(successor_lacks_leader_znode, successor, SUC("[" SEF("'leader':'n1',"   \
+        "'successor':'n2'," SUC_ZS) "]"), EMISSING, "slots[0].leader_znode")  \
+    X(successor_lacks_successor, successor, SUC("[" SEF("'leader':'n1',"      \
+        SUC_ZL "," SUC_ZS) "]"), EMISSING, "slots[0].successor")              \
+    X(successor_lacks_successor_znode, successor, SUC("["                     \
+        SEF("'leader':'n1'," SUC_ZL ",'successor':'n2'") "]"), EMISSING,      \
+        "slots[0].successor_znode")                                           \
+    X(successor_version_negative, successor, "{'v':1,'elected_version':-1,"   \
+        "'next_epoch':9,'elector':'n3','policy':'site','slots':[]}", ERANGE,  \
+        "elected_version")                                                    \
+    X(successor_version_2p31, successor, "{'v':1,"                            \
+        "'elected_version':2147483648,'next_epoch':9,'elector':'n3',"         \
+        "'policy':'site','slots':[]}", ERANGE, "elected_version")             \
+    X(successor_version_fraction, successor, "{'v':1,"                        \
+        "'elected_version':4.5,'next_epoch':9,'elector':'n3',"                \
+        "'policy':'site','slots':[]}", ERANGE, "elected_version")             \
+    X(successor_next_epoch_0, successor, "{'v':1,'elected_version':4,"        \
+        "'next_epoch':0,'elector':'n3','policy':'site','slots':[]}", ERANGE,  \
+        "next_epoch")                                                         \
+    X(successor_next_epoch_2p53, successor, "{'v':1,'elected_version':4,"     \
+        "'next_epoch':9007199254740992,'elector':'n3','policy':'site',"       \
+        "'slots':[]}", ERANGE, "next_epoch")                                  \
+    X(successor_at_negative, successor, "{'v':1," SUC_TOP ",'at_ms':-1,"      \
+        "'slots':[]}", ERANGE, "at_ms")                                       \
+    X(successor_slot_16, successor, SUC("[" SEK("16", "'n1'", "'n2'", "")     \
+        "]"), ERANGE, "slots[0].slot")                                        \
+    X(successor_slot_negative, successor, SUC("[" SEK("-1", "'n1'", "'n2'",   \
+        "") "]"), ERANGE, "slots[0].slot")                                    \
+    X(successor_slot_fraction, successor, SUC("[" SEK("1.5", "'n1'", "'n2'",  \
+        "") "]"), ERANGE, "slots[0].slot")                                    \
+    X(successor_slot_twice, successor, SUC("[" SEK("3", "'n1'", "'n2'", "")   \
+        "," SE("") "," SEK("3", "'n4'", "'n5'", "") "]"), EBADVALUE,          \
+        "slots[2].slot")                                                      \
+    X(successor_slot_0_twice, successor, SUC("[" SE("") "," SEK("0", "'n4'",  \
+        "'n5'", "") "]"), EBADVALUE, "slots[1].slot")                         \
+    X(successor_is_leader, successor, SUC("[" SE("") "," SEK("2", "'n4'",     \
+        "'n4'", "") "]"), EBADVALUE, "slots[1].successor")                    \
+    X(successor_duplicate_key, successor, "{'v':1," SUC_TOP                   \
+        ",'next_epoch':10,'slots':[]}", EBADVALUE, "next_epoch")              \
+    X(successor_entry_duplicate_key, successor, SUC("[" SE(",'leader':'n1'")  \
+        "]"), EBADVALUE, "slots[0].leader")                                   \
+    X(successor_leader_bad, successor, SUC("[" SEK("1", "'n 1'", "'n2'", "")  \
+        "]"), EBADVALUE, "slots[0].leader")                                   \
+    X(successor_leader_empty, successor, SUC("[" SEK("1", "''", "'n2'", "")   \
+        "]"), EBADVALUE, "slots[0].leader")                                   \
+    X(successor_leader_65, successor, SUC("[" SEK("1", "'" A64 "b'", "'n2'",  \
+        "") "]"), ETOOBIG, "slots[0].leader")                                 \
+    X(successor_successor_bad, successor, SUC("[" SEK("1", "'n1'", "'.n2'",   \
+        "") "]"), EBADVALUE, "slots[0].successor")                            \
+    X(successor_site_bad, successor, SUC("[" SE(",'successor_site':'d/c'")    \
+        "]"), EBADVALUE, "slots[0].successor_site")                           \
+    X(successor_leader_znode_empty, successor, SUC("[" SEF("'leader':'n1',"   \
+        "'leader_znode':'','successor':'n2'," SUC_ZS) "]"), EBADVALUE,        \
+        "slots[0].leader_znode")                                              \
+    X(successor_leader_znode_bad, successor, SUC("[" SEF("'leader':'n1',"     \
+        "'leader_znode':'a/b','successor':'n2'," SUC_ZS) "]"), EBADVALUE,     \
+        "slots[0].leader_znode")                                              \
+    X(successor_znode_empty, successor, SUC("[" SEF("'leader':'n1',"          \
+        SUC_ZL ",'successor':'n2','successor_znode':''") "]"), EBADVALUE,     \
+        "slots[0].successor_znode")                                           \
+    X(successor_znode_121, successor, SUC("[" SEF("'leader':'n1'," SUC_ZL     \
+        ",'successor':'n2','successor_znode':'" A64 A16 A16 A16 "aaaaaaaaa'") \
+        "]"), ETOOBIG, "slots[0].successor_znode")                            \
+    X(successor_elector_bad, successor, "{'v':1,'elected_version':4,"         \
+        "'next_epoch':9,'elector':'-n3','policy':'site','slots':[]}",         \
+        EBADVALUE, "elector")                                                 \
+    X(successor_policy_empty, successor, "{'v':1,'elected_version':4,"        \
+        "'next_epoch':9,'elector':'n3','policy':'','slots':[]}", EBADVALUE,   \
+        "policy")                                                             \
+    X(successor_version_string, successor, "{'v':1,'elected_version':'4',"    \
+        "'next_epoch':9,'elector':'n3','policy':'site','slots':[]}", ETYPE,   \
+        "elected_version")                                                    \
+    X(successor_next_epoch_null, successor, "{'v':1,'elected_version':4,"     \
+        "'next_epoch':null,'elector':'n3','policy':'site','slots':[]}",       \
+        ETYPE, "next_epoch")                                                  \
+    X(successor_at_bool, successor, "{'v':1," SUC_TOP ",'at_ms':true,"        \
+        "'slots':[]}", ETYPE, "at_ms")                                        \
+    X(successor_slots_object, successor, SUC("{}"), ETYPE, "slots")           \
+    X(successor_slots_null, successor, SUC("null"), ETYPE, "slots")           \
+    X(successor_entry_not_object, successor, SUC("[" SE("") ",'n2']"), ETYPE, \
+        "slots[1]")                                                           \
+    X(successor_leader_null, successor, SUC("[" SEK("1", "null", "'n2'", "")  \
+        "]"), ETYPE, "slots[0].leader")                                       \
+    X(successor_successor_number, successor, SUC("[" SEK("1", "'n1'", "2",    \
+        "") "]"), ETYPE, "slots[0].successor")                                \
+    X(successor_slot_string, successor, SUC("[" SEK("'1'", "'n1'", "'n2'",    \
+        "") "]"), ETYPE, "slots[0].slot")                                     \
+    X(successor_site_null, successor, SUC("[" SE(",'successor_site':null")    \
+        "]"), ETYPE, "slots[0].successor_site")                               \
+    X(successor_top_array, successor, "[" SUC("[]") "]", ETYPE, NULL)         \
+    X(successor_trailing, successor, SUC("[]") "x", ETRAILING, NULL)          \
+    X(successor_trailing_object, successor, SUC("[]") "{}", ETRAILING, NULL)  \
+    X(successor_truncated, successor, "{'v':1," SUC_TOP ",'slots':[",         \
+        ESYNTAX, NULL)                                                        \
+    X(successor_bad_utf8, successor, "{'v':1," SUC_TOP ",'slots':[],"         \
+        "'x':'\xC0\xAF'}", EUTF8, NULL)
 
 #define X_DEFINE(name, kind, json, code, field)                               \
     static void test_##name(void)                                             \
@@ -1291,6 +1442,7 @@ test_null_data(void)
     check_raw(dec_config, "config", NULL, -1, ZKELECT_EMISSING, NULL);
     check_raw(dec_switchover, "switchover", NULL, -1, ZKELECT_EMISSING, NULL);
     check_raw(dec_history, "history", NULL, -1, ZKELECT_EMISSING, NULL);
+    check_raw(dec_successor, "successor", NULL, -1, ZKELECT_EMISSING, NULL);
 }
 
 static void
@@ -1306,6 +1458,9 @@ test_bad_arguments(void)
     CU_ASSERT_EQUAL(zke_switchover_decode("{}", 2, NULL, NULL, 0),
         ZKELECT_EINVAL);
     CU_ASSERT_EQUAL(zke_history_decode("{}", 2, NULL, NULL, 0), ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zke_successor_decode("{}", 2, NULL, NULL, 0),
+        ZKELECT_EINVAL);
+    check_raw(dec_successor, "successor", NULL, 3, ZKELECT_EINVAL, NULL);
 }
 
 /* buf is not NUL-terminated: only len bytes count, the rest is never read. */
@@ -1405,6 +1560,84 @@ test_msg_slots(void)
         "moves a slot away from \"from\", not to it (\"to\" is the same node)");
 }
 
+/* Issue 18: what a successor decode yields, and zke_successor_slot(). */
+static void
+test_successor_values(void)
+{
+    const struct zke_succ *x;
+
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_successor, "{'v':1,"
+        "'elected_version':2147483647,'next_epoch':9007199254740991,"
+        "'elector':'n3','policy':'site','at_ms':1795662000000,'slots':["
+        SEK("3", "'n4'", "'n5'", ",'successor_site':'dc2'") "," SE("") "]}"),
+        0);
+    CU_ASSERT_STRING_EQUAL(errbuf, "");
+    CU_ASSERT_EQUAL(g_successor.elected_version, INT32_MAX);
+    CU_ASSERT_EQUAL(g_successor.next_epoch, ZKE_EPOCH_MAX);
+    CU_ASSERT_STRING_EQUAL(g_successor.elector, "n3");
+    CU_ASSERT_STRING_EQUAL(g_successor.policy, "site");
+    CU_ASSERT_EQUAL(g_successor.at_ms, 1795662000000LL);
+    CU_ASSERT_EQUAL_FATAL(g_successor.nslots, 2);
+    x = &g_successor.slots[0];
+    CU_ASSERT_EQUAL(x->slot, 3);
+    CU_ASSERT_STRING_EQUAL(x->leader, "n4");
+    CU_ASSERT_STRING_EQUAL(x->leader_znode, "n1_" HEX32 "_0000000001");
+    CU_ASSERT_STRING_EQUAL(x->successor, "n5");
+    CU_ASSERT_STRING_EQUAL(x->successor_site, "dc2");
+    CU_ASSERT_STRING_EQUAL(x->successor_znode, "n2_" HEX32 "_0000000002");
+    CU_ASSERT_EQUAL(g_successor.slots[1].slot, 0);      /* no key: slot 0 */
+    CU_ASSERT_STRING_EQUAL(g_successor.slots[1].successor_site, "");
+    CU_ASSERT_PTR_EQUAL(zke_successor_slot(&g_successor, 3),
+        &g_successor.slots[0]);
+    CU_ASSERT_PTR_EQUAL(zke_successor_slot(&g_successor, 0),
+        &g_successor.slots[1]);
+    CU_ASSERT_PTR_NULL(zke_successor_slot(&g_successor, 1));
+    CU_ASSERT_PTR_NULL(zke_successor_slot(&g_successor, -1));
+    CU_ASSERT_PTR_NULL(zke_successor_slot(&g_successor, ZKE_LEADERS_MAX));
+    CU_ASSERT_PTR_NULL(zke_successor_slot(NULL, 0));
+    /* only the entries in use count */
+    g_successor.nslots = 1;
+    CU_ASSERT_PTR_NULL(zke_successor_slot(&g_successor, 0));
+    g_successor.nslots = -1;
+    CU_ASSERT_PTR_NULL(zke_successor_slot(&g_successor, 3));
+    /* at_ms absent is 0; an empty record has no entry for slot 0 */
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_successor, SUC("[]")), 0);
+    CU_ASSERT_EQUAL(g_successor.at_ms, 0);
+    CU_ASSERT_EQUAL(g_successor.nslots, 0);
+    CU_ASSERT_EQUAL(g_successor.elected_version, 4);
+    CU_ASSERT_EQUAL(g_successor.next_epoch, 9);
+    CU_ASSERT_PTR_NULL(zke_successor_slot(&g_successor, 0));
+}
+
+static void
+test_msg_successor(void)
+{
+    CU_ASSERT_EQUAL(decode_lit(dec_successor, SUC("[" SE("") "," SEK("2",
+        "'n4'", "'n5'", "") "," SEK("0", "'n6'", "'n7'", "") "]")),
+        ZKELECT_EBADVALUE);
+    CU_ASSERT_STRING_EQUAL(errbuf, "successor: field \"slots[2].slot\": slot 0 "
+        "given twice (slots[0] is slot 0 too)");
+    CU_ASSERT_EQUAL(decode_lit(dec_successor, SUC("[" SE("") "," SEK("2",
+        "'n4'", "'n4'", "") "]")), ZKELECT_EBADVALUE);
+    CU_ASSERT_STRING_EQUAL(errbuf, "successor: field \"slots[1].successor\": "
+        "node \"n4\" is the slot's leader (a leader does not succeed itself)");
+    CU_ASSERT_EQUAL(decode_lit(dec_successor, SUC("[" SEF("'leader':'n1',"
+        SUC_ZL ",'successor':'n2','successor_znode':''") "]")),
+        ZKELECT_EBADVALUE);
+    CU_ASSERT_STRING_EQUAL(errbuf, "successor: field \"slots[0].successor_znode\""
+        ": invalid znode name \"\" (1 to 120 bytes of A-Z a-z 0-9 . _ -, not "
+        "starting with '.' or '-')");
+    CU_ASSERT_EQUAL(decode_lit(dec_successor, "{'v':1,'elected_version':-1,"
+        "'next_epoch':9,'elector':'n3','policy':'site','slots':[]}"),
+        ZKELECT_ERANGE);
+    CU_ASSERT_STRING_EQUAL(errbuf, "successor: field \"elected_version\": "
+        "expected an integer from 0 to 2147483647");
+    CU_ASSERT_EQUAL(decode_lit(dec_successor, SUC("[" SEF("'leader':'n1',"
+        SUC_ZL "," SUC_ZS) "]")), ZKELECT_EMISSING);
+    CU_ASSERT_STRING_EQUAL(errbuf, "successor: field \"slots[0].successor\": "
+        "missing");
+}
+
 static CU_TestInfo values_tests[] = {
     { "member_values", test_member_values },
     { "member_defaults", test_member_defaults },
@@ -1427,6 +1660,8 @@ static CU_TestInfo values_tests[] = {
     { "utf8_cut_by_len", test_utf8_cut_by_len },
     { "slots_values", test_slots_values },
     { "msg_slots", test_msg_slots },
+    { "successor_values", test_successor_values },
+    { "msg_successor", test_msg_successor },
     CU_TEST_INFO_NULL
 };
 
@@ -1640,6 +1875,53 @@ test_every_prefix_fails(void)
     CU_ASSERT_EQUAL(zke_elected_decode(work, n, &g_elected, NULL, 0), 0);
 }
 
+/* A successor record with n entries, slots 0..n-1 (n <= ZKE_LEADERS_MAX + 1). */
+static void
+build_successors(int n)
+{
+    int i;
+
+    sb_reset();
+    sb_add("{'v':1," SUC_TOP ",'slots':[");
+    for (i = 0; i < n; i++)
+        sb_addf("%s{'slot':%d,'leader':'l%d','leader_znode':'z%d',"
+            "'successor':'s%d','successor_znode':'y%d'}", i ? "," : "",
+            i < ZKE_LEADERS_MAX ? i : 0, i, i, i, i);
+    sb_add("]}");
+}
+
+static void
+test_successor_16_ok(void)
+{
+    build_successors(ZKE_LEADERS_MAX);
+    check_sb(dec_successor, "successor", 0, NULL);
+    CU_ASSERT_EQUAL(g_successor.nslots, ZKE_LEADERS_MAX);
+    CU_ASSERT_STRING_EQUAL(g_successor.slots[15].successor, "s15");
+}
+
+/* Too many entries is ETOOBIG before any entry is read (even a repeated slot). */
+static void
+test_successor_17(void)
+{
+    build_successors(ZKE_LEADERS_MAX + 1);
+    check_sb(dec_successor, "successor", ZKELECT_ETOOBIG, "slots");
+}
+
+/* Size first: a successor record padded past ZKE_PAYLOAD_MAX. */
+static void
+test_successor_too_big(void)
+{
+    build_successors(2);
+    CU_ASSERT_FATAL(ZKE_PAYLOAD_MAX + 1 < sizeof(sb.buf));
+    memset(sb.buf + sb.len, ' ', ZKE_PAYLOAD_MAX - sb.len);
+    sb.len = ZKE_PAYLOAD_MAX;
+    sb.buf[sb.len] = '\0';
+    check_sb(dec_successor, "successor", 0, NULL);
+    sb.buf[sb.len++] = ' ';
+    sb.buf[sb.len] = '\0';
+    check_sb(dec_successor, "successor", ZKELECT_ETOOBIG, NULL);
+}
+
 static CU_TestInfo generated_tests[] = {
     { "payload_max_ok", test_payload_max_ok },
     { "payload_too_big", test_payload_too_big },
@@ -1656,6 +1938,9 @@ static CU_TestInfo generated_tests[] = {
     { "drains_33", test_drains_33 },
     { "history_65", test_history_65 },
     { "every_prefix_fails", test_every_prefix_fails },
+    { "successor_16_ok", test_successor_16_ok },
+    { "successor_17", test_successor_17 },
+    { "successor_too_big", test_successor_too_big },
     CU_TEST_INFO_NULL
 };
 
@@ -1809,6 +2094,7 @@ static void norm_elected(struct zke_elected *e) { (void)e; }
 static void norm_leader(struct zke_leader *l) { (void)l; }
 static void norm_switchover(struct zke_switchover *s) { (void)s; }
 static void norm_history(struct zke_history *h) { (void)h; }
+static void norm_successor(struct zke_successor *s) { (void)s; }
 
 /*
  * Round trip of one kind: encode, decode into a zeroed struct, memcmp with
@@ -1846,6 +2132,8 @@ static struct zke_leader l1, l2;
 static struct zke_config c1, c2;
 static struct zke_switchover s1, s2;
 static struct zke_history h1, h2;
+static struct zke_successor su1, su2;
+static void fill_successor(struct zke_successor *s);
 
 static void
 test_rt_member(void)
@@ -2275,6 +2563,10 @@ test_encode_bad_arguments(void)
     CU_ASSERT_EQUAL(zke_config_encode(NULL, &out, &n), ZKELECT_EINVAL);
     CU_ASSERT_EQUAL(zke_switchover_encode(NULL, &out, &n), ZKELECT_EINVAL);
     CU_ASSERT_EQUAL(zke_history_encode(NULL, &out, &n), ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zke_successor_encode(NULL, &out, &n), ZKELECT_EINVAL);
+    fill_successor(&su1);
+    CU_ASSERT_EQUAL(zke_successor_encode(&su1, NULL, &n), ZKELECT_EINVAL);
+    CU_ASSERT_EQUAL(zke_successor_encode(&su1, &out, NULL), ZKELECT_EINVAL);
     CU_ASSERT_PTR_NULL(out);
 }
 
@@ -2548,6 +2840,117 @@ test_refuse_slots(void)
     fill_switchover(&s1); memset(s1.from, 'f', sizeof(s1.from)); REFUSE(switchover, &s1);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Issue 18: successor                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Slot 0: n1 -> n2 (no site); slot 2: n4 -> n5 in dc2. */
+static void
+fill_successor(struct zke_successor *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->elected_version = 41;
+    s->next_epoch = 12;
+    strcpy(s->elector, "n3");
+    strcpy(s->policy, "site");
+    s->at_ms = 1795662000000LL;
+    strcpy(s->slots[0].leader, "n1");
+    strcpy(s->slots[0].leader_znode, "n1_" HEX32 "_0000000001");
+    strcpy(s->slots[0].successor, "n2");
+    strcpy(s->slots[0].successor_znode, "n2_" HEX32 "_0000000002");
+    s->slots[1].slot = 2;
+    strcpy(s->slots[1].leader, "n4");
+    strcpy(s->slots[1].leader_znode, "n4_" HEX32 "_0000000004");
+    strcpy(s->slots[1].successor, "n5");
+    strcpy(s->slots[1].successor_site, "dc2");
+    strcpy(s->slots[1].successor_znode, "n5_" HEX32 "_0000000005");
+    s->nslots = 2;
+}
+
+static void
+test_rt_successor(void)
+{
+    int i;
+
+    fill_successor(&su1);
+    ROUND_TRIP(successor, &su1, &su2);
+    memset(su1.slots, 0, sizeof(su1.slots));    /* nobody to succeed */
+    su1.nslots = 0;
+    su1.at_ms = 0;
+    su1.elected_version = 0;
+    ROUND_TRIP(successor, &su1, &su2);
+    /* sixteen slots, in reverse order, longest strings and numbers */
+    memset(&su1, 0, sizeof(su1));
+    su1.elected_version = INT32_MAX;
+    su1.next_epoch = ZKE_EPOCH_MAX;
+    memset(su1.elector, 'e', ZKE_ID_MAX);
+    memset(su1.policy, 'p', ZKE_NAME_MAX);
+    su1.at_ms = (int64_t)ZKE_EPOCH_MAX;
+    for (i = 0; i < ZKE_LEADERS_MAX; i++) {
+        su1.slots[i].slot = ZKE_LEADERS_MAX - 1 - i;
+        memset(su1.slots[i].leader, 'l', ZKE_ID_MAX);
+        su1.slots[i].leader[0] = LETTERS[i];
+        memset(su1.slots[i].leader_znode, 'z', ZKE_ZNODE_MAX);
+        memset(su1.slots[i].successor, 's', ZKE_ID_MAX);
+        su1.slots[i].successor[0] = LETTERS[i];
+        memset(su1.slots[i].successor_site, 'd', ZKE_SITE_MAX);
+        memset(su1.slots[i].successor_znode, 'y', ZKE_ZNODE_MAX);
+    }
+    su1.nslots = ZKE_LEADERS_MAX;
+    ROUND_TRIP(successor, &su1, &su2);
+}
+
+/* The bytes the elector writes: every field, "slot" only when not 0. */
+static void
+test_golden_successor(void)
+{
+    fill_successor(&su1);
+    GOLDEN(successor, &su1, "{\"v\":1,\"elected_version\":41,\"next_epoch\":12,"
+        "\"elector\":\"n3\",\"policy\":\"site\",\"at_ms\":1795662000000,"
+        "\"slots\":[{\"leader\":\"n1\",\"leader_znode\":\"n1_" HEX32
+        "_0000000001\",\"successor\":\"n2\",\"successor_site\":\"\","
+        "\"successor_znode\":\"n2_" HEX32 "_0000000002\"},{\"slot\":2,"
+        "\"leader\":\"n4\",\"leader_znode\":\"n4_" HEX32 "_0000000004\","
+        "\"successor\":\"n5\",\"successor_site\":\"dc2\",\"successor_znode\":"
+        "\"n5_" HEX32 "_0000000005\"}]}");
+    su1.nslots = 0;
+    GOLDEN(successor, &su1, "{\"v\":1,\"elected_version\":41,\"next_epoch\":12,"
+        "\"elector\":\"n3\",\"policy\":\"site\",\"at_ms\":1795662000000,"
+        "\"slots\":[]}");
+}
+
+static void
+test_refuse_successor(void)
+{
+    fill_successor(&su1); su1.elected_version = -1;  REFUSE(successor, &su1);
+    fill_successor(&su1); su1.next_epoch = 0;        REFUSE(successor, &su1);
+    fill_successor(&su1); su1.next_epoch = ZKE_EPOCH_MAX + 1; REFUSE(successor, &su1);
+    fill_successor(&su1); su1.next_epoch = UINT64_MAX; REFUSE(successor, &su1);
+    fill_successor(&su1); su1.elector[0] = '\0';     REFUSE(successor, &su1);
+    fill_successor(&su1); strcpy(su1.elector, "n 3"); REFUSE(successor, &su1);
+    fill_successor(&su1); su1.policy[0] = '\0';      REFUSE(successor, &su1);
+    fill_successor(&su1); memset(su1.policy, 'p', sizeof(su1.policy)); REFUSE(successor, &su1);
+    fill_successor(&su1); su1.at_ms = -1;            REFUSE(successor, &su1);
+    fill_successor(&su1); su1.nslots = -1;           REFUSE(successor, &su1);
+    fill_successor(&su1); su1.nslots = ZKE_LEADERS_MAX + 1; REFUSE(successor, &su1);
+    fill_successor(&su1); su1.slots[1].slot = 0;     REFUSE(successor, &su1); /* twice */
+    fill_successor(&su1); su1.slots[1].slot = -1;    REFUSE(successor, &su1);
+    fill_successor(&su1); su1.slots[1].slot = ZKE_LEADERS_MAX; REFUSE(successor, &su1);
+    fill_successor(&su1); strcpy(su1.slots[1].successor, "n4"); REFUSE(successor, &su1); /* = leader */
+    fill_successor(&su1); su1.slots[0].leader[0] = '\0'; REFUSE(successor, &su1);
+    fill_successor(&su1); strcpy(su1.slots[0].leader, "a/b"); REFUSE(successor, &su1);
+    fill_successor(&su1); memset(su1.slots[0].leader, 'a', sizeof(su1.slots[0].leader));
+    REFUSE(successor, &su1);
+    fill_successor(&su1); su1.slots[0].successor[0] = '\0'; REFUSE(successor, &su1);
+    fill_successor(&su1); strcpy(su1.slots[0].successor, "-n2"); REFUSE(successor, &su1);
+    fill_successor(&su1); strcpy(su1.slots[1].successor_site, "d c"); REFUSE(successor, &su1);
+    fill_successor(&su1); su1.slots[0].leader_znode[0] = '\0'; REFUSE(successor, &su1);
+    fill_successor(&su1); strcpy(su1.slots[0].leader_znode, "a/b"); REFUSE(successor, &su1);
+    fill_successor(&su1); su1.slots[1].successor_znode[0] = '\0'; REFUSE(successor, &su1);
+    fill_successor(&su1); memset(su1.slots[1].successor_znode, 'z',
+        sizeof(su1.slots[1].successor_znode));      REFUSE(successor, &su1);
+}
+
 static CU_TestInfo encode_tests[] = {
     { "rt_member", test_rt_member },
     { "rt_member_minimal", test_rt_member_minimal },
@@ -2580,6 +2983,9 @@ static CU_TestInfo encode_tests[] = {
     { "rt_slot_fields", test_rt_slot_fields },
     { "golden_slots", test_golden_slots },
     { "refuse_slots", test_refuse_slots },
+    { "rt_successor", test_rt_successor },
+    { "golden_successor", test_golden_successor },
+    { "refuse_successor", test_refuse_successor },
     CU_TEST_INFO_NULL
 };
 
@@ -2885,6 +3291,8 @@ test_fault_encode(void)
     FAULT_LOOP(zke_member_encode(&m1, &out, &n), free(out));
     fill_history(&h1);
     FAULT_LOOP(zke_history_encode(&h1, &out, &n), free(out));
+    fill_successor(&su1);
+    FAULT_LOOP(zke_successor_encode(&su1, &out, &n), free(out));
 }
 
 static void
@@ -2901,6 +3309,11 @@ test_fault_decode(void)
     fill_config(&c1);
     CU_ASSERT_EQUAL_FATAL(zke_config_encode(&c1, &out, &n), 0);
     FAULT_LOOP(zke_config_decode(out, (int)n, &c2, NULL, 0), (void)0);
+    free(out);
+    fill_successor(&su1);
+    CU_ASSERT_EQUAL_FATAL(zke_successor_encode(&su1, &out, &n), 0);
+    FAULT_LOOP(zke_successor_decode(out, (int)n, &su2, NULL, 0), (void)0);
+    CU_ASSERT(memcmp(&su1, &su2, sizeof(su1)) == 0);
     free(out);
 }
 

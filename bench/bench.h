@@ -275,6 +275,29 @@ long long mntr_field(const char *buf, const char *name);
 int switchover_write(zhandle_t *zh, const char *path, const char *to, const char *by,
     uint64_t *t0, uint64_t *t1);
 
+/* ---- the lock recipe baseline (recipe.c) --------------------------------- */
+
+/* Three plain ZooKeeper clients running the lock recipe under one base path. */
+struct recipe;
+struct recipe_sample {
+    int holder, successor;          /* client indexes (0-2) */
+    int64_t delete_us;              /* delete call -> its reply */
+    int64_t notify_us;              /* delete call -> successor's DELETED notification */
+    int64_t lead_us;                /* delete call -> successor knows it leads */
+};
+/* Connect three clients, queue them under base; NULL (warning printed). */
+struct recipe *recipe_open(const char *hosts, const char *base);
+void recipe_close(struct recipe *r);                /* NULL-safe */
+/* One handover: the holder deletes its znode, the successor leads, the holder
+ * queues again at the tail and every watch is set again. 0, or -1 (warning). */
+int recipe_once(struct recipe *r, struct recipe_sample *out);
+
+/* ---- the targets of issue 18 (bench.c) ----------------------------------- */
+
+/* One line of the TARGETS table printed at the end of the run: the target,
+ * the measured figure (text), met (1), NOT met (0) or not judged (-1). */
+void target_add(const char *target, const char *measured, int met);
+
 /* ---- sections ------------------------------------------------------------ */
 
 /* The floor's components (section 1), p50 in microseconds; 0 = not measured. */

@@ -663,14 +663,21 @@ main(int argc, char **argv)
     }
     if (bopt.sections & SEC_CRASH)
         for (i = 0; i < bopt.ntimeouts; i++)
-            if (section_crash(z, bopt.timeouts_ms[i]) != 0)
+            if (section_crash(z, bopt.timeouts_ms[i], false) != 0)
                 rc = 1;
+    /* 3c: the session ended at a known moment; the longest timeout, so that
+       no expiry by the timeout can come first */
+    if ((bopt.sections & SEC_CRASH) &&
+        section_crash(z, bopt.timeouts_ms[bopt.ntimeouts - 1], true) != 0)
+        rc = 1;
     if ((bopt.sections & SEC_ELECTOR) && section_elector(z, bopt.elector_timeout_ms) != 0)
         rc = 1;
     if (bopt.sections & SEC_SCALE)
         for (i = 0; i < bopt.nscale; i++)
             if (section_scale(z, bopt.scale_sizes[i]) != 0)
                 rc = 1;
+    if ((bopt.sections & SEC_SCALE) && section_members(z) != 0)
+        rc = 1;
     if (bopt.sections & SEC_GROUPS)
         for (i = 0; i < bopt.ngroup_counts; i++)
             if (section_groups(z, bopt.group_counts[i]) != 0)

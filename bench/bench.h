@@ -168,6 +168,8 @@ struct bnode {
     int in_fd, out_fd;              /* its stdin (ours to write) / stdout (ours to read) */
     pthread_t reader;               /* reads its event lines */
     bool reader_on;
+    clientid_t cid;                 /* child: its session (its SESSION line) */
+    bool has_cid;
     /* state, from events (evlog lock) */
     bool ready, elector, registered;
     uint64_t ready_epoch;
@@ -186,11 +188,25 @@ void nodes_init(void);
 /* An in-process node: opens its handle and group; eligible (0/1). Does not
  * nominate. Returns the node or NULL (message printed). */
 struct bnode *node_open(const struct bgroup *bg, const char *id, int eligible);
+/* What an in-process node hears: every event of its group (on_event, as
+ * node_open), only leader changes (zkelect_subscribe(ZKELECT_MASK_LEADER), no
+ * on_event), or nothing (no on_event, no subscription: its state is only
+ * known from zkelect_get_stats / zkelect_get_leader). */
+enum node_events {
+    NODE_EVENTS_ALL,                /* on_event: every event */
+    NODE_EVENTS_LEADER,             /* a subscription to +leader-changed only */
+    NODE_EVENTS_NONE                /* unsubscribed */
+};
+struct bnode *node_open_ex(const struct bgroup *bg, const char *id, int eligible,
+    enum node_events events);
 int node_nominate(struct bnode *n);                 /* blocking, 0 or -1 */
 int node_unnominate(struct bnode *n);               /* blocking, 0 or -1 */
 void node_close(struct bnode *n);                   /* NULL-safe */
 /* A child process node (zkbench-node) that nominates at once. */
 struct bnode *node_spawn(const struct bgroup *bg, const char *id, int eligible);
+/* A child's session id and password (from its SESSION line): 0, or -1 when
+ * it has not printed it. */
+int node_clientid(struct bnode *n, clientid_t *out);
 /* SIGKILL a child and reap it; returns the µs time of the kill. */
 uint64_t node_kill(struct bnode *n);
 /* Stop a child gracefully (stdin EOF), SIGKILL after timeout_ms. */
@@ -323,11 +339,16 @@ extern struct floor_parts ensemble_floor;
 int section_rtt(struct zkh *z, const char *label, struct floor_parts *fp);
 int section_handover(struct zkh *z, const char *label, const char *policy,
     const struct floor_parts *fp, bool switchover);
-int section_crash(struct zkh *z, int timeout_ms);
+/* Section 3; close_session: after the SIGKILL, end the victim's session at
+ * once with a closeSession through a clone of it (3c). */
+int section_crash(struct zkh *z, int timeout_ms, bool close_session);
 int section_elector(struct zkh *z, int timeout_ms);
 /* Section 5 (scale.c): one group of `members` members, from a few
  * zkbench-swarm processes. */
 int section_scale(struct zkh *z, int members);
+/* Section 5b (members.c): requests per leader change of each kind of member
+ * (subscribed or not, eligible or not), from in-process nodes. */
+int section_members(struct zkh *z);
 /* Section 6 (groups.c): `ngroups` groups on one handle. */
 int section_groups(struct zkh *z, int ngroups);
 /* Section 7 (footprint.c): zkelectd RSS and CPU, idle and during elections. */

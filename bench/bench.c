@@ -106,9 +106,9 @@ targets_print(void)
     printf("\nTARGETS (issue 18; 3-server ensemble, forceSync=yes, same run)\n");
     if (!bopt.force_sync)
         printf("  (this run has forceSync=no (-F): the targets are set for forceSync=yes)\n");
-    printf("  %-52s %-56s %s\n", "target", "measured", "");
+    printf("  %-52s %-60s %s\n", "target", "measured", "");
     for (i = 0; i < ntargets; i++) {
-        printf("  %-52s %-56s %s\n", targets[i].target, targets[i].measured,
+        printf("  %-52s %-60s %s\n", targets[i].target, targets[i].measured,
             targets[i].met > 0 ? "met" : targets[i].met == 0 ? "NOT met" : "-");
         judged += targets[i].met >= 0;
         met += targets[i].met > 0;

@@ -271,7 +271,8 @@ fail:
         snprintf(sec, sizeof(sec), "crash-%d", timeout_ms);
     row("ensemble", sec, "kill -> new leader +ready", &kill_ready, &sm);
     row("ensemble", sec, "  same, from the events' mono_ms (1 ms res.)", &kill_ready_ms, &sm);
-    row("ensemble", sec, "kill -> ephemerals deleted (expiry)", &kill_del, &sm);
+    row("ensemble", sec, close_session ? "kill -> ephemerals deleted (closed)" :
+        "kill -> ephemerals deleted (expiry)", &kill_del, &sm);
     row("ensemble", sec, "ephemerals deleted -> elector +decision", &del_decision, &sm);
     row("ensemble", sec, "+decision -> new leader +ready", &decision_ready, &sm);
     if (close_session) {
@@ -295,11 +296,12 @@ fail:
         table_note("expiry -> READY, from the deletion's notification to an observer: p99 "
             "%.3f ms (target <= 20 ms: %s)", sm.p99 / 1000.0,
             sm.p99 <= 20000.0 ? "met" : "NOT met");
-        snprintf(tname, sizeof(tname), "expiry -> READY p99 <= 20 ms: %s T=%d ms",
-            close_session ? "closed," : "expired,", timeout_ms);
-        snprintf(meas, sizeof(meas), "p99 %.3f ms, p50 %.3f ms (n %zu; from the deletion seen)",
+        /* 3c judges from the close call (above) */
+        snprintf(tname, sizeof(tname), "expiry -> READY p99 <= 20 ms: T=%d ms", timeout_ms);
+        snprintf(meas, sizeof(meas), "p99 %.3f ms, p50 %.3f ms (n %zu; from deletion seen)",
             sm.p99 / 1000.0, sm.p50 / 1000.0, sm.n);
-        target_add(tname, meas, sm.p99 <= 20000.0);
+        if (!close_session)
+            target_add(tname, meas, sm.p99 <= 20000.0);
     }
     if (sm.n && ensemble_floor.floor > 0) {
         /* after the expiry: the elector's watch fires, it reads nodes/<id>;

@@ -11,9 +11,13 @@
  *               processes (bench/node.c), and the one event log they share
  *   rtt.c       section 1: bare ZooKeeper round trips and the floor
  *   handover.c  section 2: planned handover (graceful leave, switchover)
- *   failover.c  sections 3 and 4: leader crash and elector crash
+ *   recipe.c    section 2's baseline: ZooKeeper's lock recipe, plain C client
+ *   failover.c  sections 3 and 4: leader crash (3c: its session closed at
+ *               once) and elector crash
  *   scale.c     section 5: one group of 10 to 1,000 members (join storm,
  *               requests and notifications per change)
+ *   members.c   section 5b: requests per leader change by kind of member
+ *               (subscribed or not, eligible or not)
  *   groups.c    section 6: many groups on one handle
  *   footprint.c section 7: zkelectd's memory and CPU
  *   restart.c   section 8: kill -9 of the leader's zkelectd and a restart

@@ -113,7 +113,7 @@ groups_target(void)
         snprintf(meas, sizeof(meas), "%.1f s", target_s);
     if (target_cpu >= 0) {
         size_t len = strlen(meas);
-        snprintf(meas + len, sizeof(meas) - len, "; %.1f req/group, %.3f ms server CPU/req",
+        snprintf(meas + len, sizeof(meas) - len, "; %.1f req/group, %.3f ms srv CPU/req",
             target_req, target_cpu);
     }
     if (target_n != 10000) {

@@ -166,8 +166,14 @@ recipe_rows(const char *label, const char *sec, const char *what, struct rphase 
     samples_summary(&p->total, &rs);
     if (p->failures)
         table_note("%d recipe handover(s) failed (see the warnings on stderr)", p->failures);
-    if (rs.n == 0 || ours->n == 0 || rs.p50 <= 0 || rs.p99 <= 0)
+    if (rs.n == 0 || ours->n == 0 || rs.p50 <= 0 || rs.p99 <= 0) {
+        if (strcmp(label, "ensemble") == 0) {
+            snprintf(tname, sizeof(tname), "%s: p50 <= 1.5 x, p99 <= 3 x recipe", what);
+            target_add(tname, rs.n ? "no samples of ours" : "no recipe baseline (see stderr)",
+                -1);
+        }
         return;
+    }
     r50 = ours->p50 / rs.p50;
     r99 = ours->p99 / rs.p99;
     m50 = r50 <= 1.5;

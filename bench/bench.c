@@ -72,6 +72,51 @@ warnx_(const char *fmt, ...)
     fprintf(stderr, "\n");
 }
 
+/* ---- the TARGETS table (issue 18) ---------------------------------------- */
+
+#define MAX_TARGETS 32
+
+static struct {
+    char target[96];
+    char measured[96];
+    int met;                        /* 1 met, 0 NOT met, -1 not judged */
+} targets[MAX_TARGETS];
+static int ntargets;
+
+void
+target_add(const char *target, const char *measured, int met)
+{
+    if (ntargets == MAX_TARGETS)
+        return;
+    snprintf(targets[ntargets].target, sizeof(targets[0].target), "%s", target);
+    snprintf(targets[ntargets].measured, sizeof(targets[0].measured), "%s", measured);
+    targets[ntargets].met = met;
+    ntargets++;
+    summary_csv_value("targets", target, met, met < 0 ? "not judged" : "1 = met");
+}
+
+/* Every target a section that ran has judged, in the order they came. */
+static void
+targets_print(void)
+{
+    int i, met = 0, judged = 0;
+
+    if (ntargets == 0)
+        return;
+    printf("\nTARGETS (issue 18; 3-server ensemble, forceSync=yes, same run)\n");
+    if (!bopt.force_sync)
+        printf("  (this run has forceSync=no (-F): the targets are set for forceSync=yes)\n");
+    printf("  %-52s %-60s %s\n", "target", "measured", "");
+    for (i = 0; i < ntargets; i++) {
+        printf("  %-52s %-60s %s\n", targets[i].target, targets[i].measured,
+            targets[i].met > 0 ? "met" : targets[i].met == 0 ? "NOT met" : "-");
+        judged += targets[i].met >= 0;
+        met += targets[i].met > 0;
+    }
+    printf("  %d of %d judged target(s) met\n", met, judged);
+    fflush(stdout);
+}
+
 static void
 usage(int status)
 {
@@ -618,14 +663,21 @@ main(int argc, char **argv)
     }
     if (bopt.sections & SEC_CRASH)
         for (i = 0; i < bopt.ntimeouts; i++)
-            if (section_crash(z, bopt.timeouts_ms[i]) != 0)
+            if (section_crash(z, bopt.timeouts_ms[i], false) != 0)
                 rc = 1;
+    /* 3c: the session ended at a known moment; the longest timeout, so that
+       no expiry by the timeout can come first */
+    if ((bopt.sections & SEC_CRASH) &&
+        section_crash(z, bopt.timeouts_ms[bopt.ntimeouts - 1], true) != 0)
+        rc = 1;
     if ((bopt.sections & SEC_ELECTOR) && section_elector(z, bopt.elector_timeout_ms) != 0)
         rc = 1;
     if (bopt.sections & SEC_SCALE)
         for (i = 0; i < bopt.nscale; i++)
             if (section_scale(z, bopt.scale_sizes[i]) != 0)
                 rc = 1;
+    if ((bopt.sections & SEC_SCALE) && section_members(z) != 0)
+        rc = 1;
     if (bopt.sections & SEC_GROUPS)
         for (i = 0; i < bopt.ngroup_counts; i++)
             if (section_groups(z, bopt.group_counts[i]) != 0)
@@ -656,6 +708,7 @@ out:
     nodes_close_all();
     zkh_stop(z);
     zkh_stop(zs);
+    targets_print();
     printf("\n");
     machine(stdout, "end");
     printf("CSV files: %s/\n", bopt.outdir);

@@ -11,9 +11,13 @@
  *               processes (bench/node.c), and the one event log they share
  *   rtt.c       section 1: bare ZooKeeper round trips and the floor
  *   handover.c  section 2: planned handover (graceful leave, switchover)
- *   failover.c  sections 3 and 4: leader crash and elector crash
+ *   recipe.c    section 2's baseline: ZooKeeper's lock recipe, plain C client
+ *   failover.c  sections 3 and 4: leader crash (3c: its session closed at
+ *               once) and elector crash
  *   scale.c     section 5: one group of 10 to 1,000 members (join storm,
  *               requests and notifications per change)
+ *   members.c   section 5b: requests per leader change by kind of member
+ *               (subscribed or not, eligible or not)
  *   groups.c    section 6: many groups on one handle
  *   footprint.c section 7: zkelectd's memory and CPU
  *   restart.c   section 8: kill -9 of the leader's zkelectd and a restart
@@ -168,6 +172,8 @@ struct bnode {
     int in_fd, out_fd;              /* its stdin (ours to write) / stdout (ours to read) */
     pthread_t reader;               /* reads its event lines */
     bool reader_on;
+    clientid_t cid;                 /* child: its session (its SESSION line) */
+    bool has_cid;
     /* state, from events (evlog lock) */
     bool ready, elector, registered;
     uint64_t ready_epoch;
@@ -186,11 +192,25 @@ void nodes_init(void);
 /* An in-process node: opens its handle and group; eligible (0/1). Does not
  * nominate. Returns the node or NULL (message printed). */
 struct bnode *node_open(const struct bgroup *bg, const char *id, int eligible);
+/* What an in-process node hears: every event of its group (on_event, as
+ * node_open), only leader changes (zkelect_subscribe(ZKELECT_MASK_LEADER), no
+ * on_event), or nothing (no on_event, no subscription: its state is only
+ * known from zkelect_get_stats / zkelect_get_leader). */
+enum node_events {
+    NODE_EVENTS_ALL,                /* on_event: every event */
+    NODE_EVENTS_LEADER,             /* a subscription to +leader-changed only */
+    NODE_EVENTS_NONE                /* unsubscribed */
+};
+struct bnode *node_open_ex(const struct bgroup *bg, const char *id, int eligible,
+    enum node_events events);
 int node_nominate(struct bnode *n);                 /* blocking, 0 or -1 */
 int node_unnominate(struct bnode *n);               /* blocking, 0 or -1 */
 void node_close(struct bnode *n);                   /* NULL-safe */
 /* A child process node (zkbench-node) that nominates at once. */
 struct bnode *node_spawn(const struct bgroup *bg, const char *id, int eligible);
+/* A child's session id and password (from its SESSION line): 0, or -1 when
+ * it has not printed it. */
+int node_clientid(struct bnode *n, clientid_t *out);
 /* SIGKILL a child and reap it; returns the µs time of the kill. */
 uint64_t node_kill(struct bnode *n);
 /* Stop a child gracefully (stdin EOF), SIGKILL after timeout_ms. */
@@ -275,6 +295,29 @@ long long mntr_field(const char *buf, const char *name);
 int switchover_write(zhandle_t *zh, const char *path, const char *to, const char *by,
     uint64_t *t0, uint64_t *t1);
 
+/* ---- the lock recipe baseline (recipe.c) --------------------------------- */
+
+/* Three plain ZooKeeper clients running the lock recipe under one base path. */
+struct recipe;
+struct recipe_sample {
+    int holder, successor;          /* client indexes (0-2) */
+    int64_t delete_us;              /* delete call -> its reply */
+    int64_t notify_us;              /* delete call -> successor's DELETED notification */
+    int64_t lead_us;                /* delete call -> successor knows it leads */
+};
+/* Connect three clients, queue them under base; NULL (warning printed). */
+struct recipe *recipe_open(const char *hosts, const char *base);
+void recipe_close(struct recipe *r);                /* NULL-safe */
+/* One handover: the holder deletes its znode, the successor leads, the holder
+ * queues again at the tail and every watch is set again. 0, or -1 (warning). */
+int recipe_once(struct recipe *r, struct recipe_sample *out);
+
+/* ---- the targets of issue 18 (bench.c) ----------------------------------- */
+
+/* One line of the TARGETS table printed at the end of the run: the target,
+ * the measured figure (text), met (1), NOT met (0) or not judged (-1). */
+void target_add(const char *target, const char *measured, int met);
+
 /* ---- sections ------------------------------------------------------------ */
 
 /* The floor's components (section 1), p50 in microseconds; 0 = not measured. */
@@ -300,11 +343,16 @@ extern struct floor_parts ensemble_floor;
 int section_rtt(struct zkh *z, const char *label, struct floor_parts *fp);
 int section_handover(struct zkh *z, const char *label, const char *policy,
     const struct floor_parts *fp, bool switchover);
-int section_crash(struct zkh *z, int timeout_ms);
+/* Section 3; close_session: after the SIGKILL, end the victim's session at
+ * once with a closeSession through a clone of it (3c). */
+int section_crash(struct zkh *z, int timeout_ms, bool close_session);
 int section_elector(struct zkh *z, int timeout_ms);
 /* Section 5 (scale.c): one group of `members` members, from a few
  * zkbench-swarm processes. */
 int section_scale(struct zkh *z, int members);
+/* Section 5b (members.c): requests per leader change of each kind of member
+ * (subscribed or not, eligible or not), from in-process nodes. */
+int section_members(struct zkh *z);
 /* Section 6 (groups.c): `ngroups` groups on one handle. */
 int section_groups(struct zkh *z, int ngroups);
 /* Section 7 (footprint.c): zkelectd RSS and CPU, idle and during elections. */

@@ -94,6 +94,35 @@ mntr_sum(struct zkh *z, const char *key, bool leader_only)
     return found ? sum : -1;
 }
 
+/* The largest count that reached all READY, for the TARGETS table. */
+static int calls, target_n;
+static double target_s, target_cpu = -1, target_req;
+
+static void
+groups_target(void)
+{
+    char meas[96];
+
+    if (target_n == 0) {
+        target_add("10,000 groups on one handle: all READY <= 15 s", "no count completed", -1);
+        return;
+    }
+    if (target_n != 10000)
+        snprintf(meas, sizeof(meas), "not run; %d groups: %.1f s", target_n, target_s);
+    else
+        snprintf(meas, sizeof(meas), "%.1f s", target_s);
+    if (target_cpu >= 0) {
+        size_t len = strlen(meas);
+        snprintf(meas + len, sizeof(meas) - len, "; %.1f req/group, %.3f ms srv CPU/req",
+            target_req, target_cpu);
+    }
+    if (target_n != 10000) {
+        target_add("10,000 groups on one handle: all READY <= 15 s", meas, -1);
+    } else {
+        target_add("10,000 groups on one handle: all READY <= 15 s", meas, target_s <= 15.0);
+    }
+}
+
 int
 section_groups(struct zkh *z, int ngroups)
 {
@@ -114,6 +143,7 @@ section_groups(struct zkh *z, int ngroups)
     long long pk0, pk1, zn0, zn1, wc;
     uint64_t t0, t_opened, t_nominated, t_ready = 0, t_close0, t_closed, until;
     unsigned long long reqs = 0, notes = 0;
+    double cpu_req = -1;
     int i, rc = -1, opened = 0, errors = 0;
 
     snprintf(label, sizeof(label), "groups-%d", ngroups);
@@ -219,9 +249,29 @@ section_groups(struct zkh *z, int ngroups)
         "2 CPUs = %.0f ms)", c1.self_ms - c0.self_ms,
         c0.servers_ms >= 0 ? c1.servers_ms - c0.servers_ms : -1.0,
         (double)(t_ready - t0) / 1000.0, 2.0 * (double)(t_ready - t0) / 1000.0);
-    table_note("target: 10,000 groups READY within 10 s on one handle: %s",
-        ngroups < 10000 ? "(judged at 10,000)" :
-        (t_ready - t0 <= 10000000u ? "met" : "MISSED"));
+    if (c0.servers_ms >= 0 && reqs > 0) {
+        double srv = c1.servers_ms - c0.servers_ms;
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        cpu_req = srv / (double)reqs;
+        table_note("server CPU per request: %.3f ms (%.0f ms of the 3 JVMs / %llu library "
+            "requests%s); at that cost the servers alone need %.1f s of %ld CPUs' time for "
+            "these %d groups", cpu_req, srv, reqs,
+            pk0 >= 0 && pk1 >= 0 ? "" : "; servers' packets unknown",
+            srv / 1000.0 / (double)(ncpu > 0 ? ncpu : 1), ncpu, ngroups);
+        if (pk0 >= 0 && pk1 > pk0)
+            table_note("  per packet the servers received (incl. pings and mntr): %.3f ms",
+                srv / (double)(pk1 - pk0));
+        summary_csv_value(label, "server CPU per request", cpu_req, "ms");
+    }
+    table_note("target: 10,000 groups READY within 15 s on one handle: %s",
+        ngroups != 10000 ? "(judged at 10,000)" :
+        (t_ready - t0 <= 15000000u ? "met" : "NOT met"));
+    if (ngroups >= target_n) {
+        target_n = ngroups;
+        target_s = (double)(t_ready - t0) / 1e6;
+        target_cpu = cpu_req;
+        target_req = (double)reqs / ngroups;
+    }
     table_note("memory of this process: RSS %+.1f MiB (%.2f KiB per group), heap in use "
         "%+.1f MiB (%.2f KiB per group)", (double)(rss1 - rss0) / 1024.0,
         (double)(rss1 - rss0) / ngroups, ((double)m1.uordblks - (double)m0.uordblks) / 1048576.0,
@@ -239,6 +289,8 @@ section_groups(struct zkh *z, int ngroups)
     rc = errors ? -1 : 0;
 
 out:
+    if (++calls == bopt.ngroup_counts)
+        groups_target();
     t_close0 = now_us();
     zkelect_close(h);   /* resigns every group, then closes the session */
     t_closed = now_us();

@@ -11,6 +11,9 @@
  * mono_us is CLOCK_MONOTONIC in microseconds when the callback ran, mono_ms
  * the event's own time. With -l the library's log comes too, at debug level:
  *     LOG <mono_us> <level> <message>
+ * Before it nominates it prints its session, so that zkbench can end the
+ * session itself once the process is killed (section 3c):
+ *     SESSION <session id, hex> <password, 32 hex digits>
  * It runs until its stdin reaches EOF (or a line "quit"), then resigns,
  * closes and exits 0. Errors go to stderr; the exit status is then 1 (bad
  * arguments: 2).
@@ -26,11 +29,57 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <zookeeper/zookeeper.h>
+
 #include "zkelect.h"
 #include "util.h"
 
 static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
 static const char *prog = "zkbench-node";
+
+/*
+ * The library's ZooKeeper handle, for its clientid (session id and
+ * password), which the API does not give: zkbench-node is linked with
+ * -Wl,--wrap=zookeeper_init2, so libzkelect's call comes here first.
+ */
+zhandle_t *__real_zookeeper_init2(const char *host, watcher_fn fn, int recv_timeout,
+    const clientid_t *clientid, void *context, int flags, log_callback_fn log_callback);
+zhandle_t *__wrap_zookeeper_init2(const char *host, watcher_fn fn, int recv_timeout,
+    const clientid_t *clientid, void *context, int flags, log_callback_fn log_callback);
+static zhandle_t *lib_zh;           /* the last handle the library created (out_mu) */
+
+zhandle_t *
+__wrap_zookeeper_init2(const char *host, watcher_fn fn, int recv_timeout,
+    const clientid_t *clientid, void *context, int flags, log_callback_fn log_callback)
+{
+    zhandle_t *zh = __real_zookeeper_init2(host, fn, recv_timeout, clientid, context, flags,
+        log_callback);
+
+    pthread_mutex_lock(&out_mu);
+    if (zh)
+        lib_zh = zh;
+    pthread_mutex_unlock(&out_mu);
+    return zh;
+}
+
+/* "SESSION <id> <password>" once the session is established. */
+static void
+print_session(zkelect_t *h)
+{
+    const clientid_t *cid;
+    int64_t id = zkelect_session_id(h);
+    int k;
+
+    pthread_mutex_lock(&out_mu);
+    if (lib_zh && id != 0 && (cid = zoo_client_id(lib_zh)) != NULL && cid->client_id == id) {
+        printf("SESSION %llx ", (unsigned long long)cid->client_id);
+        for (k = 0; k < 16; k++)
+            printf("%02x", (unsigned char)cid->passwd[k]);
+        printf("\n");
+        fflush(stdout);
+    }
+    pthread_mutex_unlock(&out_mu);
+}
 
 static void
 on_event(void *data, const struct zkelect_event *ev)
@@ -137,6 +186,7 @@ main(int argc, char **argv)
         zkelect_close(h);
         return 1;
     }
+    print_session(h);
     memset(&self, 0, sizeof(self));
     self.id = id;
     self.site = "";

@@ -294,6 +294,20 @@ node_wait_leader(int timeout_ms)
     }
 }
 
+int
+node_clientid(struct bnode *n, clientid_t *out)
+{
+    int rc = -1;
+
+    pthread_mutex_lock(&evlog.mu);
+    if (n->has_cid) {
+        *out = n->cid;
+        rc = 0;
+    }
+    pthread_mutex_unlock(&evlog.mu);
+    return rc;
+}
+
 struct bnode *
 node_at(int idx)
 {
@@ -355,6 +369,12 @@ slot_free(struct bnode *n)
 struct bnode *
 node_open(const struct bgroup *bg, const char *id, int eligible)
 {
+    return node_open_ex(bg, id, eligible, NODE_EVENTS_ALL);
+}
+
+struct bnode *
+node_open_ex(const struct bgroup *bg, const char *id, int eligible, enum node_events events)
+{
     struct zkelect_options o;
     struct zkelect_group_options go;
     const char *popts[1];
@@ -392,11 +412,21 @@ node_open(const struct bgroup *bg, const char *id, int eligible)
         go.policy_options = popts;
         go.npolicy_options = 1;
     }
-    go.on_event = node_event;
-    go.event_data = n;
+    if (events == NODE_EVENTS_ALL) {
+        go.on_event = node_event;
+        go.event_data = n;
+    }
     rc = zkelect_group_open(n->h, &go, &n->g);
     if (rc != 0) {
         fprintf(stderr, "zkbench: node %s: zkelect_group_open(%s): %s\n", id, bg->path,
+            zkelect_strerror(rc));
+        zkelect_close(n->h);
+        slot_free(n);
+        return NULL;
+    }
+    if (events == NODE_EVENTS_LEADER &&
+        (rc = zkelect_subscribe(n->g, ZKELECT_MASK_LEADER, node_event, n)) < 0) {
+        fprintf(stderr, "zkbench: node %s: zkelect_subscribe(+leader-changed): %s\n", id,
             zkelect_strerror(rc));
         zkelect_close(n->h);
         slot_free(n);
@@ -468,10 +498,10 @@ reader_main(void *arg)
 {
     struct bnode *n = arg;
     FILE *f = fdopen(n->out_fd, "r");
-    char *line = NULL, name[64], subject[BENCH_IDLEN + 8];
+    char *line = NULL, name[64], subject[BENCH_IDLEN + 8], pw[40];
     size_t cap = 0;
     unsigned long long us, ms, epoch;
-    int status, level, off;
+    int status, level, off, k;
     struct bev b;
 
     if (f == NULL) {
@@ -496,6 +526,18 @@ reader_main(void *arg)
                 warnx_("node %s: unknown event name '%s'", n->id, name);
         } else if (sscanf(line, "LOG %llu %d %n", &us, &level, &off) == 2) {
             bench_log(us, n->id, level, line + off);
+        } else if (sscanf(line, "SESSION %llx %32s", &us, pw) == 2 && strlen(pw) == 32) {
+            clientid_t cid;
+            memset(&cid, 0, sizeof(cid));
+            cid.client_id = (int64_t)us;
+            for (k = 0; k < 16; k++) {
+                char hex[3] = {pw[2 * k], pw[2 * k + 1], '\0'};
+                cid.passwd[k] = (char)strtol(hex, NULL, 16);
+            }
+            pthread_mutex_lock(&evlog.mu);
+            n->cid = cid;
+            n->has_cid = true;
+            pthread_mutex_unlock(&evlog.mu);
         } else {
             warnx_("node %s: unexpected line from the node program: %.200s", n->id, line);
         }

@@ -5,10 +5,12 @@
 #
 # Draws, from the files `zkbench -o CSVDIR` wrote (see bench/README, "Plots"):
 #   handover.png       planned handover: graceful leave per policy and
-#                      switchover, with the floor of section 1 as a vertical
-#                      line (summary.csv)
+#                      switchover, the lock recipe's baseline beside them,
+#                      with the floor of section 1 as a vertical line
+#                      (summary.csv)
 #   failover.png       crash failover: kill -> READY per session timeout,
-#                      session expiry -> READY, elector kill -> new elector
+#                      session expiry -> READY, session closed -> READY (3c),
+#                      elector kill -> new elector
 #   rtt-LABEL.png      the bare ZooKeeper operations (one per rtt-LABEL.csv):
 #                      reads, writes, notifications
 # Missing CSV files are skipped with a note. Needs gnuplot (Debian package
@@ -162,6 +164,17 @@ for f in "$csv"/handover-*-*.csv "$csv"/switchover-*-*.csv; do
         add "$tmp/h$k" "switchover request -> target READY, policy $policy ($label)" "lw 2 dt $dash"
     fi
 done
+# the lock recipe's baseline, interleaved with those (ensemble only)
+for f in "$csv"/recipe-ensemble-*-leave.csv "$csv"/recipe-ensemble-*-switchover.csv; do
+    [ -f "$f" ] || continue
+    b=$(basename "$f" .csv)
+    rest=${b#recipe-ensemble-}
+    kind=${rest##*-}                # leave | switchover
+    policy=${rest%-*}
+    k=$((k + 1))
+    cdf "$f" total_us > "$tmp/h$k" || continue
+    add "$tmp/h$k" "lock recipe baseline: delete -> successor leads (beside $kind, $policy)" "lw 1 dt 4"
+done
 if [ $curves -eq 0 ]; then
     note "no handover-*.csv or switchover-*.csv in $csv: handover.png skipped"
 else
@@ -201,6 +214,9 @@ for f in "$csv"/crash-*.csv; do
         add "$tmp/e$k" "session expiry (leader znode deleted) -> new leader READY, $t ms" "lw 2 dt 2 lc $k"
     fi
 done
+if [ -f "$csv/closed.csv" ] && cdf "$csv/closed.csv" close_to_ready_us > "$tmp/cl"; then
+    add "$tmp/cl" "leader SIGKILL, session closed at once: closeSession -> new leader READY" "lw 2 dt 5 lc rgb 'dark-green'"
+fi
 if [ -f "$csv/elector.csv" ]; then
     t=$(awk -F, 'NR == 2 { print $1; exit }' "$csv/elector.csv")
     if cdf "$csv/elector.csv" kill_to_elector_us > "$tmp/el"; then

@@ -1051,11 +1051,47 @@ fit_line(const char *name, const char *metric, double (*get)(const struct result
     }
 }
 
+/*
+ * Issue 18's target for the TARGETS table: 1,000 members, at most 50
+ * ZooKeeper requests per leader change in total (mntr: every member's and
+ * the handles' requests). Judged at 1,000 members only; another size gives
+ * its figure, not judged.
+ */
+static void
+scale_target(void)
+{
+    const struct result *r = NULL, *big = NULL;
+    char meas[96];
+    int i;
+
+    for (i = 0; i < nresults; i++) {
+        if (!results[i].ok)
+            continue;
+        if (results[i].members == 1000)
+            r = &results[i];
+        if (big == NULL || results[i].members > big->members)
+            big = &results[i];
+    }
+    if (r) {
+        snprintf(meas, sizeof(meas), "%.1f (ZooKeeper mntr; library %.1f; %d changes)",
+            r->lc_zk, r->lc_lib, r->changes);
+        target_add("1,000 members: requests per leader change <= 50", meas, r->lc_zk <= 50);
+    } else if (big) {
+        snprintf(meas, sizeof(meas), "not run at 1,000; at %d members: %.1f (mntr)",
+            big->members, big->lc_zk);
+        target_add("1,000 members: requests per leader change <= 50", meas, -1);
+    } else {
+        target_add("1,000 members: requests per leader change <= 50", "no size completed", -1);
+    }
+}
+
 static void
 summary_print(void)
 {
     double a, b, dev, a2, b2, dev2;
     int i;
+
+    scale_target();
 
     printf("\n5. Scale: summary across sizes (means per change; times p50/max in ms)\n");
     printf("  %-8s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "members", "storm p50", "storm max",

@@ -27,6 +27,7 @@ static const char *const layout_names[ZKE_ZN__COUNT] = {
     [ZKE_ZN_CONFIG] = "config",
     [ZKE_ZN_SWITCHOVER] = "switchover",
     [ZKE_ZN_HISTORY] = "history",
+    [ZKE_ZN_SUCCESSOR] = "successor",
 };
 
 const char *

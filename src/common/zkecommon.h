@@ -41,6 +41,7 @@ enum zke_znode {
     ZKE_ZN_CONFIG,             /* "config": the operator's settings */
     ZKE_ZN_SWITCHOVER,         /* "switchover": an operator's handover request */
     ZKE_ZN_HISTORY,            /* "history": the last decisions */
+    ZKE_ZN_SUCCESSOR,          /* "successor": who takes over if a leader resigns */
     ZKE_ZN__COUNT
 };
 

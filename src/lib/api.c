@@ -78,6 +78,7 @@ zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *o, zkelect_
     zke_layout_path(g->p_config, sizeof(g->p_config), path, ZKE_ZN_CONFIG, NULL);
     zke_layout_path(g->p_switchover, sizeof(g->p_switchover), path, ZKE_ZN_SWITCHOVER, NULL);
     zke_layout_path(g->p_history, sizeof(g->p_history), path, ZKE_ZN_HISTORY, NULL);
+    zke_layout_path(g->p_successor, sizeof(g->p_successor), path, ZKE_ZN_SUCCESSOR, NULL);
     g->policy_name = strdup(o->policy ? o->policy : "site");
     g->policy_path = o->policy_path ? strdup(o->policy_path) : NULL;
     g->watchdog_ms = o->watchdog_ms ? o->watchdog_ms : 10000;

@@ -229,6 +229,7 @@ start_takeover(struct zkelect_group *g)
 
     g->takeover_ok = false;
     g->fence_stepdown = false;
+    view_watch_successor(g);
     cand_set_active(g, true);
     group_role_set(g, ROLE_PROGRESS, ZKELECT_EV_TAKEOVER, g->role_epoch, 0,
                    "elected at epoch %llu: leader znode PROGRESS, taking over",

@@ -193,6 +193,8 @@ config_clear(struct zkelect_group *g)
     g->config = NULL;
     free(g->drain_mono);
     g->drain_mono = NULL;
+    free(g->succ_key);
+    g->succ_key = NULL;
 }
 
 static int
@@ -325,6 +327,9 @@ elector_start(struct zkelect_group *g)
     memset(&g->switchover, 0, sizeof(g->switchover));
     g->config_version = g->history_version = -1;
     g->config_rules_version = -1;
+    free(g->succ_key);
+    g->succ_key = NULL;             /* written at its first settled evaluation */
+    g->succ_zstate = -1;
     g->switchover_due = 0;
     g->settle_start = 0;
     g->settle_done = false;
@@ -1338,6 +1343,206 @@ elector_eval_slots(struct zkelect_group *g, struct zkelect_policy_input *in,
     decide_commit(g, e, he, nhe, base);
 }
 
+/* The first refusal in a multi's results (n ops), or ZOK. */
+static int
+multi_first_error(const struct req *r, int n)
+{
+    int i;
+
+    for (i = 0; i < n; i++)
+        if (r->results[i].err != ZOK && r->results[i].err != ZRUNTIMEINCONSISTENCY)
+            return r->results[i].err;
+    return ZOK;
+}
+
+/*
+ * The standing succession (doc/PROTOCOL.md §4, "Direct handover"): whom the
+ * policy would choose if the leader left now, i.e. the same input with the
+ * leader gone (reasons leader-lost, member-left, leader-resigned). It is
+ * written to `successor`, checked against the version of `elected` it is
+ * valid for, whenever it changed; with it, the history entry of a decision
+ * that `elected` shows and the history lacks (a handover, which the
+ * resigning leader wrote). `elected` itself is not written: the new
+ * leader's READY checks its version.
+ */
+static void
+elector_succession(struct zkelect_group *g, const struct zkelect_policy_input *in,
+                   struct member_cache **mc_of)
+{
+    struct zkelect_policy_input in2 = *in;
+    struct zkelect_member *m2 = NULL;
+    struct member_cache **mc2 = NULL;
+    struct zke_successor *s = NULL;
+    struct zke_history *hist = NULL;
+    struct zke_history_entry he;
+    char reason[512], key[600];
+    size_t i, j = 0, lead = in->nmembers;
+    uint64_t top = 0, top_el = 0;
+    int ch = -1, k, top_slot = 0, n = 0;
+    size_t len0 = 0, len1 = 0;
+    struct req *r;
+
+    if (!*g->elected.leader_znode || g->elected_version < 0)
+        return; /* a decision without the registration: no handover names one */
+    for (i = 0; i < in->nmembers; i++)
+        if (strcmp(in->members[i].id, g->elected.leader) == 0 &&
+            strcmp(mc_of[i]->znode, g->elected.leader_znode) == 0)
+            lead = i;
+    if (lead == in->nmembers)
+        return;
+    top_el = g->elected.epoch;
+    for (k = 0; k < g->elected.nslots; k++)
+        if (g->elected.slots[k].epoch > top_el) {
+            top_el = g->elected.slots[k].epoch;
+            top_slot = g->elected.slots[k].slot;
+        }
+    top = top_el;
+    if (LV0(g)->have && LV0(g)->l.epoch > top)
+        top = LV0(g)->l.epoch;
+    if (g->history_last_epoch > top)
+        top = g->history_last_epoch;
+    if (top >= ZKE_EPOCH_MAX)
+        return;
+    if ((m2 = calloc(in->nmembers, sizeof(*m2))) == NULL ||
+        (mc2 = calloc(in->nmembers, sizeof(*mc2))) == NULL ||
+        (s = calloc(1, sizeof(*s))) == NULL)
+        goto out;
+    for (i = 0; i < in->nmembers; i++)
+        if (i != lead) {
+            m2[j] = in->members[i];
+            mc2[j++] = mc_of[i];
+        }
+    in2.members = m2;
+    in2.nmembers = j;
+    in2.current_present = false;
+    in2.current_status = ZKELECT_LEADER_NONE;
+    in2.reasons = ZKELECT_REASON_LEADER_LOST | ZKELECT_REASON_MEMBER_LEFT |
+                  ZKELECT_REASON_LEADER_RESIGNED;
+    in2.switchover_target = NULL;
+    reason[0] = '\0';
+    if (j == 0 || zke_policy_choose(g->policy, &in2, &ch, reason, sizeof(reason)) != 0)
+        ch = -1;
+    s->elected_version = g->elected_version;
+    s->next_epoch = top + 1;
+    snprintf(s->elector, sizeof(s->elector), "%s", g->self.id);
+    snprintf(s->policy, sizeof(s->policy), "%s", zke_policy_name(g->policy));
+    s->at_ms = zke_wall_ms();
+    if (ch >= 0 && strcmp(mc2[ch]->rec.id, g->elected.leader) != 0) {
+        struct zke_succ *e = &s->slots[s->nslots++];
+        e->slot = 0;
+        snprintf(e->leader, sizeof(e->leader), "%s", g->elected.leader);
+        snprintf(e->leader_znode, sizeof(e->leader_znode), "%s", g->elected.leader_znode);
+        snprintf(e->successor, sizeof(e->successor), "%s", mc2[ch]->rec.id);
+        snprintf(e->successor_site, sizeof(e->successor_site), "%s", mc2[ch]->rec.site);
+        snprintf(e->successor_znode, sizeof(e->successor_znode), "%s", mc2[ch]->znode);
+    }
+    snprintf(key, sizeof(key), "%d %llu %s %s", (int)s->elected_version,
+             (unsigned long long)s->next_epoch, s->nslots ? s->slots[0].successor : "-",
+             s->nslots ? s->slots[0].successor_znode : "-");
+    if (top_el <= g->history_last_epoch && g->succ_key && strcmp(key, g->succ_key) == 0)
+        goto out; /* written already, and nothing missing from the history */
+
+    if ((r = req_new(g->h, g, REQ_SUCCESSOR_WRITE)) == NULL)
+        goto out;
+    if (zke_successor_encode(s, &r->payload[0], &len0) != 0) {
+        req_sent(r, ZMARSHALLINGERROR);
+        goto out;
+    }
+    zoo_check_op_init(&r->ops[n++], g->p_elected, g->elected_version);
+    if (top_el > g->history_last_epoch) {
+        /* a decision the history lacks: appended, as the elector that wrote
+           it would have */
+        if ((hist = calloc(1, sizeof(*hist))) == NULL) {
+            req_sent(r, ZSYSTEMERROR);
+            goto out;
+        }
+        if (g->history_buf &&
+            zke_history_decode(g->history_buf, (int)g->history_len, hist, NULL, 0) != 0)
+            memset(hist, 0, sizeof(*hist));
+        memset(&he, 0, sizeof(he));
+        he.epoch = top_el;
+        he.slot = top_slot;
+        snprintf(he.leader, sizeof(he.leader), "%s", top_slot == 0 ? g->elected.leader :
+                 g->elected.slots[top_slot - 1].leader);
+        snprintf(he.elector, sizeof(he.elector), "%s", g->elected.elector);
+        snprintf(he.policy, sizeof(he.policy), "%s", g->elected.policy);
+        snprintf(he.reason, sizeof(he.reason), "%s", g->elected.reason);
+        he.at_ms = g->elected.at_ms;
+        zke_history_push(hist, &he);
+        if (zke_history_encode(hist, &r->payload[1], &len1) != 0) {
+            req_sent(r, ZMARSHALLINGERROR);
+            goto out;
+        }
+        r->token = top_el;
+        if (g->history_version >= 0)
+            zoo_set_op_init(&r->ops[n++], g->p_history, r->payload[1], (int)len1,
+                            g->history_version, NULL);
+        else
+            zoo_create_op_init(&r->ops[n++], g->p_history, r->payload[1], (int)len1,
+                               group_acl(g), ZOO_PERSISTENT, NULL, 0);
+    }
+    if (g->succ_zstate == 0)
+        zoo_create_op_init(&r->ops[n++], g->p_successor, r->payload[0], (int)len0, group_acl(g),
+                           ZOO_PERSISTENT, NULL, 0);
+    else
+        zoo_set_op_init(&r->ops[n++], g->p_successor, r->payload[0], (int)len0, -1, NULL);
+    r->attempt = (uint64_t)n;
+    snprintf(r->arg, sizeof(r->arg), "%s", key);
+    memset(r->results, 0, sizeof(r->results));
+    g->deciding = true; /* one write at a time: a decision waits for it */
+    zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: successor of %s: %s (for elected version %d)%s",
+            g->path, g->elected.leader, s->nslots ? s->slots[0].successor : "none",
+            (int)s->elected_version, r->token ? "; history entry appended" : "");
+    req_sent(r, zoo_amulti(g->h->zh, n, r->ops, r->results, multi_completion, r));
+out:
+    free(hist);
+    free(s);
+    free(m2);
+    free(mc2);
+}
+
+void
+elector_on_succession_reply(struct zkelect_group *g, struct zev *ev)
+{
+    struct req *r = ev->req;
+    int rc = ev->rc == ZOK ? ZOK : multi_first_error(r, (int)r->attempt);
+
+    g->deciding = false;
+    if (!g->is_elector)
+        return;
+    if (ev->rc == ZOK) {
+        free(g->succ_key);
+        g->succ_key = strdup(r->arg);
+        g->succ_zstate = 1;
+        if (r->token) {
+            history_store(g, r->payload[1], strlen(r->payload[1]), r->token);
+            g->history_version = g->history_version >= 0 ? g->history_version + 1 : 0;
+        }
+    } else {
+        free(g->succ_key);
+        g->succ_key = NULL;
+        if (rc == ZNONODE && r->results[0].err == ZOK)
+            g->succ_zstate = 0;         /* created next time */
+        else if (rc == ZNODEEXISTS)
+            g->succ_zstate = 1;
+        else if (zkerr_outcome_unknown(ev->rc))
+            g->succ_zstate = -1;
+        if (r->token && (rc == ZBADVERSION || rc == ZNODEEXISTS || rc == ZNONODE)) {
+            /* the history moved: read it again before anything builds on it */
+            struct req *hr;
+            g->history_read = false;
+            if ((hr = req_new(g->h, g, REQ_GET_HISTORY)) != NULL)
+                req_sent(hr, zoo_aget(g->h->zh, g->p_history, 0, data_completion, hr));
+        }
+        if (rc == ZNONODE || rc == ZNODEEXISTS)
+            g->eval_pending = true;
+    }
+    if (g->eval_pending) {
+        g->eval_pending = false;
+        elector_eval(g);
+    }
+}
+
 void
 elector_eval(struct zkelect_group *g)
 {
@@ -1361,6 +1566,7 @@ elector_eval(struct zkelect_group *g)
     const char *cur;
     struct member_cache *curm;
     int d;
+    bool succ_ok = false;
 
     if (!elector_ready(g))
         return;
@@ -1595,6 +1801,7 @@ elector_eval(struct zkelect_group *g)
         elector_eval_slots(g, &in, mc_of, nlead, switchover, config_ack, rtext);
         goto out;
     }
+    succ_ok = true;
     switchover_id = g->have_elected ? g->elected.switchover_id : g->switchover.id;
     if (switchover)
         switchover_id = g->switchover.id;
@@ -1691,6 +1898,10 @@ elector_eval(struct zkelect_group *g)
     }
     decide_write(g, mc_of[chosen], why, switchover_id, DECIDE_NEW);
 out:
+    /* nothing written: the leader stays, and its succession is kept current */
+    if (succ_ok && !g->deciding && g->have_elected && current_present && !restore && *cur &&
+        strcmp(cur, g->elected.leader) == 0)
+        elector_succession(g, &in, mc_of);
     free(in_members);
     free(mc_of);
     free(tagp);

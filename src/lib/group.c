@@ -317,6 +317,58 @@ on_leader_reply(struct zkelect_group *g, struct zev *ev)
     view_changed(g);
 }
 
+/* A leader keeps the standing succession of its slot in view (it hands
+   over with it when it resigns): read and watched from its takeover on. */
+void
+view_watch_successor(struct zkelect_group *g)
+{
+    if (g->succ_watch)
+        return;
+    g->succ_watch = true;
+    g->succ_have = false;
+    group_send_get(g, REQ_GET_SUCCESSOR, g->p_successor, NULL);
+}
+
+void
+view_on_successor_reply(struct zkelect_group *g, struct zev *ev)
+{
+    struct zke_successor *s;
+    const struct zke_succ *e;
+    char err[256];
+
+    if (ev->req->kind == REQ_EXISTS_SUCCESSOR) {
+        if (ev->rc == ZOK)
+            group_send_get(g, REQ_GET_SUCCESSOR, g->p_successor, NULL); /* created meanwhile */
+        else if (ev->rc != ZNONODE)
+            g->succ_watch = false;
+        return;
+    }
+    g->succ_have = false;
+    if (ev->rc == ZNONODE) {
+        group_send_exists(g, REQ_EXISTS_SUCCESSOR, g->p_successor, NULL);
+        return;
+    }
+    if (ev->rc != ZOK) {
+        g->succ_watch = false; /* read again at the next takeover */
+        return;
+    }
+    if ((s = calloc(1, sizeof(*s))) == NULL)
+        return;
+    if (zke_successor_decode(ev->data, ev->datalen, s, err, sizeof(err)) != 0) {
+        group_malformed(g, g->p_successor, ev->data, ev->datalen, err);
+    } else if ((e = zke_successor_slot(s, g->cslot)) != NULL && strcmp(e->leader, g->self.id) == 0 &&
+               strcmp(e->leader_znode, g->my_znode) == 0 && strcmp(e->successor, g->self.id) != 0) {
+        g->succ = *e;
+        g->succ_have = true;
+        g->succ_zversion = ev->stat.version;
+        g->succ_elected_version = s->elected_version;
+        g->succ_next_epoch = s->next_epoch;
+        snprintf(g->succ_elector, sizeof(g->succ_elector), "%s", s->elector);
+        snprintf(g->succ_policy, sizeof(g->succ_policy), "%s", s->policy);
+    }
+    free(s);
+}
+
 /* Publish a leader change (id, status, epoch) to subscribers. */
 /* Publish a change of slot K's leader (id, status, epoch) to subscribers. */
 static void
@@ -773,6 +825,7 @@ group_on_session(struct zkelect_group *g, enum sess_state prev, enum sess_state 
         g->recheck_mine = false;
         g->elected_version = -1;
         g->have_elected = g->elected_read = false;
+        g->succ_watch = g->succ_have = false;
         for (k = 0; k < g->nlv; k++) {
             LV(g, k)->version = -1;
             LV(g, k)->have = LV(g, k)->read = false;
@@ -797,7 +850,16 @@ group_on_watch(struct zkelect_group *g, int type, const char *path)
     if (reg_on_watch(g, type, path))
         return;
     if (strcmp(path, g->p_elected) == 0) {
+        /* the elector decides on `elected` as it is now (a resigning leader
+           may have written a handover decision), never on the one before */
+        if (g->is_elector)
+            g->elected_read = false;
         view_read_elected(g);
+    } else if (strcmp(path, g->p_successor) == 0) {
+        if (cand_role_leading(g->role))
+            group_send_get(g, REQ_GET_SUCCESSOR, g->p_successor, NULL);
+        else
+            g->succ_watch = g->succ_have = false;
     } else if ((k = group_slot_of_path(g, path)) >= 0) {
         struct lview *v = LV(g, k);
         if (type == ZOO_DELETED_EVENT) {
@@ -857,6 +919,9 @@ group_on_reply(struct zkelect_group *g, struct zev *ev)
     case REQ_EXISTS_SWITCHOVER: elector_on_switchover_reply(g, ev); break;
     case REQ_GET_HISTORY:       elector_on_history_reply(g, ev); break;
     case REQ_DECIDE:            elector_on_decide_reply(g, ev); break;
+    case REQ_SUCCESSOR_WRITE:   elector_on_succession_reply(g, ev); break;
+    case REQ_GET_SUCCESSOR:
+    case REQ_EXISTS_SUCCESSOR:  view_on_successor_reply(g, ev); break;
     case REQ_LEADER_CREATE:     cand_on_leader_create_reply(g, ev); break;
     case REQ_LEADER_READY:      cand_on_leader_ready_reply(g, ev); break;
     case REQ_LEADER_DELETE:     cand_on_leader_delete_reply(g, ev); break;

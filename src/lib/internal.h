@@ -60,7 +60,10 @@ enum req_kind {
     REQ_WATCH_MINE,       /* aexists (watch) on one of my own znodes */
     REQ_READ_SELF,        /* aget (watch) my member record after a change */
     REQ_PROBE,            /* aexists "/": a leader keeps heard_ms fresh (fence.c) */
-    REQ_LEADER_RETAKE     /* amulti: check elected, set our leader znode PROGRESS */
+    REQ_LEADER_RETAKE,    /* amulti: check elected, set our leader znode PROGRESS */
+    REQ_GET_SUCCESSOR,    /* aget successor (watch, a leader) */
+    REQ_EXISTS_SUCCESSOR, /* aexists successor (watch), after NONODE */
+    REQ_SUCCESSOR_WRITE   /* amulti: check elected, [history], successor (elector) */
 };
 
 /* One outstanding asynchronous request. Freed by the library thread. */
@@ -75,8 +78,8 @@ struct req {
     uint64_t attempt;                 /* registration requests: g->reg_attempt when sent */
     char arg[ZKE_PATH_MAX];           /* kind-specific (member id, child name) */
     /* multi storage: must live until the completion runs */
-    zoo_op_t ops[3];                  /* multi ops */
-    zoo_op_result_t results[3];       /* multi results */
+    zoo_op_t ops[5];                  /* multi ops */
+    zoo_op_result_t results[5];       /* multi results */
     char pathbuf[2][ZKE_PATH_MAX];    /* created paths */
     char *payload[2];                 /* encoded data (freed with the req) */
 };
@@ -308,6 +311,7 @@ struct zkelect_group {
     char p_nodes[ZKE_PATH_MAX], p_election[ZKE_PATH_MAX], p_elected[ZKE_PATH_MAX];
     char p_config[ZKE_PATH_MAX], p_switchover[ZKE_PATH_MAX];
     char p_history[ZKE_PATH_MAX];     /* derived paths */
+    char p_successor[ZKE_PATH_MAX];
 
     /* options */
     char *policy_name;                /* default policy */
@@ -405,6 +409,21 @@ struct zkelect_group {
     size_t history_len;
     uint64_t history_last_epoch;      /* its newest entry's epoch, 0 = none */
     int32_t history_version;          /* -1 absent */
+    char *succ_key;                   /* the succession last written (heap, without
+                                         its time), NULL = unknown: write it */
+    int succ_zstate;                  /* the successor znode: -1 unknown, 0 absent, 1 there */
+
+    /* The standing succession, as a leader reads it (issue 18; only while it
+       leads): its own slot's entry, valid for one version of `elected`. */
+    bool succ_watch;                  /* a read or watch of it is armed */
+    bool succ_have;                   /* succ below is our slot's entry, ours */
+    int32_t succ_zversion;            /* the successor znode's version read */
+    int32_t succ_elected_version;     /* the version of `elected` it is valid for */
+    uint64_t succ_next_epoch;         /* the epoch a handover decision gets */
+    char succ_elector[ZKE_ID_MAX + 1];
+    char succ_policy[ZKE_NAME_MAX + 1];
+    struct zke_succ succ;
+    bool handover_off;                /* this leave goes without a handover (refused) */
     unsigned reasons;                 /* ZKELECT_REASON_* accumulated for the next run */
     bool deciding;                    /* a decision write is outstanding */
     bool eval_pending;                /* re-evaluate once the write completes */

@@ -534,10 +534,70 @@ reg_reregister(struct zkelect_group *g)
     reg_register(g);
 }
 
+/*
+ * The handover decision a resigning leader writes itself (doc/PROTOCOL.md §4,
+ * "Direct handover"): `elected` as it names us, with our slot given to the
+ * successor the elector recorded for this very version of `elected`, at the
+ * epoch it reserved. Into E; false when there is no such succession.
+ */
+static bool
+reg_handover(struct zkelect_group *g, struct zke_elected *e)
+{
+    const char *id, *znode;
+    uint64_t epoch, top;
+    struct zke_slot *sl = NULL;
+    int k;
+
+    if (!g->succ_have || g->handover_off || g->active || !g->have_elected ||
+        g->elected_version < 0 || g->succ_elected_version != g->elected_version ||
+        g->succ.slot != g->cslot || !*g->my_znode)
+        return false;
+    if (!view_elected_slot(g, g->cslot, &id, &znode, &epoch) || strcmp(id, g->self.id) != 0 ||
+        strcmp(znode, g->my_znode) != 0 || epoch != g->role_epoch)
+        return false;
+    *e = g->elected;
+    top = e->epoch;
+    for (k = 0; k < e->nslots; k++) {
+        if (e->slots[k].epoch > top)
+            top = e->slots[k].epoch;
+        if (e->slots[k].slot == g->cslot)
+            sl = &e->slots[k];
+    }
+    if (g->succ_next_epoch <= top || (g->cslot > 0 && sl == NULL))
+        return false;
+    for (k = 0; k < e->nslots; k++)
+        if (strcmp(e->slots[k].leader, g->succ.successor) == 0)
+            return false; /* it holds another slot: the elector decides */
+    if (g->cslot > 0 && strcmp(e->leader, g->succ.successor) == 0)
+        return false;
+    if (g->cslot == 0) {
+        snprintf(e->leader, sizeof(e->leader), "%s", g->succ.successor);
+        snprintf(e->leader_site, sizeof(e->leader_site), "%s", g->succ.successor_site);
+        snprintf(e->leader_znode, sizeof(e->leader_znode), "%s", g->succ.successor_znode);
+        snprintf(e->previous, sizeof(e->previous), "%s", g->self.id);
+        e->epoch = g->succ_next_epoch;
+    } else {
+        snprintf(sl->leader, sizeof(sl->leader), "%s", g->succ.successor);
+        snprintf(sl->leader_site, sizeof(sl->leader_site), "%s", g->succ.successor_site);
+        snprintf(sl->leader_znode, sizeof(sl->leader_znode), "%s", g->succ.successor_znode);
+        sl->epoch = g->succ_next_epoch;
+        sl->since_ms = zke_wall_ms();
+    }
+    snprintf(e->elector, sizeof(e->elector), "%s", g->succ_elector);
+    snprintf(e->policy, sizeof(e->policy), "%s", g->succ_policy);
+    snprintf(e->reason, sizeof(e->reason), "handover: %s resigned%s%.0d; %s is its successor",
+             g->self.id, g->cslot ? " from slot " : "", g->cslot, g->succ.successor);
+    e->at_ms = zke_wall_ms();
+    memset(&e->hold, 0, sizeof(e->hold));
+    return true;
+}
+
 void
 reg_unregister(struct zkelect_group *g)
 {
+    struct zke_elected *e = NULL;
     struct req *r;
+    size_t len;
     int n = 0;
 
     if (!group_connected(g)) {
@@ -548,6 +608,19 @@ reg_unregister(struct zkelect_group *g)
     if (r == NULL)
         return;
     group_reg_set(g, REG_LEAVING, "leaving");
+    if (cand_leader_is_mine(g) && (e = malloc(sizeof(*e))) != NULL && reg_handover(g, e) &&
+        zke_elected_encode(e, &r->payload[0], &len) == 0) {
+        /* a direct handover: the successor's decision goes with our leave,
+           checked against the succession's version and the version of
+           `elected` it was recorded for; the elector appends the history */
+        zoo_check_op_init(&r->ops[n++], g->p_successor, g->succ_zversion);
+        zoo_set_op_init(&r->ops[n++], g->p_elected, r->payload[0], (int)len, g->elected_version,
+                        NULL);
+        r->token = g->succ_next_epoch;
+        zke_log(g->h, ZKELECT_LOG_INFO, "%s: handing over to %s at epoch %llu", g->path,
+                g->succ.successor, (unsigned long long)g->succ_next_epoch);
+    }
+    free(e);
     if (cand_leader_is_mine(g))
         zoo_delete_op_init(&r->ops[n++], CL(g)->path, CL(g)->version);
     snprintf(r->pathbuf[0], sizeof(r->pathbuf[0]), "%s/%s", g->p_nodes, g->self.id);
@@ -563,6 +636,7 @@ reg_unregister(struct zkelect_group *g)
 void
 reg_unregistered(struct zkelect_group *g)
 {
+    g->handover_off = false;
     if (g->is_elector)
         elector_stop(g, "left the group");
     group_reg_set(g, REG_NONE, "left");
@@ -574,6 +648,15 @@ reg_unregistered(struct zkelect_group *g)
 void
 reg_on_unregister_reply(struct zkelect_group *g, struct zev *ev)
 {
+    if (ev->req->token && ev->rc != ZOK && !zkerr_outcome_unknown(ev->rc)) {
+        /* the handover was refused (the succession or `elected` moved, or
+           anything else): leave as without one, the elector decides */
+        zke_log(g->h, ZKELECT_LOG_INFO, "%s: handover refused (%s): leaving without it",
+                g->path, zerror(ev->rc));
+        g->handover_off = true;
+        reg_unregister(g);
+        return;
+    }
     if (ev->rc == ZOK || ev->rc == ZNONODE) {
         CL(g)->version = -1;
         CL(g)->owner = 0;

@@ -209,6 +209,147 @@ test_noop_three_nodes_handover(void)
     fz_end();
 }
 
+
+/* ---- direct handover ------------------------------------------------------ */
+
+/* Znode PATH contains TEXT. */
+static bool
+znode_has(const char *path, const char *text)
+{
+    char buf[16384];
+    int n = fakezk_get(path, buf, sizeof(buf) - 1);
+
+    if (n < 0)
+        return false;
+    buf[n] = '\0';
+    return strstr(buf, text) != NULL;
+}
+
+/* n9 registers first (the elector throughout, not eligible), then n1 (the
+   leader: nodeid chooses the lowest id), n2 and n3: N[0..3]. */
+static void
+four_nodes(void)
+{
+    const char *ids[] = {"n9", "n1", "n2", "n3"};
+    int k;
+
+    for (k = 0; k < 4; k++) {
+        CU_ASSERT_FATAL(fz_node_open(&N[k], ids[k], "/g", 1) == 0);
+        N[k].grp[0].ineligible = k == 0;
+        fz_nominate(&N[k], 0, 10);
+        CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    }
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    CU_ASSERT_FATAL(fz_is_elector(&N[0], 0));
+}
+
+/*
+ * The elector keeps the standing succession in `successor`: n1 leads, n2 is
+ * what nodeid would choose without it. The leader resigns: its leave writes
+ * the decision for n2 at the next epoch itself, n2 takes over, and the
+ * elector writes no decision of its own (one +decision, its first); it
+ * appends the handover to the history and records n2's successor (n3).
+ * (n9, the elector, may not lead.)
+ * (Before issue 18 the elector decided epoch 2 after the leave: a second
+ * +decision, and no `successor` znode.)
+ */
+static void
+test_direct_handover(void)
+{
+    fz_begin();
+    four_nodes();
+    CU_ASSERT(znode_has("/g/successor", "\"successor\":\"n2\""));
+    CU_ASSERT(znode_has("/g/successor", "\"leader\":\"n1\""));
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 1);
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 0);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
+    CU_ASSERT(znode_has("/g/elected", "\"leader\":\"n2\""));
+    CU_ASSERT(znode_has("/g/elected", "handover: n1 resigned"));
+    CU_ASSERT(znode_has("/g/elected", "\"epoch\":2"));
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 1);
+    CU_ASSERT(znode_has("/g/history", "handover: n1 resigned"));
+    CU_ASSERT(znode_has("/g/successor", "\"leader\":\"n2\""));
+    CU_ASSERT(znode_has("/g/successor", "\"successor\":\"n3\""));
+    CU_ASSERT(!fz_registered(&N[1], 0));
+    fz_end();
+}
+
+/* The succession follows the members: n2 (the successor, not the leader)
+   leaves, and `successor` names n3 next. */
+static void
+test_succession_follows_members(void)
+{
+    fz_begin();
+    four_nodes();
+    CU_ASSERT(znode_has("/g/successor", "\"successor\":\"n2\""));
+    zkelect_unnominate(N[2].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(znode_has("/g/successor", "\"successor\":\"n3\""));
+    CU_ASSERT(fz_is_ready(&N[1], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 1);
+    fz_end();
+}
+
+/*
+ * `elected` changes (an acknowledgement: same leader, new version) while the
+ * leader's view has not caught up, and the leader resigns on that view: its
+ * handover multi is refused (the version it checks is gone), it leaves
+ * without it, and the elector decides as before issue 18. Nothing acts on
+ * the refused decision: n2 takes over once, at the elector's epoch.
+ */
+static void
+test_handover_refused(void)
+{
+    char data[4096];
+    int64_t sid;
+    int len;
+
+    fz_begin();
+    four_nodes();
+    sid = fz_sid(&N[1]);
+    fakezk_hold(sid, true);              /* n1 hears nothing of what follows */
+    len = fakezk_get("/g/elected", data, sizeof(data));
+    CU_ASSERT_FATAL(len > 0);
+    CU_ASSERT(fakezk_set("/g/elected", data, len) == 0);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    fz_flush();
+    fakezk_hold(sid, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_TAKEOVER), 1);
+    CU_ASSERT(!znode_has("/g/elected", "handover"));
+    CU_ASSERT(znode_has("/g/elected", "\"leader\":\"n2\""));
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 2);
+    CU_ASSERT(!fz_registered(&N[1], 0));
+    fz_end();
+}
+
+/*
+ * A garbled `successor` (a foreign client): the leader says so
+ * (-malformed names the znode) and resigns without a handover; the elector
+ * decides, and rewrites the succession.
+ */
+static void
+test_successor_malformed(void)
+{
+    static const char junk[] = "{\"v\":1,\"elected_version\":\"x\"}";
+
+    fz_begin();
+    four_nodes();
+    CU_ASSERT(fakezk_set("/g/successor", junk, (int)strlen(junk)) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[1], 0, ZKELECT_EV_MALFORMED) >= 1);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT(!znode_has("/g/elected", "handover"));
+    CU_ASSERT(znode_has("/g/successor", "\"successor\":\"n3\""));
+    fz_end();
+}
+
 static CU_TestInfo handover_tests[] = {
     {"noop_ready_with_progress", test_noop_ready_with_progress},
     {"callback_not_pipelined", test_callback_not_pipelined},
@@ -216,6 +357,10 @@ static CU_TestInfo handover_tests[] = {
     {"noop_deferred_callback", test_noop_deferred_callback},
     {"noop_cleared", test_noop_cleared},
     {"noop_three_nodes_handover", test_noop_three_nodes_handover},
+    {"direct_handover", test_direct_handover},
+    {"succession_follows_members", test_succession_follows_members},
+    {"handover_refused", test_handover_refused},
+    {"successor_malformed", test_successor_malformed},
     CU_TEST_INFO_NULL,
 };
 

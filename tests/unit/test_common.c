@@ -104,6 +104,7 @@ test_paths(void)
     char out[ZKE_PATH_MAX], base[ZKE_PATH_MAX], child[ZKE_CHILD_MAX + 1];
     static const char *const names[ZKE_ZN__COUNT] = {
         "nodes", "election", "elected", "leader", "config", "switchover", "history",
+        "successor",
     };
     int z;
 

@@ -1073,6 +1073,311 @@ hold_write(struct zkelect_group *g, const char *why)
         decide_write(g, NULL, why, g->switchover.id, DECIDE_NEW);
 }
 
+/* The first refusal in a multi's results (n ops), or ZOK. */
+static int
+multi_first_error(const struct req *r, int n)
+{
+    int i;
+
+    for (i = 0; i < n; i++)
+        if (r->results[i].err != ZOK && r->results[i].err != ZRUNTIMEINCONSISTENCY)
+            return r->results[i].err;
+    return ZOK;
+}
+
+/* The highest epoch in `elected` (any slot), and its slot. */
+static uint64_t
+elected_top_epoch(const struct zkelect_group *g, int *slot)
+{
+    uint64_t top = g->elected.epoch;
+    int k;
+
+    *slot = 0;
+    for (k = 0; k < g->elected.nslots; k++)
+        if (g->elected.slots[k].epoch > top) {
+            top = g->elected.slots[k].epoch;
+            *slot = g->elected.slots[k].slot;
+        }
+    return top;
+}
+
+/*
+ * Write succession S (heap; freed here) to `successor` when it differs from
+ * what this elector wrote last, checked against the version of `elected` it
+ * is for; with it, the history entry of a decision that `elected` shows and
+ * the history lacks (a handover, written by the resigning leader).
+ */
+static void
+succession_write(struct zkelect_group *g, struct zke_successor *s)
+{
+    struct zke_history *hist = NULL;
+    struct zke_history_entry he;
+    char key[24], text[ZKE_LEADERS_MAX * 2 * (ZKE_ZNODE_MAX + 8) + 64];
+    uint64_t hash = 14695981039346656037ULL;
+    size_t len0 = 0, len1 = 0, off;
+    uint64_t top_el;
+    int top_slot, k, n = 0;
+    struct req *r;
+
+    top_el = elected_top_epoch(g, &top_slot);
+    /* what makes two successions the same, as an FNV-1a hash (16 slots of
+       registrations do not fit in a request's arg) */
+    off = (size_t)snprintf(text, sizeof(text), "%d %llu", (int)s->elected_version,
+                           (unsigned long long)s->next_epoch);
+    for (k = 0; k < s->nslots && off < sizeof(text); k++)
+        off += (size_t)snprintf(text + off, sizeof(text) - off, " %d:%s:%s", s->slots[k].slot,
+                                s->slots[k].leader_znode, s->slots[k].successor_znode);
+    for (k = 0; text[k]; k++) {
+        hash ^= (unsigned char)text[k];
+        hash *= 1099511628211ULL;
+    }
+    snprintf(key, sizeof(key), "%016llx", (unsigned long long)hash);
+    if (top_el <= g->history_last_epoch && g->succ_key && strcmp(key, g->succ_key) == 0)
+        goto out; /* written already, and nothing missing from the history */
+
+    if ((r = req_new(g->h, g, REQ_SUCCESSOR_WRITE)) == NULL)
+        goto out;
+    if (zke_successor_encode(s, &r->payload[0], &len0) != 0) {
+        req_sent(r, ZMARSHALLINGERROR);
+        goto out;
+    }
+    zoo_check_op_init(&r->ops[n++], g->p_elected, g->elected_version);
+    if (top_el > g->history_last_epoch) {
+        /* a decision the history lacks: appended, as the elector that wrote
+           it would have */
+        if ((hist = calloc(1, sizeof(*hist))) == NULL) {
+            req_sent(r, ZSYSTEMERROR);
+            goto out;
+        }
+        if (g->history_buf &&
+            zke_history_decode(g->history_buf, (int)g->history_len, hist, NULL, 0) != 0)
+            memset(hist, 0, sizeof(*hist));
+        memset(&he, 0, sizeof(he));
+        he.epoch = top_el;
+        he.slot = top_slot;
+        snprintf(he.leader, sizeof(he.leader), "%s", top_slot == 0 ? g->elected.leader :
+                 g->elected.slots[top_slot - 1].leader);
+        snprintf(he.elector, sizeof(he.elector), "%s", g->elected.elector);
+        snprintf(he.policy, sizeof(he.policy), "%s", g->elected.policy);
+        snprintf(he.reason, sizeof(he.reason), "%s", g->elected.reason);
+        he.at_ms = g->elected.at_ms;
+        zke_history_push(hist, &he);
+        if (zke_history_encode(hist, &r->payload[1], &len1) != 0) {
+            req_sent(r, ZMARSHALLINGERROR);
+            goto out;
+        }
+        r->token = top_el;
+        if (g->history_version >= 0)
+            zoo_set_op_init(&r->ops[n++], g->p_history, r->payload[1], (int)len1,
+                            g->history_version, NULL);
+        else
+            zoo_create_op_init(&r->ops[n++], g->p_history, r->payload[1], (int)len1,
+                               group_acl(g), ZOO_PERSISTENT, NULL, 0);
+    }
+    if (g->succ_zstate == 0)
+        zoo_create_op_init(&r->ops[n++], g->p_successor, r->payload[0], (int)len0, group_acl(g),
+                           ZOO_PERSISTENT, NULL, 0);
+    else
+        zoo_set_op_init(&r->ops[n++], g->p_successor, r->payload[0], (int)len0, -1, NULL);
+    r->attempt = (uint64_t)n;
+    snprintf(r->arg, sizeof(r->arg), "%s", key);
+    memset(r->results, 0, sizeof(r->results));
+    g->deciding = true; /* one write at a time: a decision waits for it */
+    zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: succession for elected version %d: %d slot%s, "
+            "slot 0 %s%s", g->path, (int)s->elected_version, s->nslots, s->nslots == 1 ? "" : "s",
+            zke_successor_slot(s, 0) ? zke_successor_slot(s, 0)->successor : "none",
+            r->token ? "; history entry appended" : "");
+    req_sent(r, zoo_amulti(g->h->zh, n, r->ops, r->results, multi_completion, r));
+out:
+    free(hist);
+    free(s);
+}
+
+/* A new succession record for the current `elected` (heap), or NULL. */
+static struct zke_successor *
+succession_new(struct zkelect_group *g)
+{
+    struct zke_successor *s;
+    uint64_t top;
+    int slot, k;
+
+    if (g->elected_version < 0)
+        return NULL;
+    top = elected_top_epoch(g, &slot);
+    for (k = 0; k < g->nlv; k++)
+        if (LV(g, k)->have && LV(g, k)->l.epoch > top)
+            top = LV(g, k)->l.epoch;
+    if (g->history_last_epoch > top)
+        top = g->history_last_epoch;
+    if (top >= ZKE_EPOCH_MAX || (s = calloc(1, sizeof(*s))) == NULL)
+        return NULL;
+    s->elected_version = g->elected_version;
+    s->next_epoch = top + 1;
+    snprintf(s->elector, sizeof(s->elector), "%s", g->self.id);
+    snprintf(s->policy, sizeof(s->policy), "%s", zke_policy_name(g->policy));
+    s->at_ms = zke_wall_ms();
+    return s;
+}
+
+/* Add slot K's entry to S: LEADER (registration LZNODE) is succeeded by M. */
+static void
+succession_add(struct zke_successor *s, int k, const char *leader, const char *lznode,
+               const struct member_cache *m)
+{
+    struct zke_succ *e;
+
+    if (s->nslots >= ZKE_LEADERS_MAX || strcmp(m->rec.id, leader) == 0)
+        return;
+    e = &s->slots[s->nslots++];
+    e->slot = k;
+    snprintf(e->leader, sizeof(e->leader), "%s", leader);
+    snprintf(e->leader_znode, sizeof(e->leader_znode), "%s", lznode);
+    snprintf(e->successor, sizeof(e->successor), "%s", m->rec.id);
+    snprintf(e->successor_site, sizeof(e->successor_site), "%s", m->rec.site);
+    snprintf(e->successor_znode, sizeof(e->successor_znode), "%s", m->znode);
+}
+
+/* IN without member LEAD, as the policy would see it had that member left
+   (into M2, MC2: the caller's arrays of in->nmembers). */
+static void
+input_without(const struct zkelect_policy_input *in, struct member_cache **mc_of, size_t lead,
+              struct zkelect_policy_input *in2, struct zkelect_member *m2,
+              struct member_cache **mc2)
+{
+    size_t i, j = 0;
+
+    *in2 = *in;
+    for (i = 0; i < in->nmembers; i++)
+        if (i != lead) {
+            m2[j] = in->members[i];
+            mc2[j++] = mc_of[i];
+        }
+    in2->members = m2;
+    in2->nmembers = j;
+    in2->reasons = ZKELECT_REASON_LEADER_LOST | ZKELECT_REASON_MEMBER_LEFT |
+                   ZKELECT_REASON_LEADER_RESIGNED;
+    in2->switchover_target = NULL;
+}
+
+/*
+ * The standing succession of a group with one leader (doc/PROTOCOL.md §4,
+ * "Direct handover"): whom the policy would choose if the leader left now,
+ * i.e. the same input with the leader gone (reasons leader-lost,
+ * member-left, leader-resigned). `elected` itself is never written for it:
+ * the new leader's READY checks its version.
+ */
+static void
+elector_succession(struct zkelect_group *g, const struct zkelect_policy_input *in,
+                   struct member_cache **mc_of)
+{
+    struct zkelect_policy_input in2;
+    struct zkelect_member *m2 = NULL;
+    struct member_cache **mc2 = NULL;
+    struct zke_successor *s = NULL;
+    char reason[512];
+    size_t i, lead = in->nmembers;
+    int ch = -1;
+
+    if (!*g->elected.leader_znode)
+        return; /* a decision without the registration: no handover names one */
+    for (i = 0; i < in->nmembers; i++)
+        if (strcmp(in->members[i].id, g->elected.leader) == 0 &&
+            strcmp(mc_of[i]->znode, g->elected.leader_znode) == 0)
+            lead = i;
+    if (lead == in->nmembers || (s = succession_new(g)) == NULL)
+        return;
+    if ((m2 = calloc(in->nmembers, sizeof(*m2))) == NULL ||
+        (mc2 = calloc(in->nmembers, sizeof(*mc2))) == NULL) {
+        free(s);
+        goto out;
+    }
+    input_without(in, mc_of, lead, &in2, m2, mc2);
+    in2.current_present = false;
+    in2.current_status = ZKELECT_LEADER_NONE;
+    reason[0] = '\0';
+    if (in2.nmembers > 0 && zke_policy_choose(g->policy, &in2, &ch, reason, sizeof(reason)) == 0 &&
+        ch >= 0)
+        succession_add(s, 0, g->elected.leader, g->elected.leader_znode, mc2[ch]);
+    succession_write(g, s);
+out:
+    free(m2);
+    free(mc2);
+}
+
+/*
+ * The same for N slots: for each slot's leader, the set the policy would
+ * choose without it, assigned as a decision would (sticky). A slot has a
+ * successor only when that leaves every other slot as it is: the one new
+ * member takes the slot; otherwise the elector decides when it leaves.
+ */
+static void
+elector_succession_slots(struct zkelect_group *g, const struct zkelect_policy_input *in,
+                         struct member_cache **mc_of, int N,
+                         const char (*cur)[ZKE_ID_MAX + 1])
+{
+    char cur2[ZKE_LEADERS_MAX][ZKE_ID_MAX + 1], out2[ZKE_LEADERS_MAX][ZKE_ID_MAX + 1];
+    const char *holders[ZKE_LEADERS_MAX], *ids[ZKE_LEADERS_MAX];
+    struct zkelect_policy_input in2;
+    struct zkelect_member *m2 = NULL;
+    struct member_cache **mc2 = NULL;
+    struct zke_successor *s;
+    char reason[512];
+    int chosen[ZKELECT_POLICY_SLOTS_MAX], nch, k, j, i;
+    size_t lead;
+
+    if ((s = succession_new(g)) == NULL)
+        return;
+    if ((m2 = calloc(in->nmembers, sizeof(*m2))) == NULL ||
+        (mc2 = calloc(in->nmembers, sizeof(*mc2))) == NULL) {
+        free(s);
+        goto out;
+    }
+    for (k = 0; k < N; k++) {
+        const char *id, *znode;
+        uint64_t ep;
+
+        if (!*cur[k] || !view_elected_slot(g, k, &id, &znode, &ep) || !*znode)
+            continue;
+        for (lead = 0; lead < in->nmembers; lead++)
+            if (strcmp(in->members[lead].id, cur[k]) == 0 &&
+                strcmp(mc_of[lead]->znode, znode) == 0)
+                break;
+        if (lead == in->nmembers)
+            continue;
+        input_without(in, mc_of, lead, &in2, m2, mc2);
+        for (j = 0; j < N; j++) {
+            snprintf(cur2[j], sizeof(cur2[j]), "%s", j == k ? "" : cur[j]);
+            holders[j] = *cur2[j] ? cur2[j] : NULL;
+        }
+        in2.slot_holders = holders;
+        in2.current_leader = holders[0];
+        in2.current_present = holders[0] != NULL;
+        in2.current_status = ZKELECT_LEADER_NONE;
+        reason[0] = '\0';
+        nch = 0;
+        if (in2.nmembers == 0 ||
+            zke_policy_choose_set(g->policy, &in2, chosen, &nch, reason, sizeof(reason)) != 0)
+            continue;
+        for (i = 0; i < nch; i++)
+            ids[i] = m2[chosen[i]].id;
+        zke_slots_assign((const char (*)[ZKE_ID_MAX + 1])cur2, N, ids, nch, N, out2);
+        for (j = 0; j < N; j++)
+            if (j != k && strcmp(out2[j], cur[j]) != 0)
+                break;
+        if (j < N || !*out2[k])
+            continue;
+        for (i = 0; i < (int)in2.nmembers; i++)
+            if (strcmp(m2[i].id, out2[k]) == 0) {
+                succession_add(s, k, cur[k], znode, mc2[i]);
+                break;
+            }
+    }
+    succession_write(g, s);
+out:
+    free(m2);
+    free(mc2);
+}
+
 /*
  * A decision for a group with N > 1 slots (doc/PROTOCOL.md, "N active
  * leaders"), or one that goes back to one slot. The policy orders the nodes
@@ -1238,10 +1543,13 @@ elector_eval_slots(struct zkelect_group *g, struct zkelect_policy_input *in,
         if (!(mask & (1u << k)) && strcmp(out[k], eslot(g, k, NULL)) != 0)
             mask |= 1u << k; /* a lost holder left empty: record it */
     if (mask == 0 && N == ncur) {
-        if ((switchover || config_ack) && g->have_elected)
+        if ((switchover || config_ack) && g->have_elected) {
             decide_write(g, NULL, why, switchover_id, DECIDE_ACK);
-        else
+        } else {
             g->reasons = 0;
+            /* nothing written: the slots stay, their succession is kept current */
+            elector_succession_slots(g, in, mc_of, N, (const char (*)[ZKE_ID_MAX + 1])cur);
+        }
         return;
     }
 
@@ -1341,164 +1649,6 @@ elector_eval_slots(struct zkelect_group *g, struct zkelect_policy_input *in,
         zke_log(g->h, ZKELECT_LOG_INFO, "%s: slot %d released (leaders = %d)", g->path, k, N);
     hold_set(g, NULL, "", 0, "deciding");
     decide_commit(g, e, he, nhe, base);
-}
-
-/* The first refusal in a multi's results (n ops), or ZOK. */
-static int
-multi_first_error(const struct req *r, int n)
-{
-    int i;
-
-    for (i = 0; i < n; i++)
-        if (r->results[i].err != ZOK && r->results[i].err != ZRUNTIMEINCONSISTENCY)
-            return r->results[i].err;
-    return ZOK;
-}
-
-/*
- * The standing succession (doc/PROTOCOL.md §4, "Direct handover"): whom the
- * policy would choose if the leader left now, i.e. the same input with the
- * leader gone (reasons leader-lost, member-left, leader-resigned). It is
- * written to `successor`, checked against the version of `elected` it is
- * valid for, whenever it changed; with it, the history entry of a decision
- * that `elected` shows and the history lacks (a handover, which the
- * resigning leader wrote). `elected` itself is not written: the new
- * leader's READY checks its version.
- */
-static void
-elector_succession(struct zkelect_group *g, const struct zkelect_policy_input *in,
-                   struct member_cache **mc_of)
-{
-    struct zkelect_policy_input in2 = *in;
-    struct zkelect_member *m2 = NULL;
-    struct member_cache **mc2 = NULL;
-    struct zke_successor *s = NULL;
-    struct zke_history *hist = NULL;
-    struct zke_history_entry he;
-    char reason[512], key[600];
-    size_t i, j = 0, lead = in->nmembers;
-    uint64_t top = 0, top_el = 0;
-    int ch = -1, k, top_slot = 0, n = 0;
-    size_t len0 = 0, len1 = 0;
-    struct req *r;
-
-    if (!*g->elected.leader_znode || g->elected_version < 0)
-        return; /* a decision without the registration: no handover names one */
-    for (i = 0; i < in->nmembers; i++)
-        if (strcmp(in->members[i].id, g->elected.leader) == 0 &&
-            strcmp(mc_of[i]->znode, g->elected.leader_znode) == 0)
-            lead = i;
-    if (lead == in->nmembers)
-        return;
-    top_el = g->elected.epoch;
-    for (k = 0; k < g->elected.nslots; k++)
-        if (g->elected.slots[k].epoch > top_el) {
-            top_el = g->elected.slots[k].epoch;
-            top_slot = g->elected.slots[k].slot;
-        }
-    top = top_el;
-    if (LV0(g)->have && LV0(g)->l.epoch > top)
-        top = LV0(g)->l.epoch;
-    if (g->history_last_epoch > top)
-        top = g->history_last_epoch;
-    if (top >= ZKE_EPOCH_MAX)
-        return;
-    if ((m2 = calloc(in->nmembers, sizeof(*m2))) == NULL ||
-        (mc2 = calloc(in->nmembers, sizeof(*mc2))) == NULL ||
-        (s = calloc(1, sizeof(*s))) == NULL)
-        goto out;
-    for (i = 0; i < in->nmembers; i++)
-        if (i != lead) {
-            m2[j] = in->members[i];
-            mc2[j++] = mc_of[i];
-        }
-    in2.members = m2;
-    in2.nmembers = j;
-    in2.current_present = false;
-    in2.current_status = ZKELECT_LEADER_NONE;
-    in2.reasons = ZKELECT_REASON_LEADER_LOST | ZKELECT_REASON_MEMBER_LEFT |
-                  ZKELECT_REASON_LEADER_RESIGNED;
-    in2.switchover_target = NULL;
-    reason[0] = '\0';
-    if (j == 0 || zke_policy_choose(g->policy, &in2, &ch, reason, sizeof(reason)) != 0)
-        ch = -1;
-    s->elected_version = g->elected_version;
-    s->next_epoch = top + 1;
-    snprintf(s->elector, sizeof(s->elector), "%s", g->self.id);
-    snprintf(s->policy, sizeof(s->policy), "%s", zke_policy_name(g->policy));
-    s->at_ms = zke_wall_ms();
-    if (ch >= 0 && strcmp(mc2[ch]->rec.id, g->elected.leader) != 0) {
-        struct zke_succ *e = &s->slots[s->nslots++];
-        e->slot = 0;
-        snprintf(e->leader, sizeof(e->leader), "%s", g->elected.leader);
-        snprintf(e->leader_znode, sizeof(e->leader_znode), "%s", g->elected.leader_znode);
-        snprintf(e->successor, sizeof(e->successor), "%s", mc2[ch]->rec.id);
-        snprintf(e->successor_site, sizeof(e->successor_site), "%s", mc2[ch]->rec.site);
-        snprintf(e->successor_znode, sizeof(e->successor_znode), "%s", mc2[ch]->znode);
-    }
-    snprintf(key, sizeof(key), "%d %llu %s %s", (int)s->elected_version,
-             (unsigned long long)s->next_epoch, s->nslots ? s->slots[0].successor : "-",
-             s->nslots ? s->slots[0].successor_znode : "-");
-    if (top_el <= g->history_last_epoch && g->succ_key && strcmp(key, g->succ_key) == 0)
-        goto out; /* written already, and nothing missing from the history */
-
-    if ((r = req_new(g->h, g, REQ_SUCCESSOR_WRITE)) == NULL)
-        goto out;
-    if (zke_successor_encode(s, &r->payload[0], &len0) != 0) {
-        req_sent(r, ZMARSHALLINGERROR);
-        goto out;
-    }
-    zoo_check_op_init(&r->ops[n++], g->p_elected, g->elected_version);
-    if (top_el > g->history_last_epoch) {
-        /* a decision the history lacks: appended, as the elector that wrote
-           it would have */
-        if ((hist = calloc(1, sizeof(*hist))) == NULL) {
-            req_sent(r, ZSYSTEMERROR);
-            goto out;
-        }
-        if (g->history_buf &&
-            zke_history_decode(g->history_buf, (int)g->history_len, hist, NULL, 0) != 0)
-            memset(hist, 0, sizeof(*hist));
-        memset(&he, 0, sizeof(he));
-        he.epoch = top_el;
-        he.slot = top_slot;
-        snprintf(he.leader, sizeof(he.leader), "%s", top_slot == 0 ? g->elected.leader :
-                 g->elected.slots[top_slot - 1].leader);
-        snprintf(he.elector, sizeof(he.elector), "%s", g->elected.elector);
-        snprintf(he.policy, sizeof(he.policy), "%s", g->elected.policy);
-        snprintf(he.reason, sizeof(he.reason), "%s", g->elected.reason);
-        he.at_ms = g->elected.at_ms;
-        zke_history_push(hist, &he);
-        if (zke_history_encode(hist, &r->payload[1], &len1) != 0) {
-            req_sent(r, ZMARSHALLINGERROR);
-            goto out;
-        }
-        r->token = top_el;
-        if (g->history_version >= 0)
-            zoo_set_op_init(&r->ops[n++], g->p_history, r->payload[1], (int)len1,
-                            g->history_version, NULL);
-        else
-            zoo_create_op_init(&r->ops[n++], g->p_history, r->payload[1], (int)len1,
-                               group_acl(g), ZOO_PERSISTENT, NULL, 0);
-    }
-    if (g->succ_zstate == 0)
-        zoo_create_op_init(&r->ops[n++], g->p_successor, r->payload[0], (int)len0, group_acl(g),
-                           ZOO_PERSISTENT, NULL, 0);
-    else
-        zoo_set_op_init(&r->ops[n++], g->p_successor, r->payload[0], (int)len0, -1, NULL);
-    r->attempt = (uint64_t)n;
-    snprintf(r->arg, sizeof(r->arg), "%s", key);
-    memset(r->results, 0, sizeof(r->results));
-    g->deciding = true; /* one write at a time: a decision waits for it */
-    zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: successor of %s: %s (for elected version %d)%s",
-            g->path, g->elected.leader, s->nslots ? s->slots[0].successor : "none",
-            (int)s->elected_version, r->token ? "; history entry appended" : "");
-    req_sent(r, zoo_amulti(g->h->zh, n, r->ops, r->results, multi_completion, r));
-out:
-    free(hist);
-    free(s);
-    free(m2);
-    free(mc2);
 }
 
 void

@@ -339,6 +339,65 @@ test_max_leaders(void)
     fz_end();
 }
 
+
+/* Znode PATH contains TEXT. */
+static bool
+znode_has(const char *path, const char *text)
+{
+    char buf[16384];
+    int n = fakezk_get(path, buf, sizeof(buf) - 1);
+
+    if (n < 0)
+        return false;
+    buf[n] = '\0';
+    return strstr(buf, text) != NULL;
+}
+
+/*
+ * Issue 18: each slot's handover takes the direct path. n2 (slot 1)
+ * resigns: its leave gives slot 1 to n3 at a new epoch (the elector writes
+ * no decision), slot 0 keeps its epoch. Then n1 (slot 0, and the elector)
+ * resigns: slot 0 goes to n4 the same way, slot 1 stays n3's. (Before:
+ * the elector decided each time, two more +decision.)
+ */
+static bool n1_0_n3_1_ready(void *a) { (void)a; return ready_in(0, 0) && ready_in(2, 1); }
+static bool n4_0_n3_1_ready(void *a) { (void)a; return ready_in(3, 0) && ready_in(2, 1); }
+
+static void
+test_slot_handover(void)
+{
+    unsigned long long e0, e1;
+    unsigned decisions;
+
+    fz_begin();
+    CU_ASSERT(fakezk_mkdirs("/g") == 0);
+    put("/g/config", "{\"v\":1,\"settle_ms\":0,\"leaders\":2}");
+    open_nodes(4);
+    CU_ASSERT_FATAL(fz_eventually(n1_0_n2_1, NULL));
+    CU_ASSERT(znode_has("/g/successor", "\"successor\":\"n3\""));
+    decisions = fz_count(&N[0], 0, ZKELECT_EV_DECISION);
+    e0 = tree_epoch(0);
+    e1 = tree_epoch(1);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_eventually(n1_0_n3_1_ready, NULL));
+    CU_ASSERT(znode_has("/g/elected", "handover: n2 resigned from slot 1"));
+    CU_ASSERT_EQUAL(tree_epoch(0), e0);
+    CU_ASSERT(tree_epoch(1) > e1);
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), decisions);
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_STEPDOWN), 0);
+    CU_ASSERT(znode_has("/g/history", "handover: n2 resigned from slot 1"));
+    e1 = tree_epoch(1);
+    zkelect_unnominate(N[0].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_eventually(n4_0_n3_1_ready, NULL));
+    CU_ASSERT(znode_has("/g/elected", "handover: n1 resigned; n4 is its successor"));
+    CU_ASSERT_EQUAL(tree_epoch(1), e1);
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_STEPDOWN), 0);
+    CU_ASSERT_EQUAL(ready_count(), 2);
+    fz_end();
+}
+
 static CU_TestInfo slot_tests[] = {
     {"two_slots", test_two_slots},
     {"crash_one_active", test_crash_one_active},
@@ -348,6 +407,7 @@ static CU_TestInfo slot_tests[] = {
     {"raise_and_lower", test_raise_and_lower},
     {"move_between_slots", test_move_between_slots},
     {"max_leaders", test_max_leaders},
+    {"slot_handover", test_slot_handover},
     CU_TEST_INFO_NULL,
 };
 

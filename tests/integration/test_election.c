@@ -429,6 +429,23 @@ count_children(const char *path)
     return n;
 }
 
+/* Znode PATH contains TEXT (read on a raw handle). */
+static bool
+zk_has(const char *path, const char *text)
+{
+    zhandle_t *zh = zk_open_wait();
+    char buf[16384];
+    int len = (int)sizeof(buf) - 1;
+    bool has = false;
+
+    if (zoo_get(zh, path, 0, buf, &len, NULL) == ZOK && len >= 0) {
+        buf[len] = '\0';
+        has = strstr(buf, text) != NULL;
+    }
+    zookeeper_close(zh);
+    return has;
+}
+
 static int
 zk_set(const char *path, const char *data, int len)
 {
@@ -533,6 +550,20 @@ test_graceful_leave(void)
     i = wait_one_ready(WAIT_MS, "n2");
     CU_ASSERT_EQUAL(i, 1);
     CU_ASSERT(max_ready_epoch > e1);
+    /* issue 18: n1 handed over itself (the succession of n1, elector and
+       leader, named n2), and n2, the next elector, appended it to the history */
+    {
+        char p[128];
+        uint64_t end = now_ms() + WAIT_MS;
+        snprintf(p, sizeof(p), "%s/elected", group_path);
+        CU_ASSERT(zk_has(p, "handover: n1 resigned; n2 is its successor"));
+        snprintf(p, sizeof(p), "%s/history", group_path);
+        while (!zk_has(p, "handover: n1 resigned") && now_ms() < end) {
+            struct timespec ts = {0, 5 * 1000000};
+            nanosleep(&ts, NULL);
+        }
+        CU_ASSERT(zk_has(p, "handover: n1 resigned"));
+    }
     /* n1's znodes are gone: two members remain */
     {
         char p[128];

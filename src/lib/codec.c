@@ -849,6 +849,18 @@ codec_get_str(struct codec_dec *d, const struct codec_obj *o, const char *name,
     return codec_str(d, field, it, flags, kind, max, out, outsize);
 }
 
+/* The object has field NAME (one of its known names). */
+static bool
+codec_has(const struct codec_obj *o, const char *name)
+{
+    int i;
+
+    for (i = 0; o->names[i] != NULL; i++)
+        if (strcmp(o->names[i], name) == 0)
+            return o->item[i] != NULL;
+    return false;
+}
+
 /* An integer field; *out is 0 when an optional field is absent. */
 static int
 codec_get_int(struct codec_dec *d, const struct codec_obj *o, const char *name,
@@ -2007,8 +2019,8 @@ zke_history_push(struct zke_history *h, const struct zke_history_entry *e)
 /* ======================================================================== */
 
 static const char *const codec_successor_fields[] = {
-    "v", "elected_version", "next_epoch", "elector", "policy", "at_ms",
-    "slots", NULL
+    "v", "elected_version", "history_version", "next_epoch", "elector",
+    "policy", "at_ms", "slots", NULL
 };
 
 static const char *const codec_succ_fields[] = {
@@ -2043,6 +2055,9 @@ zke_successor_encode(const struct zke_successor *s, char **out, size_t *outlen)
         return codec_enc_end(&e, root, out, outlen);
     codec_put_int(&e, root, "elected_version", &codec_int_zkversion,
         s->elected_version);
+    if (s->history_version >= 0)
+        codec_put_int(&e, root, "history_version", &codec_int_zkversion,
+            s->history_version);
     codec_put_u64(&e, root, "next_epoch", &codec_int_epoch, s->next_epoch);
     codec_put_str(&e, root, "elector", 0, CODEC_ID, ZKE_ID_MAX, s->elector,
         sizeof(s->elector));
@@ -2097,6 +2112,13 @@ zke_successor_decode(const char *buf, int len, struct zke_successor *s,
     CODEC_TRY(codec_get_int(&d, &o, "elected_version", CODEC_REQUIRED,
         &codec_int_zkversion, &v));
     s->elected_version = (int32_t)v;
+    /* absent: -1 (0 is a version) */
+    s->history_version = -1;
+    if (codec_has(&o, "history_version")) {
+        CODEC_TRY(codec_get_int(&d, &o, "history_version", CODEC_REQUIRED,
+            &codec_int_zkversion, &v));
+        s->history_version = (int32_t)v;
+    }
     CODEC_TRY(codec_get_int(&d, &o, "next_epoch", CODEC_REQUIRED,
         &codec_int_epoch, &v));
     s->next_epoch = (uint64_t)v;

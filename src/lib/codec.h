@@ -315,6 +315,12 @@ struct zke_succ {
 struct zke_successor {
     int32_t elected_version;                  /* required, 0..INT32_MAX: the version
                                                  of elected the record is valid for */
+    int32_t history_version;                  /* optional, 0..INT32_MAX: the version of
+                                                 history it is valid for (every decision
+                                                 writes history, also after elected was
+                                                 re-created); the decoder stores -1 when
+                                                 absent (no handover), the encoder
+                                                 omits a negative one */
     uint64_t next_epoch;                      /* required, 1..ZKE_EPOCH_MAX: the epoch
                                                  a handover decision gets */
     char elector[ZKE_ID_MAX + 1];             /* required node id */

@@ -1134,11 +1134,27 @@ succession_write(struct zkelect_group *g, struct zke_successor *s)
     snprintf(key, sizeof(key), "%016llx", (unsigned long long)hash);
     if (top_el <= g->history_last_epoch && g->succ_key && strcmp(key, g->succ_key) == 0)
         goto out; /* written already, and nothing missing from the history */
+    if (top_el <= g->history_last_epoch && s->nslots == 0 && g->succ_zstate == 0)
+        goto out; /* no succession, and none to replace */
+    /* valid for the history as this write leaves it: every decision, the
+       restore of a deleted `elected` too, changes it */
+    s->history_version = top_el > g->history_last_epoch ?
+        (g->history_version >= 0 ? g->history_version + 1 : 0) : g->history_version;
 
     if ((r = req_new(g->h, g, REQ_SUCCESSOR_WRITE)) == NULL)
         goto out;
     if (zke_successor_encode(s, &r->payload[0], &len0) != 0) {
         req_sent(r, ZMARSHALLINGERROR);
+        goto out;
+    }
+    snprintf(r->arg, sizeof(r->arg), "%s", key);
+    if (top_el <= g->history_last_epoch && s->nslots == 0) {
+        /* nothing anyone could hand over with: a plain overwrite of a
+           succession that may be there (none there: nothing to do) */
+        r->attempt = 0;
+        g->deciding = true;
+        req_sent(r, zoo_aset(g->h->zh, g->p_successor, r->payload[0], (int)len0, -1,
+                             stat_completion, r));
         goto out;
     }
     zoo_check_op_init(&r->ops[n++], g->p_elected, g->elected_version);
@@ -1180,7 +1196,6 @@ succession_write(struct zkelect_group *g, struct zke_successor *s)
     else
         zoo_set_op_init(&r->ops[n++], g->p_successor, r->payload[0], (int)len0, -1, NULL);
     r->attempt = (uint64_t)n;
-    snprintf(r->arg, sizeof(r->arg), "%s", key);
     memset(r->results, 0, sizeof(r->results));
     g->deciding = true; /* one write at a time: a decision waits for it */
     zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: succession for elected version %d: %d slot%s, "
@@ -1655,11 +1670,18 @@ void
 elector_on_succession_reply(struct zkelect_group *g, struct zev *ev)
 {
     struct req *r = ev->req;
-    int rc = ev->rc == ZOK ? ZOK : multi_first_error(r, (int)r->attempt);
+    int rc = ev->rc == ZOK || r->attempt == 0 ? ev->rc : multi_first_error(r, (int)r->attempt);
 
     g->deciding = false;
     if (!g->is_elector)
         return;
+    if (r->attempt == 0 && ev->rc == ZNONODE) {
+        /* an empty succession, and none there: nothing to replace */
+        free(g->succ_key);
+        g->succ_key = strdup(r->arg);
+        g->succ_zstate = 0;
+        goto out;
+    }
     if (ev->rc == ZOK) {
         free(g->succ_key);
         g->succ_key = strdup(r->arg);
@@ -1671,7 +1693,7 @@ elector_on_succession_reply(struct zkelect_group *g, struct zev *ev)
     } else {
         free(g->succ_key);
         g->succ_key = NULL;
-        if (rc == ZNONODE && r->results[0].err == ZOK)
+        if (rc == ZNONODE && r->attempt > 0 && r->results[0].err == ZOK)
             g->succ_zstate = 0;         /* created next time */
         else if (rc == ZNODEEXISTS)
             g->succ_zstate = 1;
@@ -1687,6 +1709,7 @@ elector_on_succession_reply(struct zkelect_group *g, struct zev *ev)
         if (rc == ZNONODE || rc == ZNODEEXISTS)
             g->eval_pending = true;
     }
+out:
     if (g->eval_pending) {
         g->eval_pending = false;
         elector_eval(g);

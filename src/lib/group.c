@@ -326,7 +326,8 @@ view_watch_successor(struct zkelect_group *g)
         return;
     g->succ_watch = true;
     g->succ_have = false;
-    group_send_get(g, REQ_GET_SUCCESSOR, g->p_successor, NULL);
+    /* an exists first: most groups of one member never have a succession */
+    group_send_exists(g, REQ_EXISTS_SUCCESSOR, g->p_successor, NULL);
 }
 
 void
@@ -362,6 +363,7 @@ view_on_successor_reply(struct zkelect_group *g, struct zev *ev)
         g->succ_have = true;
         g->succ_zversion = ev->stat.version;
         g->succ_elected_version = s->elected_version;
+        g->succ_history_version = s->history_version;
         g->succ_next_epoch = s->next_epoch;
         snprintf(g->succ_elector, sizeof(g->succ_elector), "%s", s->elector);
         snprintf(g->succ_policy, sizeof(g->succ_policy), "%s", s->policy);

@@ -78,8 +78,8 @@ struct req {
     uint64_t attempt;                 /* registration requests: g->reg_attempt when sent */
     char arg[ZKE_PATH_MAX];           /* kind-specific (member id, child name) */
     /* multi storage: must live until the completion runs */
-    zoo_op_t ops[5];                  /* multi ops */
-    zoo_op_result_t results[5];       /* multi results */
+    zoo_op_t ops[6];                  /* multi ops */
+    zoo_op_result_t results[6];       /* multi results */
     char pathbuf[2][ZKE_PATH_MAX];    /* created paths */
     char *payload[2];                 /* encoded data (freed with the req) */
 };
@@ -419,6 +419,7 @@ struct zkelect_group {
     bool succ_have;                   /* succ below is our slot's entry, ours */
     int32_t succ_zversion;            /* the successor znode's version read */
     int32_t succ_elected_version;     /* the version of `elected` it is valid for */
+    int32_t succ_history_version;     /* ... and of the history (-1: none, no handover) */
     uint64_t succ_next_epoch;         /* the epoch a handover decision gets */
     char succ_elector[ZKE_ID_MAX + 1];
     char succ_policy[ZKE_NAME_MAX + 1];

@@ -550,6 +550,7 @@ reg_handover(struct zkelect_group *g, struct zke_elected *e)
 
     if (!g->succ_have || g->handover_off || g->active || !g->have_elected ||
         g->elected_version < 0 || g->succ_elected_version != g->elected_version ||
+        g->succ_history_version < 0 ||
         g->succ.slot != g->cslot || !*g->my_znode)
         return false;
     if (!view_elected_slot(g, g->cslot, &id, &znode, &epoch) || strcmp(id, g->self.id) != 0 ||
@@ -611,9 +612,12 @@ reg_unregister(struct zkelect_group *g)
     if (cand_leader_is_mine(g) && (e = malloc(sizeof(*e))) != NULL && reg_handover(g, e) &&
         zke_elected_encode(e, &r->payload[0], &len) == 0) {
         /* a direct handover: the successor's decision goes with our leave,
-           checked against the succession's version and the version of
-           `elected` it was recorded for; the elector appends the history */
+           checked against the succession's version and the versions of
+           `elected` and the history it was recorded for (every decision
+           writes the history, even over an `elected` written anew, whose
+           version starts over); the elector appends the history entry */
         zoo_check_op_init(&r->ops[n++], g->p_successor, g->succ_zversion);
+        zoo_check_op_init(&r->ops[n++], g->p_history, g->succ_history_version);
         zoo_set_op_init(&r->ops[n++], g->p_elected, r->payload[0], (int)len, g->elected_version,
                         NULL);
         r->token = g->succ_next_epoch;

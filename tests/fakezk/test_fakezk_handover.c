@@ -350,6 +350,37 @@ test_successor_malformed(void)
     fz_end();
 }
 
+/*
+ * The succession is valid for one version of the history too: a decision
+ * always writes the history, also one over an `elected` that was deleted
+ * and written again (its version starts over). Here the history moves while
+ * the elector hears nothing (so the succession stays as it was): the
+ * leader's handover is refused and it leaves the ordinary way.
+ */
+static void
+test_handover_history_moved(void)
+{
+    char data[16384];
+    int len;
+
+    fz_begin();
+    four_nodes();
+    CU_ASSERT(znode_has("/g/successor", "\"successor\":\"n2\""));
+    fakezk_hold(fz_sid(&N[0]), true);  /* the elector hears nothing of it */
+    len = fakezk_get("/g/history", data, sizeof(data));
+    CU_ASSERT_FATAL(len > 0);
+    CU_ASSERT(fakezk_set("/g/history", data, len) == 0);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    fz_flush();
+    fakezk_hold(fz_sid(&N[0]), false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT(!znode_has("/g/elected", "handover"));
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 2);
+    CU_ASSERT(!fz_registered(&N[1], 0));
+    fz_end();
+}
+
 static CU_TestInfo handover_tests[] = {
     {"noop_ready_with_progress", test_noop_ready_with_progress},
     {"callback_not_pipelined", test_callback_not_pipelined},
@@ -361,6 +392,7 @@ static CU_TestInfo handover_tests[] = {
     {"succession_follows_members", test_succession_follows_members},
     {"handover_refused", test_handover_refused},
     {"successor_malformed", test_successor_malformed},
+    {"handover_history_moved", test_handover_history_moved},
     CU_TEST_INFO_NULL,
 };
 

@@ -2900,12 +2900,19 @@ test_rt_successor(void)
     ROUND_TRIP(successor, &su1, &su2);
 }
 
-/* The bytes the elector writes: every field, "slot" only when not 0. */
+/* The bytes the elector writes: every field, "slot" only when not 0,
+   "history_version" only when not negative. */
 static void
 test_golden_successor(void)
 {
+    struct zke_successor d;
+    char err[256];
+    const char *p;
+
     fill_successor(&su1);
-    GOLDEN(successor, &su1, "{\"v\":1,\"elected_version\":41,\"next_epoch\":12,"
+    su1.history_version = 7;
+    GOLDEN(successor, &su1, "{\"v\":1,\"elected_version\":41,\"history_version\":7,"
+        "\"next_epoch\":12,"
         "\"elector\":\"n3\",\"policy\":\"site\",\"at_ms\":1795662000000,"
         "\"slots\":[{\"leader\":\"n1\",\"leader_znode\":\"n1_" HEX32
         "_0000000001\",\"successor\":\"n2\",\"successor_site\":\"\","
@@ -2914,9 +2921,23 @@ test_golden_successor(void)
         "\"successor\":\"n5\",\"successor_site\":\"dc2\",\"successor_znode\":"
         "\"n5_" HEX32 "_0000000005\"}]}");
     su1.nslots = 0;
+    su1.history_version = -1;
     GOLDEN(successor, &su1, "{\"v\":1,\"elected_version\":41,\"next_epoch\":12,"
         "\"elector\":\"n3\",\"policy\":\"site\",\"at_ms\":1795662000000,"
         "\"slots\":[]}");
+    /* absent: -1 (a record without it allows no handover); 0 is a version */
+    p = "{\"v\":1,\"elected_version\":4,\"next_epoch\":2,\"elector\":\"n3\","
+        "\"policy\":\"site\",\"slots\":[]}";
+    CU_ASSERT_EQUAL(zke_successor_decode(p, (int)strlen(p), &d, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL(d.history_version, -1);
+    p = "{\"v\":1,\"elected_version\":4,\"history_version\":0,\"next_epoch\":2,"
+        "\"elector\":\"n3\",\"policy\":\"site\",\"slots\":[]}";
+    CU_ASSERT_EQUAL(zke_successor_decode(p, (int)strlen(p), &d, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL(d.history_version, 0);
+    p = "{\"v\":1,\"elected_version\":4,\"history_version\":-1,\"next_epoch\":2,"
+        "\"elector\":\"n3\",\"policy\":\"site\",\"slots\":[]}";
+    CU_ASSERT_NOT_EQUAL(zke_successor_decode(p, (int)strlen(p), &d, err, sizeof(err)), 0);
+    CU_ASSERT(strstr(err, "history_version") != NULL);
 }
 
 static void

@@ -140,6 +140,9 @@ struct sub {
 };
 
 struct zkelect {
+    char parent_ok[ZKE_PATH_MAX];     /* a base path's parent whose ancestors exist: a
+                                         registration under it succeeded (library
+                                         thread; "" none) */
     char maxl_key[1024];              /* the policy (name, path, options) whose */
     uint32_t maxl_val;                /* max_leaders was found last (api.c, h->mu) */
     /* configuration (immutable after open) */
@@ -356,6 +359,7 @@ struct zkelect_group {
     char guid[ZKE_GUID_LEN + 1];      /* per-session registration guid */
     uint64_t reg_attempt;             /* registration attempt: a reply of an earlier one
                                          (sent before a reconnect) is stale */
+    bool ancestors_skipped;           /* ensure_paths left out the base's ancestors */
     bool paths_ok;                    /* base, nodes and election exist (a registration
                                          succeeded): do_register skips creating them */
     char my_znode[ZKE_PATH_MAX];      /* election/<id>_<guid>_<seq> name (child only) */

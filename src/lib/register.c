@@ -97,9 +97,17 @@ ensure_paths(struct zkelect_group *g)
     int i;
     struct req *r;
 
-    /* every ancestor of the base path, then the base and its two parents */
+    /* every ancestor of the base path, then the base and its two parents;
+       the ancestors only once per parent path and handle (a burst of
+       groups under one parent would create them again for each) */
     snprintf(buf, sizeof(buf), "%s", g->path);
-    for (p = strchr(buf + 1, '/'); p; p = strchr(p + 1, '/')) {
+    g->ancestors_skipped = false;
+    if ((p = strrchr(buf, '/')) != NULL && p != buf) {
+        *p = '\0';
+        g->ancestors_skipped = strcmp(buf, g->h->parent_ok) == 0;
+        *p = '/';
+    }
+    for (p = strchr(buf + 1, '/'); p && !g->ancestors_skipped; p = strchr(p + 1, '/')) {
         *p = '\0';
         if ((r = req_new(g->h, g, REQ_ENSURE_PATH)) != NULL)
             req_sent(r, zoo_acreate(g->h->zh, buf, "", 0, group_acl(g), ZOO_PERSISTENT,
@@ -188,10 +196,10 @@ registered(struct zkelect_group *g, const char *child)
     {
         char path[ZKE_PATH_MAX];
         snprintf(path, sizeof(path), "%s/%s", g->p_election, g->my_znode);
-        group_send_exists_nowatch(g, REQ_STAT_MINE, path);
-        /* watch our own znodes: a foreign client deleting or overwriting
-           them must not leave us registered in name only */
-        group_send_exists(g, REQ_WATCH_MINE, path, NULL);
+        /* our election znode's czxid, and a watch on it: a foreign client
+           deleting or overwriting our znodes must not leave us registered
+           in name only (one request for both) */
+        group_send_exists(g, REQ_STAT_MINE, path, path);
         snprintf(path, sizeof(path), "%s/%s", g->p_nodes, g->self.id);
         group_send_exists(g, REQ_WATCH_MINE, path, NULL);
     }
@@ -211,7 +219,11 @@ reg_on_register_reply(struct zkelect_group *g, struct zev *ev)
     if (ev->req->attempt != g->reg_attempt || g->reg != REG_PENDING)
         return;
     if (ev->rc == ZOK) {
+        char *slash;
         g->paths_ok = true;
+        snprintf(g->h->parent_ok, sizeof(g->h->parent_ok), "%s", g->path);
+        if ((slash = strrchr(g->h->parent_ok, '/')) != NULL)
+            *slash = '\0';
         registered(g, r->pathbuf[1]);
         return;
     }
@@ -220,8 +232,12 @@ reg_on_register_reply(struct zkelect_group *g, struct zev *ev)
         group_reg_set(g, REG_UNKNOWN, zerror(ev->rc));
         return;
     }
-    if (ev->rc == ZNONODE && g->paths_ok) {
-        g->paths_ok = false;  /* someone removed the group's znodes: create them again */
+    if (ev->rc == ZNONODE && (g->paths_ok || g->ancestors_skipped)) {
+        /* someone removed the group's znodes (or an ancestor this handle
+           created for another group): create them again */
+        g->paths_ok = false;
+        g->ancestors_skipped = false;
+        g->h->parent_ok[0] = '\0';
         reg_register(g);
         return;
     }

@@ -381,6 +381,71 @@ test_handover_history_moved(void)
     fz_end();
 }
 
+/* ---- costs of a group's start --------------------------------------------- */
+
+/* Delete PATH and everything under it (the tree as another client). */
+static void
+rm_rf(const char *path)
+{
+    char pre[512], leaf[512], next[512];
+    int guard = 0;
+
+    snprintf(pre, sizeof(pre), "%s/", path);
+    while (fakezk_find(pre, leaf, sizeof(leaf)) && guard++ < 1000) {
+        /* down to a leaf, then delete it */
+        for (;;) {
+            char sub[520];
+            snprintf(sub, sizeof(sub), "%s/", leaf);
+            if (!fakezk_find(sub, next, sizeof(next)))
+                break;
+            snprintf(leaf, sizeof(leaf), "%s", next);
+        }
+        if (fakezk_delete(leaf) != 0)
+            break;
+    }
+    fakezk_delete(path);
+}
+
+/*
+ * The ancestors of a base path are created once per parent and handle: the
+ * second group under /p/q sends neither "create /p" nor "create /p/q". If
+ * someone removed them meanwhile, the registration's ZNONODE brings the
+ * full creation back and the group registers.
+ */
+static void
+test_ancestors_once(void)
+{
+    int64_t sid;
+    int before, first, second;
+
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/p/q/g", 3) == 0);
+    fz_settle(SETTLE_MS);
+    sid = fz_sid(&N[0]);
+    before = fakezk_requests(sid);
+    fz_nominate(&N[0], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    first = fakezk_requests(sid) - before;
+    CU_ASSERT(fz_is_ready(&N[0], 0));
+    before = fakezk_requests(sid);
+    fz_nominate(&N[0], 1, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    second = fakezk_requests(sid) - before;
+    CU_ASSERT(fz_is_ready(&N[0], 1));
+    CU_ASSERT_EQUAL(second, first - 2);
+    /* /p/q removed under the handle's feet (its groups with it) */
+    zkelect_unnominate(N[0].grp[0].g, 0);
+    zkelect_unnominate(N[0].grp[1].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    rm_rf("/p");
+    CU_ASSERT(!fakezk_exists("/p"));
+    fz_nominate(&N[0], 2, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_registered(&N[0], 2));
+    CU_ASSERT(fz_is_ready(&N[0], 2));
+    fz_end();
+}
+
 static CU_TestInfo handover_tests[] = {
     {"noop_ready_with_progress", test_noop_ready_with_progress},
     {"callback_not_pipelined", test_callback_not_pipelined},
@@ -393,6 +458,7 @@ static CU_TestInfo handover_tests[] = {
     {"handover_refused", test_handover_refused},
     {"successor_malformed", test_successor_malformed},
     {"handover_history_moved", test_handover_history_moved},
+    {"ancestors_once", test_ancestors_once},
     CU_TEST_INFO_NULL,
 };
 

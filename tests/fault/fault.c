@@ -41,7 +41,7 @@ static struct fault *fault_global;      /* for the exit handler */
 static const char *const fault_kind_names[FK__COUNT] = {
     "kill-node", "pause-leader", "zk-kill", "zk-kill-leader-conn", "quorum-loss",
     "partition", "switchover", "set-site-priority", "hook-fail", "kill-restart",
-    "zk-freeze-leader-conn", "takeover-hang", "stepdown-slow", "command-exit",
+    "zk-freeze-leader-conn", "takeover-hang", "stepdown-slow", "command-exit", "resign",
 };
 
 const char *

@@ -48,6 +48,8 @@ enum fault_kind {
     FK_TAKEOVER_HANG,       /* a node's takeover hook hangs past its timeout (flag file) */
     FK_STEPDOWN_SLOW,       /* the leader's stepdown hook takes 80% of its timeout (flag file) */
     FK_COMMAND_EXIT,        /* the leader's supervised command ([leader] command) exits */
+    FK_RESIGN,              /* SIGTERM of the leader's zkelectd (it resigns: the direct
+                               handover), started again once it has exited */
     FK__COUNT
 };
 

@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -549,6 +550,29 @@ fault_command_exit(struct fault *f, int id)
     return 0;
 }
 
+/*
+ * SIGTERM of the leader's zkelectd, as an operator's restart or a package
+ * upgrade does: it resigns (its stepdown hook, then its leave, which hands
+ * over directly when the succession allows: issue 18) and exits; it is
+ * started again once it has exited (the tick restarts a node that is not
+ * running).
+ */
+static int
+fault_resign(struct fault *f, int id)
+{
+    int i = cluster_leader(f);
+
+    if (i < 0 || f->nodes[i].pid <= 0 || f->nodes[i].frozen || f->nodes[i].partitioned ||
+        inject_nout(f) >= f->nnodes - 3)
+        return -1;
+    fault_journal(f, "fault", i, -1, id, "%s: SIGTERM %s (the leader), started again once it "
+        "has exited", fault_kind_name(FK_RESIGN), f->nodes[i].id);
+    f->nodes[i].expect_exit = 1;
+    kill(f->nodes[i].pid, SIGTERM);
+    inject_later(f, 500, ACT_NODE_START, i, id);
+    return 0;
+}
+
 static int
 inject_one_kind(struct fault *f, enum fault_kind k, int id)
 {
@@ -581,6 +605,8 @@ inject_one_kind(struct fault *f, enum fault_kind k, int id)
         return fault_stepdown_slow(f, id);
     case FK_COMMAND_EXIT:
         return fault_command_exit(f, id);
+    case FK_RESIGN:
+        return fault_resign(f, id);
     default:
         return -1;
     }

@@ -81,6 +81,7 @@ cli_set_path(struct cli *c, const char *p)
     zke_layout_path(c->p_config, sizeof(c->p_config), p, ZKE_ZN_CONFIG, NULL);
     zke_layout_path(c->p_switchover, sizeof(c->p_switchover), p, ZKE_ZN_SWITCHOVER, NULL);
     zke_layout_path(c->p_history, sizeof(c->p_history), p, ZKE_ZN_HISTORY, NULL);
+    zke_layout_path(c->p_successor, sizeof(c->p_successor), p, ZKE_ZN_SUCCESSOR, NULL);
     return 0;
 }
 

@@ -69,6 +69,7 @@ struct cli {
     char p_config[CLI_PATH_MAX];      /* <path>/config */
     char p_switchover[CLI_PATH_MAX];  /* <path>/switchover */
     char p_history[CLI_PATH_MAX];     /* <path>/history */
+    char p_successor[CLI_PATH_MAX];   /* <path>/successor */
 
     zhandle_t *zh;                    /* the session, or NULL */
     atomic_int state;                 /* last session state seen by the watcher */
@@ -236,6 +237,7 @@ int cli_child_acl(struct cli *c, struct ACL_vector *keep, struct ACL *acl, int n
 #define VIEW_CONFIG     0x08u
 #define VIEW_SWITCHOVER 0x10u
 #define VIEW_ALL        0x1fu
+#define VIEW_SUCCESSOR  0x20u   /* the elector's standing succession (not in VIEW_ALL) */
 
 /* The leader znode of one slot: "leader" for slot 0, "leader-<k>" for slot k. */
 struct cli_slot {
@@ -274,6 +276,10 @@ struct cli_view {
     bool bad_config;                  /* config present but malformed */
     struct zke_config config;
     int32_t config_version;           /* -1 absent */
+
+    bool have_successor;              /* successor read and valid (VIEW_SUCCESSOR) */
+    struct zke_successor successor;
+    int32_t successor_version;        /* -1 absent */
 
     bool have_switchover;             /* switchover read and valid */
     bool bad_switchover;              /* present but malformed */

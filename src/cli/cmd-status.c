@@ -48,6 +48,29 @@ status_so_state(const struct cli_view *v)
     return "pending";
 }
 
+/* Slot K's entry of the standing succession, when it is for the decision in
+   force (the version of `elected` read) and its leader still holds the
+   slot; NULL otherwise (a stale record is what a resigning leader would
+   not use either). */
+static const struct zke_succ *
+status_succ(const struct cli_view *v, int k)
+{
+    const struct zke_succ *e;
+    const char *holder;
+
+    if (!v->have_successor || !v->have_elected ||
+        v->successor.elected_version != v->elected_version ||
+        (e = zke_successor_slot(&v->successor, k)) == NULL)
+        return NULL;
+    if (k == 0)
+        holder = v->elected.leader;
+    else if (k - 1 < v->elected.nslots)
+        holder = v->elected.slots[k - 1].leader;
+    else
+        return NULL;
+    return strcmp(holder, e->leader) == 0 ? e : NULL;
+}
+
 static int
 status_json(struct cli *c, const struct cli_view *v)
 {
@@ -178,6 +201,18 @@ status_json(struct cli *c, const struct cli_view *v)
     } else {
         cJSON_AddNullToObject(o, "hold");
     }
+    /* the standing succession, for the decision in force only */
+    if ((arr = cJSON_AddArrayToObject(o, "successors")) != NULL)
+        for (i = 0; i < v->leaders; i++) {
+            const struct zke_succ *se = status_succ(v, i);
+            if (se == NULL || (x = cJSON_CreateObject()) == NULL)
+                continue;
+            cJSON_AddNumberToObject(x, "slot", i);
+            cJSON_AddStringToObject(x, "leader", se->leader);
+            cJSON_AddStringToObject(x, "successor", se->successor);
+            cJSON_AddStringToObject(x, "site", se->successor_site);
+            cJSON_AddItemToArray(arr, x);
+        }
     if (v->have_switchover && (x = cJSON_AddObjectToObject(o, "switchover")) != NULL) {
         cJSON_AddNumberToObject(x, "id", (double)v->switchover.id);
         if (*v->switchover.to)
@@ -382,6 +417,13 @@ status_text(struct cli *c, const struct cli_view *v)
     out_hold_text(v, now, text, sizeof(text));
     if (*text)
         printf("hold:       %s\n", text);
+    for (i = 0; i < v->leaders; i++) {
+        const struct zke_succ *e = status_succ(v, i);
+        if (e && i == 0)
+            printf("successor:  %s (if %s resigns)\n", e->successor, e->leader);
+        else if (e)
+            printf("successor:  slot %d: %s (if %s resigns)\n", i, e->successor, e->leader);
+    }
     if (v->have_switchover && v->switchover.id != 0) {   /* 0: init's "no request" */
         const char *state = status_so_state(v);
         char target[ZKE_SITE_MAX + 16];
@@ -427,7 +469,7 @@ cmd_status(struct cli *c, int argc, char **argv)
         return rc;
     if ((rc = cli_connect(c)) != CLI_OK || (rc = cli_check_group(c)) != CLI_OK)
         return rc;
-    rc = view_load(c, &v, VIEW_ALL, false, fp, sizeof(fp));
+    rc = view_load(c, &v, VIEW_ALL | VIEW_SUCCESSOR, false, fp, sizeof(fp));
     if (rc != ZOK) {
         view_free(&v);
         return cli_zk_fail(c, "read", fp, rc);

@@ -204,6 +204,12 @@ dec_elected(const char *b, int l, void *o, char *e, size_t n)
 }
 
 static int
+dec_successor(const char *b, int l, void *o, char *e, size_t n)
+{
+    return zke_successor_decode(b, l, o, e, n);
+}
+
+static int
 dec_leader(const char *b, int l, void *o, char *e, size_t n)
 {
     return zke_leader_decode(b, l, o, e, n);
@@ -256,6 +262,7 @@ view_load(struct cli *c, struct cli_view *v, unsigned what, bool watch, char *fp
     memset(v, 0, sizeof(*v));
     v->elector_seq = -1;
     v->elected_version = v->leader_version = v->config_version = v->switchover_version = -1;
+    v->successor_version = -1;
     fp[0] = '\0';
     if (what & VIEW_MEMBERS) {
         rc = load_members(c, v, watch, fp, fplen);
@@ -288,6 +295,15 @@ view_load(struct cli *c, struct cli_view *v, unsigned what, bool watch, char *fp
             goto fail_switchover;
         v->have_switchover = r == 1;
         v->bad_switchover = r == 2;
+    }
+    if (what & VIEW_SUCCESSOR) {
+        r = load_one(c, v, c->p_successor, watch, dec_successor, &v->successor,
+                     &v->successor_version, &rc);
+        if (r < 0) {
+            snprintf(fp, fplen, "%s", c->p_successor);
+            return rc;
+        }
+        v->have_successor = r == 1;
     }
     v->leaders = 1;
     if (v->have_config)

@@ -188,6 +188,26 @@ plant_elected $S "" 0
 expect 0 'status without a hold' -p $S status
 hasnot "$tmp/out" '^hold:' 'no hold line without a hold'
 
+# ---- status: the standing succession (issue 18) ---------------------------------------
+U=/su
+expect 0 'init the succession group' -p $U init --site dc1=100 --site dc2=50
+plant_member $U a1 dc1 true 1
+plant_member $U a2 dc2 true 2
+plant_elected $U "" 0          # version 0 of elected
+expect 0 'status without a succession' -p $U status
+hasnot "$tmp/out" '^successor:' 'no successor line without a succession'
+plant "$U/successor" "{\"v\":1,\"elected_version\":0,\"history_version\":0,\"next_epoch\":2,\"elector\":\"a1\",\"policy\":\"site\",\"slots\":[{\"leader\":\"a1\",\"leader_znode\":\"a1_${G32}_0000000001\",\"successor\":\"a2\",\"successor_site\":\"dc2\",\"successor_znode\":\"a2_${G32}_0000000002\"}]}"
+expect 0 'status with a succession' -p $U status
+has "$tmp/out" '^successor: +a2 \(if a1 resigns\)$' 'successor line'
+status_json $U 'succession JSON' "d['successors'] == [{'slot': 0, 'leader': 'a1', 'successor': 'a2', 'site': 'dc2'}]"
+plant_elected $U "" 0          # version 1: the succession is for an older decision
+expect 0 'status with a stale succession' -p $U status
+hasnot "$tmp/out" '^successor:' 'no successor line for a stale succession'
+status_json $U 'stale succession JSON' "d['successors'] == []"
+plant "$U/successor" '{"v":1,"elected_version":"x"}'
+expect 1 'status with a malformed succession' -p $U status
+has "$tmp/err" 'successor' 'the malformed succession is named'
+
 # ---- drain / undrain ------------------------------------------------------------------
 t0=$(now_ms)
 expect 0 'drain a2 --for 90s --reason' -p $S drain a2 --for 90s --reason 'kernel upgrade'

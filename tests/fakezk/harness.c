@@ -450,6 +450,18 @@ fz_tree_leader(const char *base, char *buf, size_t len)
     return buf;
 }
 
+bool
+fz_znode_has(const char *path, const char *text)
+{
+    char buf[16384];
+    int n = fakezk_get(path, buf, sizeof(buf) - 1);
+
+    if (n < 0)
+        return false;
+    buf[n] = '\0';
+    return strstr(buf, text) != NULL;
+}
+
 /* ---- assertions' helpers -------------------------------------------------------------- */
 
 bool

@@ -100,6 +100,8 @@ unsigned fz_count(struct fz_node *n, int i, enum zkelect_event_type t);
 bool fz_is_ready(struct fz_node *n, int i);
 /* The leader id every open node's group i agrees on in the tree ("" none). */
 const char *fz_tree_leader(const char *base, char *buf, size_t len);
+/* Znode PATH exists and its data contains TEXT. */
+bool fz_znode_has(const char *path, const char *text);
 
 /* Run fn(arg) on a helper thread while the test thread settles until it
  * returns (for blocking API calls). Returns fn's result. */

@@ -212,18 +212,6 @@ test_noop_three_nodes_handover(void)
 
 /* ---- direct handover ------------------------------------------------------ */
 
-/* Znode PATH contains TEXT. */
-static bool
-znode_has(const char *path, const char *text)
-{
-    char buf[16384];
-    int n = fakezk_get(path, buf, sizeof(buf) - 1);
-
-    if (n < 0)
-        return false;
-    buf[n] = '\0';
-    return strstr(buf, text) != NULL;
-}
 
 /* n9 registers first (the elector throughout, not eligible), then n1 (the
    leader: nodeid chooses the lowest id), n2 and n3: N[0..3]. */
@@ -258,21 +246,21 @@ test_direct_handover(void)
 {
     fz_begin();
     four_nodes();
-    CU_ASSERT(znode_has("/g/successor", "\"successor\":\"n2\""));
-    CU_ASSERT(znode_has("/g/successor", "\"leader\":\"n1\""));
+    CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n2\""));
+    CU_ASSERT(fz_znode_has("/g/successor", "\"leader\":\"n1\""));
     CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 1);
     CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 0);
     zkelect_unnominate(N[1].grp[0].g, 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_is_ready(&N[2], 0));
     CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
-    CU_ASSERT(znode_has("/g/elected", "\"leader\":\"n2\""));
-    CU_ASSERT(znode_has("/g/elected", "handover: n1 resigned"));
-    CU_ASSERT(znode_has("/g/elected", "\"epoch\":2"));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"leader\":\"n2\""));
+    CU_ASSERT(fz_znode_has("/g/elected", "handover: n1 resigned"));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"epoch\":2"));
     CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 1);
-    CU_ASSERT(znode_has("/g/history", "handover: n1 resigned"));
-    CU_ASSERT(znode_has("/g/successor", "\"leader\":\"n2\""));
-    CU_ASSERT(znode_has("/g/successor", "\"successor\":\"n3\""));
+    CU_ASSERT(fz_znode_has("/g/history", "handover: n1 resigned"));
+    CU_ASSERT(fz_znode_has("/g/successor", "\"leader\":\"n2\""));
+    CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n3\""));
     CU_ASSERT(!fz_registered(&N[1], 0));
     fz_end();
 }
@@ -284,10 +272,10 @@ test_succession_follows_members(void)
 {
     fz_begin();
     four_nodes();
-    CU_ASSERT(znode_has("/g/successor", "\"successor\":\"n2\""));
+    CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n2\""));
     zkelect_unnominate(N[2].grp[0].g, 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
-    CU_ASSERT(znode_has("/g/successor", "\"successor\":\"n3\""));
+    CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n3\""));
     CU_ASSERT(fz_is_ready(&N[1], 0));
     CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 1);
     fz_end();
@@ -320,8 +308,8 @@ test_handover_refused(void)
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_is_ready(&N[2], 0));
     CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_TAKEOVER), 1);
-    CU_ASSERT(!znode_has("/g/elected", "handover"));
-    CU_ASSERT(znode_has("/g/elected", "\"leader\":\"n2\""));
+    CU_ASSERT(!fz_znode_has("/g/elected", "handover"));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"leader\":\"n2\""));
     CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 2);
     CU_ASSERT(!fz_registered(&N[1], 0));
     fz_end();
@@ -345,8 +333,8 @@ test_successor_malformed(void)
     zkelect_unnominate(N[1].grp[0].g, 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_is_ready(&N[2], 0));
-    CU_ASSERT(!znode_has("/g/elected", "handover"));
-    CU_ASSERT(znode_has("/g/successor", "\"successor\":\"n3\""));
+    CU_ASSERT(!fz_znode_has("/g/elected", "handover"));
+    CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n3\""));
     fz_end();
 }
 
@@ -365,7 +353,7 @@ test_handover_history_moved(void)
 
     fz_begin();
     four_nodes();
-    CU_ASSERT(znode_has("/g/successor", "\"successor\":\"n2\""));
+    CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n2\""));
     fakezk_hold(fz_sid(&N[0]), true);  /* the elector hears nothing of it */
     len = fakezk_get("/g/history", data, sizeof(data));
     CU_ASSERT_FATAL(len > 0);
@@ -375,7 +363,7 @@ test_handover_history_moved(void)
     fakezk_hold(fz_sid(&N[0]), false);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_is_ready(&N[2], 0));
-    CU_ASSERT(!znode_has("/g/elected", "handover"));
+    CU_ASSERT(!fz_znode_has("/g/elected", "handover"));
     CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 2);
     CU_ASSERT(!fz_registered(&N[1], 0));
     fz_end();

@@ -340,18 +340,6 @@ test_max_leaders(void)
 }
 
 
-/* Znode PATH contains TEXT. */
-static bool
-znode_has(const char *path, const char *text)
-{
-    char buf[16384];
-    int n = fakezk_get(path, buf, sizeof(buf) - 1);
-
-    if (n < 0)
-        return false;
-    buf[n] = '\0';
-    return strstr(buf, text) != NULL;
-}
 
 /*
  * Issue 18: each slot's handover takes the direct path. n2 (slot 1)
@@ -374,24 +362,24 @@ test_slot_handover(void)
     put("/g/config", "{\"v\":1,\"settle_ms\":0,\"leaders\":2}");
     open_nodes(4);
     CU_ASSERT_FATAL(fz_eventually(n1_0_n2_1, NULL));
-    CU_ASSERT(znode_has("/g/successor", "\"successor\":\"n3\""));
+    CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n3\""));
     decisions = fz_count(&N[0], 0, ZKELECT_EV_DECISION);
     e0 = tree_epoch(0);
     e1 = tree_epoch(1);
     zkelect_unnominate(N[1].grp[0].g, 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT_FATAL(fz_eventually(n1_0_n3_1_ready, NULL));
-    CU_ASSERT(znode_has("/g/elected", "handover: n2 resigned from slot 1"));
+    CU_ASSERT(fz_znode_has("/g/elected", "handover: n2 resigned from slot 1"));
     CU_ASSERT_EQUAL(tree_epoch(0), e0);
     CU_ASSERT(tree_epoch(1) > e1);
     CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), decisions);
     CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_STEPDOWN), 0);
-    CU_ASSERT(znode_has("/g/history", "handover: n2 resigned from slot 1"));
+    CU_ASSERT(fz_znode_has("/g/history", "handover: n2 resigned from slot 1"));
     e1 = tree_epoch(1);
     zkelect_unnominate(N[0].grp[0].g, 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_eventually(n4_0_n3_1_ready, NULL));
-    CU_ASSERT(znode_has("/g/elected", "handover: n1 resigned; n4 is its successor"));
+    CU_ASSERT(fz_znode_has("/g/elected", "handover: n1 resigned; n4 is its successor"));
     CU_ASSERT_EQUAL(tree_epoch(1), e1);
     CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_STEPDOWN), 0);
     CU_ASSERT_EQUAL(ready_count(), 2);

@@ -2019,13 +2019,13 @@ zke_history_push(struct zke_history *h, const struct zke_history_entry *e)
 /* ======================================================================== */
 
 static const char *const codec_successor_fields[] = {
-    "v", "elected_version", "history_version", "next_epoch", "elector",
-    "policy", "at_ms", "slots", NULL
+    "v", "elected_version", "history_version", "config_version", "next_epoch",
+    "elector", "policy", "at_ms", "slots", NULL
 };
 
 static const char *const codec_succ_fields[] = {
     "slot", "leader", "leader_znode", "successor", "successor_site",
-    "successor_znode", NULL
+    "successor_znode", "successor_version", NULL
 };
 
 /* Index of the first of s->slots[0..n-1] for slot, or -1. */
@@ -2058,6 +2058,9 @@ zke_successor_encode(const struct zke_successor *s, char **out, size_t *outlen)
     if (s->history_version >= 0)
         codec_put_int(&e, root, "history_version", &codec_int_zkversion,
             s->history_version);
+    if (s->config_version >= 0)
+        codec_put_int(&e, root, "config_version", &codec_int_zkversion,
+            s->config_version);
     codec_put_u64(&e, root, "next_epoch", &codec_int_epoch, s->next_epoch);
     codec_put_str(&e, root, "elector", 0, CODEC_ID, ZKE_ID_MAX, s->elector,
         sizeof(s->elector));
@@ -2085,6 +2088,9 @@ zke_successor_encode(const struct zke_successor *s, char **out, size_t *outlen)
             x->successor_site, sizeof(x->successor_site));
         codec_put_str(&e, it, "successor_znode", 0, CODEC_ZNODE1,
             ZKE_ZNODE_MAX, x->successor_znode, sizeof(x->successor_znode));
+        if (x->successor_version >= 0)
+            codec_put_int(&e, it, "successor_version", &codec_int_zkversion,
+                x->successor_version);
         /* both are NUL-terminated once codec_put_str accepted them */
         if (e.rc == 0 && strcmp(x->leader, x->successor) == 0)
             codec_enc_error(&e, ZKELECT_EINVAL);
@@ -2118,6 +2124,12 @@ zke_successor_decode(const char *buf, int len, struct zke_successor *s,
         CODEC_TRY(codec_get_int(&d, &o, "history_version", CODEC_REQUIRED,
             &codec_int_zkversion, &v));
         s->history_version = (int32_t)v;
+    }
+    s->config_version = -1;
+    if (codec_has(&o, "config_version")) {
+        CODEC_TRY(codec_get_int(&d, &o, "config_version", CODEC_REQUIRED,
+            &codec_int_zkversion, &v));
+        s->config_version = (int32_t)v;
     }
     CODEC_TRY(codec_get_int(&d, &o, "next_epoch", CODEC_REQUIRED,
         &codec_int_epoch, &v));
@@ -2164,6 +2176,12 @@ zke_successor_decode(const char *buf, int len, struct zke_successor *s,
         CODEC_TRY(codec_get_str(&d, &xo, "successor_znode", CODEC_REQUIRED,
             CODEC_ZNODE1, ZKE_ZNODE_MAX, x->successor_znode,
             sizeof(x->successor_znode)));
+        x->successor_version = -1;
+        if (codec_has(&xo, "successor_version")) {
+            CODEC_TRY(codec_get_int(&d, &xo, "successor_version", CODEC_REQUIRED,
+                &codec_int_zkversion, &v));
+            x->successor_version = (int32_t)v;
+        }
         s->nslots = ++i;
     }
 out:

@@ -304,6 +304,11 @@ struct zke_succ {
     char successor_site[ZKE_SITE_MAX + 1];    /* optional site, "" */
     char successor_znode[ZKE_ZNODE_MAX + 1];  /* required election znode name of the
                                                  successor, not "" */
+    int32_t successor_version;                /* optional, 0..INT32_MAX: the version of
+                                                 the successor's member record the
+                                                 choice was made on; the decoder stores
+                                                 -1 when absent, the encoder omits a
+                                                 negative one */
 };
 
 /*
@@ -321,6 +326,9 @@ struct zke_successor {
                                                  re-created); the decoder stores -1 when
                                                  absent (no handover), the encoder
                                                  omits a negative one */
+    int32_t config_version;                   /* optional, 0..INT32_MAX: the config's
+                                                 version it was made with; -1 (absent)
+                                                 when there was no config */
     uint64_t next_epoch;                      /* required, 1..ZKE_EPOCH_MAX: the epoch
                                                  a handover decision gets */
     char elector[ZKE_ID_MAX + 1];             /* required node id */

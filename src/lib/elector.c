@@ -513,6 +513,7 @@ elector_on_member_reply(struct zkelect_group *g, struct zev *ev)
             g->reasons |= ZKELECT_REASON_MEMBER_CHANGED;
         m->rec = rec;
         m->valid = true;
+        m->version = ev->stat.version;
     }
     if (was_valid != m->valid)
         g->reasons |= ZKELECT_REASON_MEMBER_CHANGED;
@@ -1122,11 +1123,12 @@ succession_write(struct zkelect_group *g, struct zke_successor *s)
     top_el = elected_top_epoch(g, &top_slot);
     /* what makes two successions the same, as an FNV-1a hash (16 slots of
        registrations do not fit in a request's arg) */
-    off = (size_t)snprintf(text, sizeof(text), "%d %llu", (int)s->elected_version,
-                           (unsigned long long)s->next_epoch);
+    off = (size_t)snprintf(text, sizeof(text), "%d %d %llu", (int)s->elected_version,
+                           (int)s->config_version, (unsigned long long)s->next_epoch);
     for (k = 0; k < s->nslots && off < sizeof(text); k++)
-        off += (size_t)snprintf(text + off, sizeof(text) - off, " %d:%s:%s", s->slots[k].slot,
-                                s->slots[k].leader_znode, s->slots[k].successor_znode);
+        off += (size_t)snprintf(text + off, sizeof(text) - off, " %d:%s:%s:%d", s->slots[k].slot,
+                                s->slots[k].leader_znode, s->slots[k].successor_znode,
+                                (int)s->slots[k].successor_version);
     for (k = 0; text[k]; k++) {
         hash ^= (unsigned char)text[k];
         hash *= 1099511628211ULL;
@@ -1227,6 +1229,7 @@ succession_new(struct zkelect_group *g)
     if (top >= ZKE_EPOCH_MAX || (s = calloc(1, sizeof(*s))) == NULL)
         return NULL;
     s->elected_version = g->elected_version;
+    s->config_version = g->config_version;
     s->next_epoch = top + 1;
     snprintf(s->elector, sizeof(s->elector), "%s", g->self.id);
     snprintf(s->policy, sizeof(s->policy), "%s", zke_policy_name(g->policy));
@@ -1250,6 +1253,7 @@ succession_add(struct zke_successor *s, int k, const char *leader, const char *l
     snprintf(e->successor, sizeof(e->successor), "%s", m->rec.id);
     snprintf(e->successor_site, sizeof(e->successor_site), "%s", m->rec.site);
     snprintf(e->successor_znode, sizeof(e->successor_znode), "%s", m->znode);
+    e->successor_version = m->version;
 }
 
 /* IN without member LEAD, as the policy would see it had that member left

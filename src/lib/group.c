@@ -364,6 +364,7 @@ view_on_successor_reply(struct zkelect_group *g, struct zev *ev)
         g->succ_zversion = ev->stat.version;
         g->succ_elected_version = s->elected_version;
         g->succ_history_version = s->history_version;
+        g->succ_config_version = s->config_version;
         g->succ_next_epoch = s->next_epoch;
         snprintf(g->succ_elector, sizeof(g->succ_elector), "%s", s->elector);
         snprintf(g->succ_policy, sizeof(g->succ_policy), "%s", s->policy);

@@ -78,8 +78,8 @@ struct req {
     uint64_t attempt;                 /* registration requests: g->reg_attempt when sent */
     char arg[ZKE_PATH_MAX];           /* kind-specific (member id, child name) */
     /* multi storage: must live until the completion runs */
-    zoo_op_t ops[6];                  /* multi ops */
-    zoo_op_result_t results[6];       /* multi results */
+    zoo_op_t ops[10];                 /* multi ops */
+    zoo_op_result_t results[10];      /* multi results */
     char pathbuf[2][ZKE_PATH_MAX];    /* created paths */
     char *payload[2];                 /* encoded data (freed with the req) */
 };
@@ -251,6 +251,7 @@ struct member_cache {                 /* elector's view of one member */
     bool loaded;                      /* a read completed */
     int64_t seq;                      /* election znode sequence (lowest for the id) */
     char znode[ZKE_ZNODE_MAX + 1];    /* that election znode's name */
+    int32_t version;                  /* nodes/<id>'s version as read */
     bool seen;                        /* still in the election children (mark/sweep) */
     uint64_t ok_since;                /* CLOCK_MONOTONIC ms since when this elector has seen
                                          it valid, eligible and healthy; 0 = it is not */
@@ -424,6 +425,7 @@ struct zkelect_group {
     int32_t succ_zversion;            /* the successor znode's version read */
     int32_t succ_elected_version;     /* the version of `elected` it is valid for */
     int32_t succ_history_version;     /* ... and of the history (-1: none, no handover) */
+    int32_t succ_config_version;      /* ... and of the config (-1: there was none) */
     uint64_t succ_next_epoch;         /* the epoch a handover decision gets */
     char succ_elector[ZKE_ID_MAX + 1];
     char succ_policy[ZKE_NAME_MAX + 1];

@@ -634,6 +634,21 @@ reg_unregister(struct zkelect_group *g)
            version starts over); the elector appends the history entry */
         zoo_check_op_init(&r->ops[n++], g->p_successor, g->succ_zversion);
         zoo_check_op_init(&r->ops[n++], g->p_history, g->succ_history_version);
+        /* the rules and the successor's own record as they were when it was
+           chosen: a drain, a health or eligibility change since refuses it */
+        if (g->succ_config_version >= 0) {
+            zoo_check_op_init(&r->ops[n++], g->p_config, g->succ_config_version);
+        } else {
+            /* made when there was no config: still none (a create and a
+               delete in one multi: the config's absence, checked) */
+            zoo_create_op_init(&r->ops[n++], g->p_config, "", 0, group_acl(g), ZOO_PERSISTENT,
+                               NULL, 0);
+            zoo_delete_op_init(&r->ops[n++], g->p_config, 0);
+        }
+        if (g->succ.successor_version >= 0) {
+            snprintf(r->arg, sizeof(r->arg), "%s/%s", g->p_nodes, g->succ.successor);
+            zoo_check_op_init(&r->ops[n++], r->arg, g->succ.successor_version);
+        }
         zoo_set_op_init(&r->ops[n++], g->p_elected, r->payload[0], (int)len, g->elected_version,
                         NULL);
         r->token = g->succ_next_epoch;

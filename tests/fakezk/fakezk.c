@@ -46,6 +46,8 @@ enum fr_op { OP_CREATE = 1, OP_DELETE, OP_SET, OP_GET, OP_EXISTS, OP_CHILDREN, O
              OP_MULTI };
 
 /* One request, then its queued reply. */
+#define FZ_MULTI_MAX 16         /* ops in one multi (the real server has no small limit) */
+
 struct fitem {
     struct fitem *next;
     enum fi_kind kind;
@@ -73,9 +75,9 @@ struct fitem {
     int wkind;                  /* FI_REPLY: the watch the read set (0 none) */
     bool unapplied;             /* FI_REPLY: sent, the server has not applied it yet */
     bool known;                 /* FI_WATCH: fired by a watch the client knew */
-    int op_rc[8];               /* multi: per op */
-    char *op_path[8];           /* multi: created paths */
-    struct Stat op_stat[8];
+    int op_rc[FZ_MULTI_MAX];    /* multi: per op */
+    char *op_path[FZ_MULTI_MAX]; /* multi: created paths */
+    struct Stat op_stat[FZ_MULTI_MAX];
 };
 
 struct fsess {
@@ -250,7 +252,7 @@ item_free(struct fitem *it)
     for (i = 0; i < it->nstrings; i++)
         free(it->strings[i]);
     free(it->strings);
-    for (i = 0; i < 8; i++)
+    for (i = 0; i < FZ_MULTI_MAX; i++)
         free(it->op_path[i]);
     free(it);
 }
@@ -619,7 +621,7 @@ apply(struct fsess *s, struct fitem *it)
         int failed = -1;
 
         fz.zxid++;
-        for (i = 0; i < it->count && i < 8; i++) {
+        for (i = 0; i < it->count && i < FZ_MULTI_MAX; i++) {
             const zoo_op_t *op = &it->ops[i];
             int rc;
             if (failed >= 0) {
@@ -866,7 +868,7 @@ deliver_item(struct fsess *s, struct fitem *it)
         break;
     case OP_MULTI:
         if (it->rc != ZCONNECTIONLOSS && it->rc != ZSESSIONEXPIRED && it->rc != ZCLOSING) {
-            for (i = 0; i < it->count && i < 8; i++) {
+            for (i = 0; i < it->count && i < FZ_MULTI_MAX; i++) {
                 const zoo_op_t *op = &it->ops[i];
                 it->results[i].err = it->op_rc[i];
                 it->results[i].value = NULL;
@@ -1618,7 +1620,7 @@ __wrap_zoo_amulti(zhandle_t *zh, int count, const zoo_op_t *ops, zoo_op_result_t
 {
     struct fitem *it;
 
-    if (count < 0 || count > 8)
+    if (count < 0 || count > FZ_MULTI_MAX)
         return ZBADARGUMENTS;
     it = req_item(OP_MULTI, count > 0 ? ops[0].create_op.path : "", (void *)completion, data);
     it->count = count;

@@ -369,6 +369,61 @@ test_handover_history_moved(void)
     fz_end();
 }
 
+/*
+ * A succession is made on the rules and on the successor's own record as
+ * they were: a drain (config) or a change of the successor's record since
+ * then refuses the handover, even before the elector has heard of it. The
+ * elector, hearing nothing meanwhile, cannot have rewritten the succession:
+ * n1 leaves the ordinary way and the elector decides on what is now true.
+ */
+static void
+handover_after_change(int what)
+{
+    char data[4096];
+    long long until;
+    int len;
+
+    fz_begin();
+    four_nodes();
+    CU_ASSERT_FATAL(fz_znode_has("/g/successor", "\"successor\":\"n2\""));
+    fakezk_hold(fz_sid(&N[0]), true);  /* the elector hears nothing of it */
+    if (what == 0) {
+        /* n2 drained until 2100, as zkelect drain writes it */
+        until = 4102444800000LL;       /* 2100-01-01 */
+        len = snprintf(data, sizeof(data), "{\"v\":1,\"drains\":{\"n2\":{\"until_ms\":%lld,"
+                       "\"reason\":\"test\",\"by\":\"t\"}}}", until);
+        if (fakezk_exists("/g/config")) {
+            CU_ASSERT(fakezk_set("/g/config", data, len) == 0);
+        } else {
+            CU_ASSERT(fakezk_create("/g/config", data, len, 0) == 0);
+        }
+    } else {
+        /* n2's record rewritten (the same data: any change counts) */
+        len = fakezk_get("/g/nodes/n2", data, sizeof(data));
+        CU_ASSERT_FATAL(len > 0);
+        CU_ASSERT(fakezk_set("/g/nodes/n2", data, len) == 0);
+    }
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    fz_flush();
+    fakezk_hold(fz_sid(&N[0]), false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(!fz_znode_has("/g/elected", "handover"));
+    CU_ASSERT(!fz_registered(&N[1], 0));
+    if (what == 0) {
+        CU_ASSERT(fz_is_ready(&N[3], 0));  /* n3: n2 is drained */
+        /* the elector's decision is the first after n1's: no epoch went to
+           a handover to n2 in between */
+        CU_ASSERT(fz_znode_has("/g/elected", "\"epoch\":2,"));
+        CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_TAKEOVER), 0);
+    } else {
+        CU_ASSERT(fz_is_ready(&N[2], 0));
+    }
+    fz_end();
+}
+
+static void test_handover_successor_drained(void) { handover_after_change(0); }
+static void test_handover_successor_changed(void) { handover_after_change(1); }
+
 /* ---- costs of a group's start --------------------------------------------- */
 
 /* Delete PATH and everything under it (the tree as another client). */
@@ -446,6 +501,8 @@ static CU_TestInfo handover_tests[] = {
     {"handover_refused", test_handover_refused},
     {"successor_malformed", test_successor_malformed},
     {"handover_history_moved", test_handover_history_moved},
+    {"handover_successor_drained", test_handover_successor_drained},
+    {"handover_successor_changed", test_handover_successor_changed},
     {"ancestors_once", test_ancestors_once},
     CU_TEST_INFO_NULL,
 };

@@ -2911,17 +2911,22 @@ test_golden_successor(void)
 
     fill_successor(&su1);
     su1.history_version = 7;
+    su1.config_version = 3;
+    su1.slots[0].successor_version = 5;
+    su1.slots[1].successor_version = -1;
     GOLDEN(successor, &su1, "{\"v\":1,\"elected_version\":41,\"history_version\":7,"
-        "\"next_epoch\":12,"
+        "\"config_version\":3,\"next_epoch\":12,"
         "\"elector\":\"n3\",\"policy\":\"site\",\"at_ms\":1795662000000,"
         "\"slots\":[{\"leader\":\"n1\",\"leader_znode\":\"n1_" HEX32
         "_0000000001\",\"successor\":\"n2\",\"successor_site\":\"\","
-        "\"successor_znode\":\"n2_" HEX32 "_0000000002\"},{\"slot\":2,"
+        "\"successor_znode\":\"n2_" HEX32 "_0000000002\",\"successor_version\":5},"
+        "{\"slot\":2,"
         "\"leader\":\"n4\",\"leader_znode\":\"n4_" HEX32 "_0000000004\","
         "\"successor\":\"n5\",\"successor_site\":\"dc2\",\"successor_znode\":"
         "\"n5_" HEX32 "_0000000005\"}]}");
     su1.nslots = 0;
     su1.history_version = -1;
+    su1.config_version = -1;
     GOLDEN(successor, &su1, "{\"v\":1,\"elected_version\":41,\"next_epoch\":12,"
         "\"elector\":\"n3\",\"policy\":\"site\",\"at_ms\":1795662000000,"
         "\"slots\":[]}");
@@ -2930,6 +2935,7 @@ test_golden_successor(void)
         "\"policy\":\"site\",\"slots\":[]}";
     CU_ASSERT_EQUAL(zke_successor_decode(p, (int)strlen(p), &d, err, sizeof(err)), 0);
     CU_ASSERT_EQUAL(d.history_version, -1);
+    CU_ASSERT_EQUAL(d.config_version, -1);
     p = "{\"v\":1,\"elected_version\":4,\"history_version\":0,\"next_epoch\":2,"
         "\"elector\":\"n3\",\"policy\":\"site\",\"slots\":[]}";
     CU_ASSERT_EQUAL(zke_successor_decode(p, (int)strlen(p), &d, err, sizeof(err)), 0);

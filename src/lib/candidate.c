@@ -122,12 +122,17 @@ leader_create(struct zkelect_group *g)
      * trip, not two). The server applies our session's requests in order,
      * and this READY is checked against the same version of `elected` and
      * version 0 of the leader znode. It can only succeed on the znode the
-     * create above made: our view shows no leader znode from a watched read
-     * (cand_step creates only then), so any znode created before that
-     * version of `elected` was written would be in the view, and after it
-     * only the node it names (us) can create one (every create checks it).
+     * create above made, as long as "absent" in our view is fresh: from an
+     * exists that found none and left a watch (any znode created later,
+     * before that version of `elected` was written, is notified before
+     * `elected`'s reply), or from a deletion processed while this version
+     * of `elected` already named us (after it only we can create one: every
+     * create checks the version). Otherwise the two steps, as with work.
+     * (The Spin model's PIPE with PIPE_DEL; doc/model/README.md.)
      */
-    if (g->takeover_noop && CL(g)->read && CL(g)->version < 0 && !CL(g)->have)
+    if (g->takeover_noop && CL(g)->read && CL(g)->version < 0 && !CL(g)->have &&
+        (CL(g)->watched_absent || (CL(g)->deleted_at_version >= 0 &&
+                                   CL(g)->deleted_at_version == g->elected_version)))
         g->ready_inflight = leader_send_ready(g, 0);
 }
 
@@ -506,6 +511,13 @@ cand_named_in(struct zkelect_group *g, int k)
        session of ours: never act on it (the elector decides again) */
     return view_elected_slot(g, k, &id, &znode, &epoch) && strcmp(id, g->self.id) == 0 &&
            (*znode ? strcmp(znode, g->my_znode) == 0 : g->elected_mzxid > g->my_czxid);
+}
+
+/* Slot K of the decision in view names our registration (group.c). */
+bool
+cand_named_slot(struct zkelect_group *g, int k)
+{
+    return g->reg == REG_DONE && g->elected_read && g->have_elected && cand_named_in(g, k);
 }
 
 /* The candidate's slot names us. */

@@ -126,6 +126,7 @@ void elector_free(struct zkelect_group *g);
 
 bool cand_leader_is_mine(struct zkelect_group *g);
 bool cand_role_leading(enum role r);
+bool cand_named_slot(struct zkelect_group *g, int k);
 void cand_step(struct zkelect_group *g);
 void cand_start_stepdown(struct zkelect_group *g, const char *why);
 void cand_takeover_result(struct zkelect_group *g, uint64_t epoch, int err);

@@ -277,6 +277,12 @@ struct lview {
     int32_t version;                  /* its version, -1 = absent */
     int64_t owner;                    /* its ephemeralOwner */
     bool read;                        /* a read completed (present or not) */
+    /* "absent" is fresh enough for a pipelined READY (candidate.c, leader_create):
+       from an exists that found none and left a watch, with no notification
+       since; or from a deletion processed while `elected` (this version) already
+       named us: after it only we can create the znode */
+    bool watched_absent;
+    int32_t deleted_at_version;       /* -1: no such deletion */
     char pub_id[ZKE_ID_MAX + 1];      /* last published leader (for LEADER_CHANGED) */
     int pub_status;
     uint64_t pub_epoch;

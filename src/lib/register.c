@@ -649,6 +649,11 @@ reg_unregister(struct zkelect_group *g)
             snprintf(r->arg, sizeof(r->arg), "%s/%s", g->p_nodes, g->succ.successor);
             zoo_check_op_init(&r->ops[n++], r->arg, g->succ.successor_version);
         }
+        /* the release before the decision: ZooKeeper notifies in the order
+           of the ops, so the successor hears of the deletion first, re-arms
+           its watch, and its takeover can go in one round trip (candidate.c,
+           leader_create; the model's HO_DELETE_FIRST) */
+        zoo_delete_op_init(&r->ops[n++], CL(g)->path, CL(g)->version);
         zoo_set_op_init(&r->ops[n++], g->p_elected, r->payload[0], (int)len, g->elected_version,
                         NULL);
         r->token = g->succ_next_epoch;
@@ -656,7 +661,7 @@ reg_unregister(struct zkelect_group *g)
                 g->succ.successor, (unsigned long long)g->succ_next_epoch);
     }
     free(e);
-    if (cand_leader_is_mine(g))
+    if (r->token == 0 && cand_leader_is_mine(g))
         zoo_delete_op_init(&r->ops[n++], CL(g)->path, CL(g)->version);
     snprintf(r->pathbuf[0], sizeof(r->pathbuf[0]), "%s/%s", g->p_nodes, g->self.id);
     zoo_delete_op_init(&r->ops[n++], r->pathbuf[0], -1);

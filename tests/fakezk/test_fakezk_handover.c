@@ -265,6 +265,36 @@ test_direct_handover(void)
     fz_end();
 }
 
+/*
+ * The direct handover between no-op takeovers goes in one round trip after
+ * the notification: the leave deletes the leader znode before it writes
+ * the decision, so the successor re-arms its watch (absent) before it reads
+ * the decision, and sends READY right behind its create: when the create's
+ * reply is due, the tree shows it READY already.
+ */
+static void
+test_direct_handover_pipelined(void)
+{
+    char buf[256];
+    int64_t sid;
+
+    fz_begin();
+    fz_takeover_noop = true;
+    four_nodes();
+    sid = fz_sid(&N[2]);
+    fakezk_hold(sid, true);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);  /* all but n2 */
+    CU_ASSERT(fz_znode_has("/g/elected", "handover: n1 resigned"));
+    fakezk_hold(sid, false);
+    CU_ASSERT_FATAL(fz_deliver_until(sid, "reply multi /g/elected"));
+    CU_ASSERT_STRING_EQUAL(fz_tree_leader("/g", buf, sizeof(buf)), "n2:READY:2");
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
+    fz_end();
+}
+
 /* The succession follows the members: n2 (the successor, not the leader)
    leaves, and `successor` names n3 next. */
 static void
@@ -497,6 +527,7 @@ static CU_TestInfo handover_tests[] = {
     {"noop_cleared", test_noop_cleared},
     {"noop_three_nodes_handover", test_noop_three_nodes_handover},
     {"direct_handover", test_direct_handover},
+    {"direct_handover_pipelined", test_direct_handover_pipelined},
     {"succession_follows_members", test_succession_follows_members},
     {"handover_refused", test_handover_refused},
     {"successor_malformed", test_successor_malformed},

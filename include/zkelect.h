@@ -483,6 +483,10 @@ struct zkelect_group_state {
     int fence_ms;                  /* handle-wide: the fence delay in force, 0 when off */
     uint64_t unheard_ms;           /* handle-wide: time since the send time of the newest
                                       answered request ("heard") */
+    /* The fields below came with direct handovers (issue 18). */
+    char successor[65];            /* a leader: the node its resignation would hand over
+                                      to directly (the elector's standing succession for
+                                      the decision it holds), "" when none */
 };
 ZKELECT_API int zkelect_get_state(zkelect_group_t *g, struct zkelect_group_state *out);
 

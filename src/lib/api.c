@@ -559,6 +559,9 @@ zkelect_get_state(zkelect_group_t *g, struct zkelect_group_state *out)
     st.gaps = g->h->n_stale;
     st.fences = g->h->n_fenced;
     st.fence_ms = g->h->fence_ms;
+    if (g->succ_have && g->have_elected && g->succ_elected_version == g->elected_version &&
+        cand_role_leading(g->role))
+        snprintf(st.successor, sizeof(st.successor), "%s", g->succ.successor);
     pthread_mutex_lock(&g->h->qmu);
     st.unheard_ms = g->h->heard_ms && now > g->h->heard_ms ? now - g->h->heard_ms : 0;
     pthread_mutex_unlock(&g->h->qmu);

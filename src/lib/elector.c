@@ -193,8 +193,6 @@ config_clear(struct zkelect_group *g)
     g->config = NULL;
     free(g->drain_mono);
     g->drain_mono = NULL;
-    free(g->succ_key);
-    g->succ_key = NULL;
 }
 
 static int
@@ -2382,6 +2380,8 @@ elector_free(struct zkelect_group *g)
     g->config = NULL;
     free(g->drain_mono);
     g->drain_mono = NULL;
+    free(g->succ_key);
+    g->succ_key = NULL;
 }
 
 /* The elector was blind for a while (disconnected, or its thread stalled):

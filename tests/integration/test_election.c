@@ -545,6 +545,21 @@ test_graceful_leave(void)
     start_node(2, "n3", hosts);
     CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n1"), 0);
     e1 = max_ready_epoch;
+    /* the elector's succession has reached the leader (issue 18) */
+    {
+        struct zkelect_group_state st;
+        uint64_t end = now_ms() + WAIT_MS;
+        for (;;) {
+            memset(&st, 0, sizeof(st));
+            st.size = sizeof(st);
+            if ((zkelect_get_state(nodes[0].g, &st) == 0 && strcmp(st.successor, "n2") == 0) ||
+                now_ms() >= end)
+                break;
+            struct timespec ts = {0, 2 * 1000000};
+            nanosleep(&ts, NULL);
+        }
+        CU_ASSERT_STRING_EQUAL(st.successor, "n2");
+    }
     CU_ASSERT_EQUAL(zkelect_unnominate(nodes[0].g, WAIT_MS), 0);
     CU_ASSERT_EQUAL(nodes[0].nstepdown, 1);
     i = wait_one_ready(WAIT_MS, "n2");

@@ -72,9 +72,46 @@
  *               MUT_TWO_SLOTS, MUT_NO_WAIT, MUT_LOWER_NO_RELEASE,
  *               MUT_EPOCH_PER_SLOT, MUT_NOT_STICKY, MUT_WD_SLOT0)
  *
+ * Issue 18 (DESIGN-18.md; single-slot model only, every knob off by default):
+ *   PIPE        A: a group without a takeover callback (the takeover is done
+ *               at once). A candidate whose view shows the leader znode
+ *               ABSENT from a watched read (the exists reply, `lx`), with no
+ *               leader read sent or notification processed since, sends the
+ *               create and at once READY (check elected, leader version 0)
+ *               (`leader_create_pipe`); else the two steps as before. The
+ *               create's reply: OK -> READYING (READY on its way), failed ->
+ *               the READY's reply is ignored (role not READYING).
+ *   PIPE_DEL    with PIPE: a NodeDeleted of the leader znode processed while
+ *               the view names this node counts as fresh too (a proposal,
+ *               README "Issue 18")
+ *   MAX_RESIGN  B (default 0): times the READY leader resigns (unnominate):
+ *               it steps down (its elector stops), then sends the handover
+ *               multi {check successor version, set elected (its version) to
+ *               the successor at next_epoch, delete leader znode, delete its
+ *               registration} when its view of `successor` has an entry for
+ *               its registration valid for the elected version it holds,
+ *               else (or when the handover fails) the ordinary leave multi
+ *               {delete leader znode, delete registration}; it stays gone.
+ *               The elector writes `successor` (S_*: elected version,
+ *               next_epoch, leader's seq, successor) in every decision's
+ *               multi, alone (check elected) when it changes, and with the
+ *               history entry of a decision it did not write (Q_APPEND).
+ *               Leaders read and watch it (Q_GET_SU, EV_W_SU).
+ *   HO_DELETE_FIRST  with MAX_RESIGN: the handover's ops ordered delete
+ *               leader, then set elected (a proposal, README "Issue 18")
+ *   mutants:    MUT_PIPE_NOCHECK (the pipelined READY does not check
+ *               elected), MUT_PIPE_STALE (pipelined on any absent view: a
+ *               leader read in flight), MUT_SUCC_NOCHECK (the handover does
+ *               not check successor's version), MUT_SUCC_STALE (nor elected's:
+ *               a record for any elected version is used; not caught in the
+ *               single-slot model, README)
+ *   properties: S16 a handover's epoch is above every epoch decided; S17 a
+ *               handover writes what the current `successor` says, made for
+ *               the decision it replaces and for this leader's registration
+ *
  * Safety: the monitor process asserts S1, S3, S7, S8 and L1 in every state
  * (issue 16: L3, L4, L5 too); S2, S4, S5, S6 (issue 16: S9, S10) are
- * assertions where the step happens. Liveness (-DLIVE): the LTL
+ * assertions where the step happens (issue 18: S16, S17). Liveness (-DLIVE): the LTL
  * formula `live`, checked with pan -a -f.
  */
 
@@ -818,6 +855,8 @@ inline zk_apply(n, nr) {
 #endif
 #ifndef MUT_SUCC_STALE
             if :: zrc == OK && E_ver != qc -> zrc = (E_ver == 0 -> NONODE : BADVERSION); x1 = 1 :: else fi;
+#else
+            if :: zrc == OK && E_ver == 0 -> zrc = NONODE; x1 = 1 :: else fi;   /* set: no version */
 #endif
             skip
         :: else
@@ -837,11 +876,12 @@ inline zk_apply(n, nr) {
                    and for this leader's registration */
                 S16_handover_epoch_fresh = (qe > mx_ep && qe > srv_ep);
                 assert(S16_handover_epoch_fresh);
-                S17_handover_current_record = (S_ver == qb && S_ev == E_ver && S_lrg == REG[n] &&
-                                               S_sd == qd && S_ep == qe);
+                S17_handover_current_record = (S_ev == E_ver && S_lrg == REG[n] && S_sd == qd && S_ep == qe);
                 assert(S17_handover_current_record);
-                E_ver++; E_ld = qd % 4; E_rg = qd / 4; E_ep = qe; mx_ep = qe;
-                trigger(WEL, EV_W_EL, 0)
+                E_ver++; E_ld = qd % 4; E_rg = qd / 4; E_ep = qe; mx_ep = qe
+#ifndef HO_DELETE_FIRST
+                ; trigger(WEL, EV_W_EL, 0)     /* the design's op order: set elected, delete leader */
+#endif
             :: else
             fi;
             if
@@ -851,6 +891,12 @@ inline zk_apply(n, nr) {
                 leader_gone()
             :: else
             fi;
+#ifdef HO_DELETE_FIRST
+            /* the ops ordered delete leader, then set elected: a successor
+               gets NodeDeleted first, re-arms its exists watch, and reads
+               the leader absent before it reads the decision */
+            if :: qb != 0 -> trigger(WEL, EV_W_EL, 0) :: else fi;
+#endif
             zt = REG[n]; REG[n] = 0;
             trigger(WCH, EV_W_CH, 0);
             trigger_pred(zt); zt = 0
@@ -1152,6 +1198,8 @@ inline became_ready(n) {                /* +ready / +resumed: S2 on beliefs */
 #else
 #define SEV_OK(n) (s_ev[n] == e_ver[n])
 #endif
+/* a leader keeps its view of `successor` (READY, and a leaver's step-down) */
+#define SU_VIEW(n) (role[n] == R_READY || (lv[n] && role[n] == R_STEPPING))
 #define HANDOVER_OK(n) (s_ver[n] != 0 && s_sd[n] != NONE && s_lrg[n] == my_seq[n] && he[n] && \
                         e_ld[n] == n && e_rg[n] == my_seq[n] && SEV_OK(n))
 inline leave_send(n, ho) {
@@ -1566,7 +1614,7 @@ inline normalize(n) {
 #endif
 #ifdef RESIGN
     if
-    :: role[n] == R_READY || (lv[n] && role[n] == R_STEPPING) -> skip
+    :: SU_VIEW(n) -> skip
     :: else -> s_ver[n] = 0; s_ev[n] = 0; s_ep[n] = 0; s_lrg[n] = 0; s_sd[n] = 0
     fi;
 #endif
@@ -1781,6 +1829,12 @@ end_node:
 #endif
             if
             :: a ->                     /* deleted: act at once, re-arm with an exists-watch */
+#ifdef PIPE_DEL
+                /* a NodeDeleted processed while the view names us (elected
+                   read before the deletion): fresh too, since after it only
+                   the node that version names can create the znode */
+                if :: he[i] && e_ld[i] == i && e_rg[i] == my_seq[i] && reg[i] == RG_DONE -> lx[i] = 1 :: else fi;
+#endif
                 hl[i] = 0; l_ver[i] = 0; l_own[i] = 0; l_id[i] = NONE; l_st[i] = 0; l_ep[i] = 0;
                 l_rd[i] = 1;
                 if :: CONNECTED(i) -> send(i, Q_EX_LD, 0, 0, 0, 0) :: else fi;
@@ -1794,12 +1848,12 @@ end_node:
 #ifdef RESIGN
         /* issue 18 B: a leader reads `successor` again */
         :: k == EV_W_SU ->
-            if :: role[i] == R_READY && CONNECTED(i) -> send(i, Q_GET_SU, 0, 0, 0, 0) :: else fi
+            if :: SU_VIEW(i) && CONNECTED(i) -> send(i, Q_GET_SU, 0, 0, 0, 0) :: else fi
         :: k == Q_GET_SU ->
             if
-            :: role[i] == R_READY && rc == OK ->
+            :: SU_VIEW(i) && rc == OK ->
                 s_ver[i] = a; s_ev[i] = b; s_ep[i] = c / 16; s_lrg[i] = c % 16; s_sd[i] = d
-            :: role[i] == R_READY && rc == NONODE -> s_ver[i] = 0
+            :: SU_VIEW(i) && rc == NONODE -> s_ver[i] = 0
             :: else
             fi
         :: k == Q_SUCC || k == Q_APPEND ->
@@ -1926,7 +1980,12 @@ end_node:
                     do_register(i)
                 :: mine && lowest ->
                     if
+#ifdef RESIGN
+                    :: !is_el[i] && lv[i] -> skip       /* it leaves: no elector again */
+                    :: !is_el[i] && !lv[i] -> elector_start(i)
+#else
                     :: !is_el[i] -> elector_start(i)
+#endif
                     :: is_el[i] && a ->
                         /* elector_members (member records read with the
                            listing) */

@@ -305,6 +305,9 @@ bounded_18() {
     # crash (the successor too: the elector rewrites the record); A on
     check "issue 18: the READY leader resigns (either leader), a crash, pipelined" pass -O1 \
         "-DPIPE $R18 -DMAX_SWITCH=0" "$SAFE" "-m100000"
+    # L2 after a resign of the leader that is also the elector
+    check "issue 18: liveness, the READY leader (the elector) resigns" pass -O1 \
+        "-DLIVE -DMAX_RESIGN=1 -DSTABLE_START=0 -DMAXFAULTS=0" "$LIVE" "-m200000 -a -f"
 }
 
 mutants_18() {

@@ -2618,6 +2618,9 @@ init {
                 REG[n] = n + 1; reg[n] = RG_DONE; my_seq[n] = n + 1; czx[n] = 1;
                 role[n] = R_MEMBER; e_rd[n] = 1; l_rd[n] = 1;
                 W[WEL].s[n] = 1; W[WLD].s[n] = 1
+#ifdef PIPE
+                ; lx[n] = 1             /* the leader znode absent, watched */
+#endif
             :: else ->
                 c_sess[n] = CS_CONNECTING; reg[n] = RG_PENDING; role[n] = R_NONE;
                 ev[n]!EV_CONNECTED, 0, 0, 0, 0, 0

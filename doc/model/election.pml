@@ -72,9 +72,46 @@
  *               MUT_TWO_SLOTS, MUT_NO_WAIT, MUT_LOWER_NO_RELEASE,
  *               MUT_EPOCH_PER_SLOT, MUT_NOT_STICKY, MUT_WD_SLOT0)
  *
+ * Issue 18 (DESIGN-18.md; single-slot model only, every knob off by default):
+ *   PIPE        A: a group without a takeover callback (the takeover is done
+ *               at once). A candidate whose view shows the leader znode
+ *               ABSENT from a watched read (the exists reply, `lx`), with no
+ *               leader read sent or notification processed since, sends the
+ *               create and at once READY (check elected, leader version 0)
+ *               (`leader_create_pipe`); else the two steps as before. The
+ *               create's reply: OK -> READYING (READY on its way), failed ->
+ *               the READY's reply is ignored (role not READYING).
+ *   PIPE_DEL    with PIPE: a NodeDeleted of the leader znode processed while
+ *               the view names this node counts as fresh too (a proposal,
+ *               README "Issue 18")
+ *   MAX_RESIGN  B (default 0): times the READY leader resigns (unnominate):
+ *               it steps down (its elector stops), then sends the handover
+ *               multi {check successor version, set elected (its version) to
+ *               the successor at next_epoch, delete leader znode, delete its
+ *               registration} when its view of `successor` has an entry for
+ *               its registration valid for the elected version it holds,
+ *               else (or when the handover fails) the ordinary leave multi
+ *               {delete leader znode, delete registration}; it stays gone.
+ *               The elector writes `successor` (S_*: elected version,
+ *               next_epoch, leader's seq, successor) in every decision's
+ *               multi, alone (check elected) when it changes, and with the
+ *               history entry of a decision it did not write (Q_APPEND).
+ *               Leaders read and watch it (Q_GET_SU, EV_W_SU).
+ *   HO_DELETE_FIRST  with MAX_RESIGN: the handover's ops ordered delete
+ *               leader, then set elected (a proposal, README "Issue 18")
+ *   mutants:    MUT_PIPE_NOCHECK (the pipelined READY does not check
+ *               elected), MUT_PIPE_STALE (pipelined on any absent view: a
+ *               leader read in flight), MUT_SUCC_NOCHECK (the handover does
+ *               not check successor's version), MUT_SUCC_STALE (nor elected's:
+ *               a record for any elected version is used; not caught in the
+ *               single-slot model, README)
+ *   properties: S16 a handover's epoch is above every epoch decided; S17 a
+ *               handover writes what the current `successor` says, made for
+ *               the decision it replaces and for this leader's registration
+ *
  * Safety: the monitor process asserts S1, S3, S7, S8 and L1 in every state
  * (issue 16: L3, L4, L5 too); S2, S4, S5, S6 (issue 16: S9, S10) are
- * assertions where the step happens. Liveness (-DLIVE): the LTL
+ * assertions where the step happens (issue 18: S16, S17). Liveness (-DLIVE): the LTL
  * formula `live`, checked with pan -a -f.
  */
 
@@ -127,6 +164,15 @@
 #ifndef EXPECT
 #define EXPECT 0
 #endif
+#ifndef MAX_RESIGN
+#define MAX_RESIGN 0            /* issue 18 B: graceful leaves of the READY leader */
+#endif
+#if MAX_RESIGN > 0
+#define RESIGN                  /* issue 18 B: the successor record is part of the model */
+#endif
+#if defined(RESIGN) && (defined(SETTLE) || defined(HOLDS) || MAX_DRAIN > 0 || MAX_SCHED > 0)
+#error "MAX_RESIGN > 0 is not modelled with issue 16's knobs"
+#endif
 #if defined(SETTLE) || defined(HOLDS) || MAX_DRAIN > 0 || MAX_SCHED > 0
 #define DR16                    /* issue 16's state is part of the model */
 #endif
@@ -158,6 +204,13 @@
 #define Q_DELETE    14          /* adelete leader (version) */
 #define Q_FENCE     15          /* adelete stale leader (elector, version) */
 #define Q_RETAKE    16          /* amulti: check elected, set leader PROGRESS (version) */
+/* issue 18 B (RESIGN) */
+#define Q_GET_SU    17          /* aget successor (watch; leaders only) */
+#define Q_SUCC      18          /* amulti: check elected, set successor (the elector) */
+#define Q_APPEND    19          /* amulti: check elected, set history, set successor (the
+                                   elector, after a decision it did not write) */
+#define Q_LEAVE     29          /* amulti: [check successor, set elected (version): the
+                                   handover] + delete leader (version) + delete registration */
 /* other events on a node's queue */
 #define EV_CONNECTING 20        /* session event: connection lost */
 #define EV_CONNECTED  21        /* session event: (re)connected */
@@ -168,6 +221,7 @@
 #define EV_W_PRED     26        /* watch: predecessor deleted (a = its seq) */
 #define EV_W_SW       27        /* watch: switchover requested */
 #define EV_W_CFG      28        /* watch: config changed (a drain starts or ends) */
+#define EV_W_SU       30        /* watch: successor changed (issue 18 B) */
 
 /* ZooKeeper return codes (the ones the C code tells apart) */
 #define OK          0
@@ -218,6 +272,14 @@ byte BT = NONE;                         /* the node the policy prefers to the le
 byte SCH;                               /* scheduled switchover: 0 none, 1 pending, 2 due */
 bool E_hd;                              /* elected carries a hold */
 #endif
+#ifdef RESIGN
+/* issue 18 B: `successor` (written only by the elector): version (+1, 0 =
+   absent), the elected version it is valid for (+1, as E_ver), next_epoch,
+   the slot's leader it was computed for (its election znode seq), and the
+   successor (node + 4 * its seq; node NONE: no entry) */
+byte S_ver, S_ev, S_ep, S_lrg, S_sd;
+byte mx_ep;                             /* ghost: the highest epoch `elected` ever had */
+#endif
 byte REG[N];                            /* seq of node's election znode (+ nodes/<id>), 0 none */
 byte nextseq = 1;                       /* parent's sequence counter */
 bool live[N];                           /* server: the node's current session is live */
@@ -227,13 +289,27 @@ bool fz[N];                             /* the node process is frozen (SIGSTOP) 
 bool exp_pend[N];                       /* cut off beyond the session timeout: the server
                                            expires the session once the timing allows */
 byte inc[N];                            /* handle generation (loop.c h->gen) */
+#ifdef RESIGN
+#define WSU 3
+brow W[4];                              /* ... and successor (3, issue 18 B) */
+#else
 brow W[3];                              /* watches on elected (0), leader (1), election children (2):
                                            0 none, 1 armed, 2 fired while disconnected */
+#endif
 byte W_pr[N], W_pst[N];                 /* predecessor watch: seq, state as above */
 
 #define SID(n) ((n) + 1 + N * inc[n])   /* session id of node n's current handle */
 
+#ifdef RESIGN
+/* issue 18 B: one more byte per request (e), for the handover's multi */
+chan rq[N] = [RQ] of { byte, byte, byte, byte, byte, byte }; /* kind, a, b, c, d, e */
+#define RQ_GET(ch) ch?qk, qa, qb, qc, qd, qe
+#define RQ_DROP(ch) ch?_, _, _, _, _, _
+#else
 chan rq[N] = [RQ] of { byte, byte, byte, byte, byte };       /* kind, a, b, c, d */
+#define RQ_GET(ch) ch?qk, qa, qb, qc, qd
+#define RQ_DROP(ch) ch?_, _, _, _, _
+#endif
 chan ev[N] = [EVQ] of { byte, byte, byte, byte, byte, byte }; /* kind, rc, a, b, c, d */
 
 /* ---------------------------------------------------------------------
@@ -283,6 +359,19 @@ bool wd_f[N];                   /* g->watchdog_fenced */
 byte ps_ep[N];                  /* g->progress_seen_epoch */
 byte tc_ep[N];                  /* g->takeover_check_epoch */
 bool rrt[N];                    /* g->release_retry: DELETING, release again once re-read */
+#ifdef PIPE
+/* issue 18 A: pipelined takeovers (a group without a takeover callback) */
+bool lx[N];                     /* the leader znode ABSENT from a watched read (the exists
+                                   reply), no leader read sent or notification processed since */
+bool pp[N];                     /* CREATING: READY was sent right behind the create */
+#endif
+#ifdef RESIGN
+/* issue 18 B: the leaver's state and views */
+bool lv[N];                     /* unnominate called (resign): the node leaves for good */
+byte s_ver[N], s_ev[N], s_ep[N], s_lrg[N], s_sd[N]; /* a leader's view of `successor` */
+byte su_w[N], su_v[N];          /* the elector: the successor (node + 4 * seq) it last wrote
+                                   and the elected version (+1) it wrote it for; 255 unknown */
+#endif
 #ifdef DR16
 /* issue 16: the elector's holds and timers (abstract time: each timer may
    end at any moment once started) */
@@ -298,6 +387,9 @@ bool e_hd[N];                   /* the view: elected carries a hold */
 
 /* faults used */
 byte nf, n_disc, n_exp, n_crash, n_lose, n_switch, n_early, n_tfail, n_frz;
+#ifdef RESIGN
+byte n_res;                     /* resigns so far (MAX_RESIGN, not counted in MAXFAULTS) */
+#endif
 #ifdef DR16
 byte n_drain, n_pref, n_sched;
 #endif
@@ -314,6 +406,11 @@ bool S5_stop_before_delete = 1;
 bool S6_ready_never_takeover_failed = 1;
 bool S7_one_active_service = 1;
 bool S8_ready_is_active = 1;
+#ifdef RESIGN
+bool S16_handover_epoch_fresh = 1;      /* a handover's epoch is above every epoch decided */
+bool S17_handover_current_record = 1;   /* a handover writes the current record's choice, for
+                                           the decision it replaces, by that record's leader */
+#endif
 #ifdef DR16
 bool S9_sched_not_early = 1;            /* a scheduled switchover is acknowledged only once due */
 bool S10_paused_refused = 1;            /* ... and, the group paused, moves nothing */
@@ -335,6 +432,9 @@ hidden byte zrc, x0, x1, x2, x3;        /* its result */
 hidden byte zj, zt, m, q, ep, rg;       /* loop counters, temporaries */
 hidden byte named, mine, fall, lowest, vc, cs, ez;
 hidden byte hb;                         /* the decision being written carries a hold */
+#ifdef RESIGN
+hidden byte qe, sx, zs, zu;             /* a request's 6th byte; the one being sent; scratch */
+#endif
 
 /* ---------------------------------------------------------------------
  * Predicates
@@ -599,6 +699,10 @@ inline zk_apply(n, nr) {
         :: else -> x0 = H_ver; x1 = H_ep
         fi
     :: qk == Q_DECIDE ->
+#ifdef RESIGN
+        /* issue 18 B: qd = epoch + 16 * next_epoch, qe = the successor */
+        zs = qd / 16; qd = qd % 16;
+#endif
         /* op 1: elected, set at version qa-1 or created when qa == 0 */
         if
         :: qa == 0 && E_ver != 0 -> zrc = NODEEXISTS
@@ -636,9 +740,21 @@ inline zk_apply(n, nr) {
             E_ver = (qa == 0 -> 1 : E_ver + 1); E_ld = qc % 4; E_rg = qc / 4; E_ep = qd;
             H_ver = (qb == 0 -> 1 : H_ver + 1); H_ep = qd;
             trigger(WEL, EV_W_EL, 0)
+#ifdef RESIGN
+            ;
+            /* issue 18 B: successor in the same multi (next_epoch zs, the
+               successor qe: node + 4 * seq, node NONE: no entry) */
+            if :: E_ep > mx_ep -> mx_ep = E_ep :: else fi;
+            S_ver++; S_ev = E_ver; S_ep = zs; S_sd = qe;
+            S_lrg = (E_ld == NONE -> 0 : E_rg);
+            trigger(WSU, EV_W_SU, 0)
+#endif
         :: else -> qc = qc % 64
         fi;
         x0 = qc % 4; x1 = qd; x2 = qc / 4
+#ifdef RESIGN
+        ; x3 = qe                       /* the successor written with it */
+#endif
     :: qk == Q_CREATE ->
 #ifdef MUT_CREATE_NOCHECK
         zrc = OK;
@@ -663,6 +779,10 @@ inline zk_apply(n, nr) {
         zrc = OK;
 #else
         check_elected(qa);
+#endif
+#ifdef MUT_PIPE_NOCHECK
+        /* mutant (issue 18 A): the pipelined READY (qd) does not check elected */
+        if :: qd -> zrc = OK :: else fi;
 #endif
         if
         :: zrc == OK && L_ver == 0 -> zrc = NONODE
@@ -697,6 +817,92 @@ inline zk_apply(n, nr) {
         :: else
         fi;
         x0 = qc
+#ifdef RESIGN
+    :: qk == Q_GET_SU ->
+        if
+        :: S_ver == 0 -> zrc = NONODE
+        :: else -> x0 = S_ver; x1 = S_ev; x2 = S_ep * 16 + S_lrg; x3 = S_sd;
+            if :: !nr -> W[WSU].s[n] = 1 :: else fi
+        fi
+    :: qk == Q_SUCC || qk == Q_APPEND ->
+        /* the elector: check elected qa; Q_APPEND: history at version qb
+           gets epoch qe % 16; successor := next_epoch qe / 16, leader seq
+           qc, successor qd */
+        check_elected(qa);
+        if
+        :: zrc == OK && qk == Q_APPEND && H_ver != qb -> zrc = (H_ver == 0 -> NONODE : BADVERSION)
+        :: else
+        fi;
+        if
+        :: zrc == OK ->
+            if :: qk == Q_APPEND -> H_ver++; H_ep = qe % 16 :: else fi;
+            S_ver++; S_ev = E_ver; S_ep = qe / 16; S_lrg = qc; S_sd = qd;
+            trigger(WSU, EV_W_SU, 0)
+        :: else
+        fi;
+        x0 = qe % 16
+    :: qk == Q_LEAVE ->
+        /* unnominate of the leader: qb != 0: the handover (check successor
+           at version qb, set elected at version qc to node + 4 * seq qd,
+           epoch qe); qa != 0: delete the leader znode at version qa; delete
+           the registration. x0: the handover was in it; x1: the failed op
+           (1 handover, 2 leader, 3 registration) */
+        x0 = (qb != 0);
+        if
+        :: qb != 0 ->
+#ifndef MUT_SUCC_NOCHECK
+            if :: S_ver != qb -> zrc = BADVERSION; x1 = 1 :: else fi;
+#endif
+#ifndef MUT_SUCC_STALE
+            if :: zrc == OK && E_ver != qc -> zrc = (E_ver == 0 -> NONODE : BADVERSION); x1 = 1 :: else fi;
+#else
+            if :: zrc == OK && E_ver == 0 -> zrc = NONODE; x1 = 1 :: else fi;   /* set: no version */
+#endif
+            skip
+        :: else
+        fi;
+        if
+        :: zrc == OK && qa != 0 && L_ver == 0 -> zrc = NONODE; x1 = 2
+        :: zrc == OK && qa != 0 && L_ver != 0 && L_ver != qa -> zrc = BADVERSION; x1 = 2
+        :: else
+        fi;
+        if :: zrc == OK && REG[n] == 0 -> zrc = NONODE; x1 = 3 :: else fi;
+        if
+        :: zrc == OK ->
+            if
+            :: qb != 0 ->
+                /* S16: the handover's epoch is new; S17: it is the choice of
+                   the record now current, made for the decision it replaces
+                   and for this leader's registration */
+                S16_handover_epoch_fresh = (qe > mx_ep && qe > srv_ep);
+                assert(S16_handover_epoch_fresh);
+                S17_handover_current_record = (S_ev == E_ver && S_lrg == REG[n] && S_sd == qd && S_ep == qe);
+                assert(S17_handover_current_record);
+                E_ver++; E_ld = qd % 4; E_rg = qd / 4; E_ep = qe; mx_ep = qe
+#ifndef HO_DELETE_FIRST
+                ; trigger(WEL, EV_W_EL, 0)     /* the design's op order: set elected, delete leader */
+#endif
+            :: else
+            fi;
+            if
+            :: qa != 0 ->
+                S5_stop_before_delete = !ACTING(n);
+                assert(S5_stop_before_delete);
+                leader_gone()
+            :: else
+            fi;
+#ifdef HO_DELETE_FIRST
+            /* the ops ordered delete leader, then set elected: a successor
+               gets NodeDeleted first, re-arms its exists watch, and reads
+               the leader absent before it reads the decision */
+            if :: qb != 0 -> trigger(WEL, EV_W_EL, 0) :: else fi;
+#endif
+            zt = REG[n]; REG[n] = 0;
+            trigger(WCH, EV_W_CH, 0);
+            trigger_pred(zt); zt = 0
+        :: else
+        fi
+#endif
     :: qk == Q_DELETE || qk == Q_FENCE ->
         if
         :: L_ver == 0 -> zrc = NONODE
@@ -724,6 +930,9 @@ inline fail_reply(n, r0) {
     :: qk == Q_CREATE -> evsend(n, qk, r0, qb, 0, 0, 0)
     :: qk == Q_READY || qk == Q_RETAKE -> evsend(n, qk, r0, qc, 0, 0, 0)
     :: qk == Q_STAT_MINE || qk == Q_LIST -> evsend(n, qk, r0, qa, 0, 0, 0)
+#ifdef RESIGN
+    :: qk == Q_LEAVE -> evsend(n, qk, r0, (qb != 0), 0, 0, 0)
+#endif
     :: else -> evsend(n, qk, r0, 0, 0, 0, 0)
     fi
 }
@@ -733,6 +942,9 @@ inline zk_expire(n) {
     T(printf("TRACE zk: session of node %d expires\n", n));
     live[n] = 0; exp_pend[n] = 0;
     W[WEL].s[n] = 0; W[WLD].s[n] = 0; W[WCH].s[n] = 0; W_pr[n] = 0; W_pst[n] = 0;
+#ifdef RESIGN
+    W[WSU].s[n] = 0;
+#endif
     if
     :: REG[n] != 0 ->
         zt = REG[n]; REG[n] = 0;
@@ -770,7 +982,7 @@ end_srv:
         :: SRV(2) -> n = 2
         fi;
         d_step {
-            rq[n]?qk, qa, qb, qc, qd;
+            RQ_GET(rq[n]);
             zk_apply(n, 0);
             qk = 0; qa = 0; qb = 0; qc = 0; qd = 0; zrc = 0; x0 = 0; x1 = 0; x2 = 0; x3 = 0;
             n = 0
@@ -791,7 +1003,11 @@ inline send(n, kk, v0, v1, v2, v3) {
     fi;
     bounds_ok = (len(rq[n]) < RQ);
     assert(bounds_ok);
+#ifdef RESIGN
+    rq[n]!kk, v0, v1, v2, v3, sx        /* sx: 0 unless set just before (and reset after) */
+#else
     rq[n]!kk, v0, v1, v2, v3
+#endif
 }
 
 /* ---------------------------------------------------------------------
@@ -803,6 +1019,9 @@ inline read_elected(n) {                /* read_elected -> send_get */
 }
 
 inline read_leader(n) {                 /* read_leader -> send_get */
+#ifdef PIPE
+    lx[n] = 0;                          /* issue 18 A: a leader read in flight */
+#endif
     if :: CONNECTED(n) -> send(n, Q_GET_LD, 0, 0, 0, 0) :: else fi
 }
 
@@ -838,10 +1057,16 @@ inline elector_stop(n) {                /* elector_stop */
 #endif
     /* not in the C (unread until elector_start re-reads them): dead values */
     el_rd[n] = 0; hi_rd[n] = 0; hi_ep[n] = 0; hi_ver[n] = 0
+#ifdef RESIGN
+    ; su_w[n] = 0; su_v[n] = 0
+#endif
 }
 
 inline elector_start(n) {               /* elector_start */
     is_el[n] = 1; el_rd[n] = 0; hi_rd[n] = 0; hi_ver[n] = 0;
+#ifdef RESIGN
+    su_w[n] = 255; su_v[n] = 255;       /* what `successor` holds is unknown: write it */
+#endif
 #ifdef HOLDS
     /* anti-flap from elected.at_ms: the last change may be recent (its
        timer may end at once) */
@@ -869,6 +1094,23 @@ inline leader_set_ready(n) {            /* leader_set_ready */
     send(n, Q_READY, r_ev[n], l_ver[n], r_ep[n], 0)
 }
 
+#ifdef PIPE
+/* issue 18 A: a takeover with no work, the leader znode absent in a fresh
+   view: the create and, at once, READY (checked against the same `elected`
+   version, on the leader znode's version 0) in the same session queue; qd
+   of the READY marks it pipelined (MUT_PIPE_NOCHECK) */
+#ifdef MUT_PIPE_STALE
+#define PIPE_FRESH(n) 1                 /* mutant: pipelined on any view */
+#else
+#define PIPE_FRESH(n) lx[n]
+#endif
+inline leader_create_pipe(n) {
+    role[n] = R_CREATING; r_ep[n] = e_ep[n]; r_ev[n] = e_ver[n]; pp[n] = 1;
+    send(n, Q_CREATE, e_ver[n], e_ep[n], 0, 0);
+    send(n, Q_READY, e_ver[n], 1, e_ep[n], 1)
+}
+#endif
+
 inline leader_delete(n) {               /* leader_delete */
     if
     :: !MINE(n) -> role[n] = (reg[n] == RG_DONE -> R_MEMBER : R_NONE); cs = 1  /* released */
@@ -879,7 +1121,18 @@ inline leader_delete(n) {               /* leader_delete */
 inline start_takeover(n) {              /* start_takeover: the callback runs on */
     role[n] = R_PROGRESS; t_ok[n] = 0;
     actv[n] = 1;                         /* cand_set_active(g, true) */
+#ifdef PIPE
+    /* issue 18 A: no takeover callback: the takeover is done at once; a
+       pipelined READY is on its way already, else cand_step (the tail of
+       the step) sends it: PROGRESS with t_ok, still named */
+    t_ok[n] = 1;
+    if
+    :: pp[n] -> role[n] = R_READYING
+    :: else -> cs = 1
+    fi
+#else
     app[n] = 1; app_ep[n] = r_ep[n]
+#endif
 }
 
 /* FENCED (or SUSPENDED with nothing acting), heard again, still elected at
@@ -928,7 +1181,49 @@ inline became_ready(n) {                /* +ready / +resumed: S2 on beliefs */
         rdy_ep[n] = r_ep[n]
     :: else
     fi
+#ifdef RESIGN
+    ;
+    /* issue 18 B: a leader watches `successor` */
+    if :: CONNECTED(n) -> send(n, Q_GET_SU, 0, 0, 0, 0) :: else fi
+#endif
 }
+
+#ifdef RESIGN
+/* issue 18 B: the leave of a leader that resigned, after its step-down:
+   the handover (ho, and the view has a successor entry for this leader's
+   registration, valid for the elected version it holds) or the ordinary
+   leave multi */
+#ifdef MUT_SUCC_STALE
+#define SEV_OK(n) 1                     /* mutant: a record for any elected version */
+#else
+#define SEV_OK(n) (s_ev[n] == e_ver[n])
+#endif
+/* a leader keeps its view of `successor` (READY, and a leaver's step-down) */
+#define SU_VIEW(n) (role[n] == R_READY || (lv[n] && role[n] == R_STEPPING))
+#define HANDOVER_OK(n) (s_ver[n] != 0 && s_sd[n] != NONE && s_lrg[n] == my_seq[n] && he[n] && \
+                        e_ld[n] == n && e_rg[n] == my_seq[n] && SEV_OK(n))
+inline leave_send(n, ho) {
+    role[n] = R_DELETING; rrt[n] = 0;
+    zu = (MINE(n) -> l_ver[n] : 0);
+    if
+    :: ho && HANDOVER_OK(n) ->
+        T(printf("TRACE node %d: leaves, hands over to %d at epoch %d\n", n, s_sd[n] % 4, s_ep[n]));
+        sx = s_ep[n];
+        send(n, Q_LEAVE, zu, s_ver[n], e_ver[n], s_sd[n]); sx = 0
+    :: else ->
+        T(printf("TRACE node %d: leaves (ordinary)\n", n));
+        send(n, Q_LEAVE, zu, 0, 0, 0)
+    fi;
+    zu = 0
+}
+
+/* the registration is gone: the node left for good */
+inline gone(n) {
+    role[n] = R_NONE; reg[n] = RG_NONE; my_seq[n] = 0; czx[n] = 0; pred[n] = 0;
+    l_ver[n] = 0; l_own[n] = 0; rrt[n] = 0;
+    if :: is_el[n] -> elector_stop(n) :: else fi
+}
+#endif
 
 inline takeover_result(n, epoch, ok) {  /* takeover_result */
     if
@@ -954,6 +1249,15 @@ inline takeover_result(n, epoch, ok) {  /* takeover_result */
 inline cand_step(n) {
     if
     :: reg[n] != RG_DONE || !CONNECTED(n) || !e_rd[n] || !l_rd[n] || !czx[n] -> skip
+#ifdef RESIGN
+    /* issue 18 B: a node that resigned only leaves (after a step-down that
+       ended cut off, or a leave to send again after a fresh read) */
+    :: !(reg[n] != RG_DONE || !CONNECTED(n) || !e_rd[n] || !l_rd[n] || !czx[n]) && lv[n] ->
+        if
+        :: role[n] == R_FENCED || (role[n] == R_DELETING && rrt[n]) -> leave_send(n, 0)
+        :: else
+        fi
+#endif
     :: else ->
         /* a decision for an earlier registration is never acted on */
         named = (he[n] && e_ld[n] == n && e_rg[n] == my_seq[n]);
@@ -967,7 +1271,11 @@ inline cand_step(n) {
                 if
                 :: l_st[n] == ST_READY && actv[n] -> role[n] = R_READY; became_ready(n)
                 :: l_st[n] == ST_READY && !actv[n] -> leader_retake(n)  /* nothing acts */
+#ifdef PIPE
+                :: else -> start_takeover(n); leader_set_ready(n)
+#else
                 :: else -> start_takeover(n)
+#endif
                 fi
             :: else ->                  /* cand_lost */
                 if
@@ -1023,7 +1331,12 @@ inline cand_step(n) {
             :: named && f_ep[n] == e_ep[n] -> skip
             :: named && f_ep[n] != e_ep[n] && mine -> r_ep[n] = l_ep[n]; leader_delete(n)
             :: named && f_ep[n] != e_ep[n] && !mine && l_ver[n] != 0 -> role[n] = R_WAITING
+#ifdef PIPE
+            :: named && f_ep[n] != e_ep[n] && !mine && l_ver[n] == 0 && PIPE_FRESH(n) -> leader_create_pipe(n)
+            :: named && f_ep[n] != e_ep[n] && !mine && l_ver[n] == 0 && !PIPE_FRESH(n) -> leader_create(n)
+#else
             :: named && f_ep[n] != e_ep[n] && !mine && l_ver[n] == 0 -> leader_create(n)
+#endif
             fi
         :: else
         fi;
@@ -1053,9 +1366,66 @@ inline decide_write(n, who, mode) {
     hi_ep[n] = ep;                      /* zke_history_push on the local copy */
     decid[n] = 1;
     T(printf("TRACE node %d: decides epoch %d leader %d (reg %d), mode %d\n", n, ep, who, rg, mode));
+#ifdef RESIGN
+    /* issue 18 B: `successor` in the same multi: the policy's choice with
+       `who` not eligible, next_epoch = the highest epoch seen + 1 */
+    succ_of(n, who);
+    zs = (he[n] -> e_ep[n] : 0);
+    if :: hl[n] && l_ep[n] > zs -> zs = l_ep[n] :: else fi;
+    if :: hi_ep[n] > zs -> zs = hi_ep[n] :: else fi;
+    zs++;
+    sx = zu;
+    send(n, Q_DECIDE, e_ver[n], hi_ver[n], who + 4 * rg + (SWACK -> 128 : 0) + (hb -> 64 : 0), ep + 16 * zs);
+    zs = 0; zu = 0; sx = 0;
+#else
     send(n, Q_DECIDE, e_ver[n], hi_ver[n], who + 4 * rg + (SWACK -> 128 : 0) + (hb -> 64 : 0), ep);
+#endif
     rg = 0; ep = 0; hb = 0
 }
+
+#ifdef RESIGN
+/* issue 18 B: the successor of `who` (zu: node + 4 * seq; NONE: no entry):
+   the policy run with `who` not eligible. The model's policy for it is the
+   lowest candidate (nodeid): the successor record's protocol does not
+   depend on which node the policy picks. */
+inline succ_of(n, who) {
+    zu = NONE;
+    if :: who != NONE && who != 2 && CAND(n, 2) -> zu = 2 :: else fi;
+    if :: who != NONE && who != 1 && CAND(n, 1) -> zu = 1 :: else fi;
+    if :: who != NONE && who != 0 && CAND(n, 0) -> zu = 0 :: else fi;
+    if :: zu != NONE -> zu = zu + 4 * mseq[n].s[zu] :: else fi
+}
+
+/* issue 18 B: no decision to write. A decision the elector did not write
+   (a handover: history lacks its epoch) gets its history entry and a new
+   `successor` (one multi, checked against `elected`); else `successor` is
+   written alone when it changed (members, exclusions) */
+inline succ_upkeep(n) {
+    if
+    :: he[n] && e_ld[n] != NONE && cpres ->
+        succ_of(n, e_ld[n]);
+        zs = e_ep[n];
+        if :: hl[n] && l_ep[n] > zs -> zs = l_ep[n] :: else fi;
+        if :: hi_ep[n] > zs -> zs = hi_ep[n] :: else fi;
+        zs++;
+        if
+        :: hi_ep[n] < e_ep[n] ->
+            T(printf("TRACE node %d: appends history epoch %d, successor %d\n", n, e_ep[n], zu));
+            decid[n] = 1; su_w[n] = zu; su_v[n] = e_ver[n];
+            sx = e_ep[n] + 16 * zs;
+            send(n, Q_APPEND, e_ver[n], hi_ver[n], e_rg[n], zu); sx = 0
+        :: hi_ep[n] >= e_ep[n] && (su_w[n] != zu || su_v[n] != e_ver[n]) ->
+            T(printf("TRACE node %d: writes successor %d\n", n, zu));
+            su_w[n] = zu; su_v[n] = e_ver[n];
+            sx = 16 * zs;
+            send(n, Q_SUCC, e_ver[n], 0, e_rg[n], zu); sx = 0
+        :: else
+        fi;
+        zs = 0; zu = 0
+    :: else
+    fi
+}
+#endif
 
 /* elector_eval, first half: readiness, the current leader and the policy's
    options. The policy is a nondeterministic choice among the eligible, live,
@@ -1197,7 +1567,11 @@ inline eval_finish(n) {
         if
         :: SWPEND(n) -> decide_write(n, cur, 2)   /* acknowledge only */
         :: !SWPEND(n) && hw -> hb = 1; decide_write(n, cur, 2)   /* a hold starts */
+#ifdef RESIGN
+        :: else -> succ_upkeep(n)       /* no change: no decision to write */
+#else
         :: else -> skip                 /* no change: no write */
+#endif
         fi
     :: go && ch != NONE && !(restore && ch == l_id[n]) && !SAME(ch) ->
         decide_write(n, ch, 0)
@@ -1234,6 +1608,16 @@ inline normalize(n) {
     if :: app[n] -> skip :: else -> app_ep[n] = 0 fi;
     if :: wd[n] -> skip :: else -> wd_f[n] = 0 fi;     /* (wd_ep is read: kept) */
     if :: reg[n] == RG_DONE -> skip :: else -> czx[n] = 0 fi;
+#ifdef PIPE
+    if :: l_ver[n] != 0 -> lx[n] = 0 :: else fi;
+    if :: role[n] != R_CREATING -> pp[n] = 0 :: else fi;
+#endif
+#ifdef RESIGN
+    if
+    :: SU_VIEW(n) -> skip
+    :: else -> s_ver[n] = 0; s_ev[n] = 0; s_ep[n] = 0; s_lrg[n] = 0; s_sd[n] = 0
+    fi;
+#endif
 #ifdef DR16
     if :: he[n] -> skip :: else -> e_hd[n] = 0 fi;
 #endif
@@ -1273,6 +1657,13 @@ inline normalize(n) {
 #define A_FB    8
 #define A_AF    9
 #define A_DUE   10
+#define A_RESIGN 11
+#ifdef RESIGN
+/* issue 18 B: the application unnominates the READY leader (zkelectd: SIGTERM) */
+#define RESIGN_EN(n) (n_res < MAX_RESIGN && role[n] == R_READY && !lv[n] && !sd[n])
+#else
+#define RESIGN_EN(n) 0
+#endif
 
 #define WD_EN(n) (is_el[n] && wd[n] && CONNECTED(n) && TA_OK(n) && (QUIET || FAULT_OK(n_early, MAX_EARLY)))
 /* The watchdog is re-armed for a decision not yet watched, and also when
@@ -1336,7 +1727,7 @@ end_node:
     do
     :: atomic {
         !crashed[i] && !fz[i] && (len(ev[i]) > 0 || app[i] || WD_EN(i) || EXCL_EN(i) || SD_EN(i) ||
-                                   FENCE_EN(i) || DRT_EN(i)) ->
+                                   FENCE_EN(i) || DRT_EN(i) || RESIGN_EN(i)) ->
         if
         :: len(ev[i]) > 0 -> act = A_EVENT
         :: app[i] -> act = A_APP; ok = 1
@@ -1347,6 +1738,9 @@ end_node:
         :: EXCL_EN(i) && excl[i].s[2] -> act = A_EXCL; ch = 2
         :: SD_EN(i) -> act = A_SD
         :: FENCE_EN(i) -> act = A_FENCE
+#ifdef RESIGN
+        :: RESIGN_EN(i) -> act = A_RESIGN
+#endif
 #ifdef DR16
         :: SETTLE_EN(i) -> act = A_SETTLE
         :: FB_EN(i) -> act = A_FB
@@ -1366,6 +1760,9 @@ end_node:
             :: c_sess[i] == CS_CONNECTING -> skip
             :: else ->
                 c_sess[i] = CS_CONNECTING; noticed[i] = 1;
+#ifdef PIPE
+                lx[i] = 0;
+#endif
 #ifndef MUT_NO_SUSPEND
                 /* a leader suspends; a step-down goes on (never undone), a
                    release is sent again once heard */
@@ -1401,6 +1798,12 @@ end_node:
             lost(i);                    /* -leadership-lost: the application stops */
             role[i] = (reg[i] != RG_NONE -> R_MEMBER : R_NONE);
             if :: reg[i] != RG_NONE -> reg[i] = RG_PENDING :: else fi;
+#ifdef PIPE
+            lx[i] = 0;
+#endif
+#ifdef RESIGN
+            if :: lv[i] -> reg[i] = RG_NONE; role[i] = R_NONE; rrt[i] = 0 :: else fi;  /* gone */
+#endif
             my_seq[i] = 0; l_ver[i] = 0; e_ver[i] = 0;
             hl[i] = 0; he[i] = 0; l_rd[i] = 0; e_rd[i] = 0;
             l_own[i] = 0; l_id[i] = NONE; l_st[i] = 0; l_ep[i] = 0;     /* unread while !hl */
@@ -1412,7 +1815,7 @@ end_node:
                handle; everything queued for the old one is dropped */
             c_sid[i] = 0; c_sess[i] = CS_CONNECTING; noticed[i] = 0;
             do :: len(ev[i]) > 0 -> ev[i]?_, _, _, _, _, _ :: else -> break od;
-            do :: len(rq[i]) > 0 -> rq[i]?_, _, _, _, _ :: else -> break od;
+            do :: len(rq[i]) > 0 -> RQ_DROP(rq[i]) :: else -> break od;
             inc[i]++;
             bounds_ok = (inc[i] < 4);
             assert(bounds_ok);
@@ -1421,8 +1824,17 @@ end_node:
         /* group_on_watch */
         :: k == EV_W_EL -> read_elected(i)
         :: k == EV_W_LD ->
+#ifdef PIPE
+            lx[i] = 0;
+#endif
             if
             :: a ->                     /* deleted: act at once, re-arm with an exists-watch */
+#ifdef PIPE_DEL
+                /* a NodeDeleted processed while the view names us (elected
+                   read before the deletion): fresh too, since after it only
+                   the node that version names can create the znode */
+                if :: he[i] && e_ld[i] == i && e_rg[i] == my_seq[i] && reg[i] == RG_DONE -> lx[i] = 1 :: else fi;
+#endif
                 hl[i] = 0; l_ver[i] = 0; l_own[i] = 0; l_id[i] = NONE; l_st[i] = 0; l_ep[i] = 0;
                 l_rd[i] = 1;
                 if :: CONNECTED(i) -> send(i, Q_EX_LD, 0, 0, 0, 0) :: else fi;
@@ -1433,6 +1845,43 @@ end_node:
         :: k == EV_W_PRED -> if :: a == pred[i] -> list_election(i, 0) :: else fi
         :: k == EV_W_SW -> if :: is_el[i] -> ee = 1 :: else fi     /* on_switchover_reply */
         :: k == EV_W_CFG -> if :: is_el[i] -> ee = 1 :: else fi    /* the config / member record re-read */
+#ifdef RESIGN
+        /* issue 18 B: a leader reads `successor` again */
+        :: k == EV_W_SU ->
+            if :: SU_VIEW(i) && CONNECTED(i) -> send(i, Q_GET_SU, 0, 0, 0, 0) :: else fi
+        :: k == Q_GET_SU ->
+            if
+            :: SU_VIEW(i) && rc == OK ->
+                s_ver[i] = a; s_ev[i] = b; s_ep[i] = c / 16; s_lrg[i] = c % 16; s_sd[i] = d
+            :: SU_VIEW(i) && rc == NONODE -> s_ver[i] = 0
+            :: else
+            fi
+        :: k == Q_SUCC || k == Q_APPEND ->
+            if
+            :: rc == OK && k == Q_APPEND && is_el[i] ->
+                decid[i] = 0; hi_ver[i] = (hi_ver[i] != 0 -> hi_ver[i] + 1 : 1); hi_ep[i] = a; eep = 1
+            :: rc == OK && k == Q_SUCC -> skip
+            :: rc != OK && k == Q_APPEND && is_el[i] ->
+                decid[i] = 0; su_w[i] = 255; eep = 1;
+                hi_rd[i] = 0;
+                if
+                :: rc != CONNLOSS -> e_rd[i] = 0; read_elected(i); send_history(i)
+                :: else
+                fi
+            :: rc != OK && k == Q_SUCC && is_el[i] -> su_w[i] = 255
+            :: else
+            fi
+        :: k == Q_LEAVE ->
+            if
+            :: role[i] != R_DELETING || !lv[i] -> skip
+            :: rc == OK || b == 3 -> gone(i); cs = 1     /* left (or the registration was gone) */
+            :: rc != OK && b != 3 && rc != CONNLOSS && a ->
+                leave_send(i, 0)        /* the handover refused: the ordinary leave */
+            :: else ->
+                /* refused or unanswered: leave again once the leader znode is re-read */
+                rrt[i] = 1; l_rd[i] = 0; read_leader(i)
+            fi
+#endif
         /* group_on_reply */
         :: k == Q_GET_EL ->             /* on_elected_reply */
             if
@@ -1471,6 +1920,9 @@ end_node:
             if
             :: rc == OK -> read_leader(i)
             :: rc == NONODE -> l_rd[i] = 1; vc = 1
+#ifdef PIPE
+                ; lx[i] = 1             /* absent, watched, nothing read since */
+#endif
             :: else
             fi
         :: k == Q_REGISTER ->           /* on_register_reply */
@@ -1528,7 +1980,12 @@ end_node:
                     do_register(i)
                 :: mine && lowest ->
                     if
+#ifdef RESIGN
+                    :: !is_el[i] && lv[i] -> skip       /* it leaves: no elector again */
+                    :: !is_el[i] && !lv[i] -> elector_start(i)
+#else
                     :: !is_el[i] -> elector_start(i)
+#endif
                     :: is_el[i] && a ->
                         /* elector_members (member records read with the
                            listing) */
@@ -1584,6 +2041,9 @@ end_node:
                 he[i] = 1; e_ld[i] = a; e_ep[i] = b; e_rg[i] = c;
                 e_ver[i] = (e_ver[i] != 0 -> e_ver[i] + 1 : 1);
                 hi_ver[i] = (hi_ver[i] != 0 -> hi_ver[i] + 1 : 1);
+#ifdef RESIGN
+                su_w[i] = d; su_v[i] = e_ver[i];        /* `successor` went with it */
+#endif
                 if
                 :: a != NONE -> wd[i] = 1; wd_ep[i] = b; wd_f[i] = 0
                 :: else -> wd[i] = 0
@@ -1697,7 +2157,12 @@ end_node:
             sd[i] = 0; actv[i] = 0; frz[i] = 0;
             if
             :: role[i] == R_STEPPING && (fnc[i] || !CONNECTED(i)) -> fenced(i)
+#ifdef RESIGN
+            :: role[i] == R_STEPPING && !fnc[i] && CONNECTED(i) && lv[i] -> leave_send(i, 1)
+            :: role[i] == R_STEPPING && !fnc[i] && CONNECTED(i) && !lv[i] -> leader_delete(i)
+#else
             :: role[i] == R_STEPPING && !fnc[i] && CONNECTED(i) -> leader_delete(i)
+#endif
             :: else
             fi;
             fnc[i] = 0; cs = 1
@@ -1705,6 +2170,16 @@ end_node:
         :: act == A_FENCE ->
             T(printf("TRACE node %d: self-fence (role %d)\n", i, role[i]));
             fnc[i] = 1; role[i] = R_STEPPING; sd[i] = 1
+#ifdef RESIGN
+        /* ---- issue 18 B: unnominate of the READY leader: step down first,
+           then leave (A_SD: the handover or the ordinary leave multi); its
+           elector stops (it leaves the election) ---- */
+        :: act == A_RESIGN ->
+            T(printf("TRACE node %d: resigns (epoch %d)\n", i, r_ep[i]));
+            n_res++; lv[i] = 1;
+            if :: is_el[i] -> elector_stop(i) :: else fi;
+            start_stepdown(i)
+#endif
 #ifdef DR16
         /* ---- issue 16's timers (group_on_timer): evaluate again ---- */
         :: act == A_SETTLE -> T(printf("TRACE node %d: settle timer\n", i)); st[i] = 2; ee = 1
@@ -1782,7 +2257,7 @@ end_node:
             d_step {
                 if
                 :: len(rq[i]) > 0 && conn[i] && live[i] ->
-                    rq[i]?qk, qa, qb, qc, qd;
+                    RQ_GET(rq[i]);
                     zk_apply(i, 0);
                     qk = 0; qa = 0; qb = 0; qc = 0; qd = 0; zrc = 0; x0 = 0; x1 = 0; x2 = 0; x3 = 0
                 :: else
@@ -1822,7 +2297,7 @@ inline reconnect(n) {
     if
     :: fa ->
         do
-        :: len(rq[n]) > 0 -> rq[n]?qk, qa, qb, qc, qd; fail_reply(n, CONNLOSS)
+        :: len(rq[n]) > 0 -> RQ_GET(rq[n]); fail_reply(n, CONNLOSS)
         :: else -> break
         od
     :: else
@@ -1834,6 +2309,9 @@ inline reconnect(n) {
     /* SetWatches: NodeDeleted if the leader znode is gone now, else NodeDataChanged/NodeCreated */
     if :: W[WLD].s[n] == 2 -> W[WLD].s[n] = 0; evsend(n, EV_W_LD, 0, (L_ver == 0), 0, 0, 0) :: else fi;
     if :: W[WCH].s[n] == 2 -> W[WCH].s[n] = 0; evsend(n, EV_W_CH, 0, 0, 0, 0, 0) :: else fi;
+#ifdef RESIGN
+    if :: W[WSU].s[n] == 2 -> W[WSU].s[n] = 0; evsend(n, EV_W_SU, 0, 0, 0, 0, 0) :: else fi;
+#endif
     if :: W_pst[n] == 2 -> evsend(n, EV_W_PRED, 0, W_pr[n], 0, 0, 0); W_pst[n] = 0; W_pr[n] = 0 :: else fi;
     qk = 0; qa = 0; qb = 0; qc = 0; qd = 0; fa = 0
 }
@@ -1885,7 +2363,7 @@ inline disconnect(n) {
     q = 0;
     do
     :: q < m ->
-        rq[n]?qk, qa, qb, qc, qd;
+        RQ_GET(rq[n]);
         if :: q < p -> zk_apply(n, 1) :: else fi;
         fail_reply(n, CONNLOSS);
         q++
@@ -2140,6 +2618,9 @@ init {
                 REG[n] = n + 1; reg[n] = RG_DONE; my_seq[n] = n + 1; czx[n] = 1;
                 role[n] = R_MEMBER; e_rd[n] = 1; l_rd[n] = 1;
                 W[WEL].s[n] = 1; W[WLD].s[n] = 1
+#ifdef PIPE
+                ; lx[n] = 1             /* the leader znode absent, watched */
+#endif
             :: else ->
                 c_sess[n] = CS_CONNECTING; reg[n] = RG_PENDING; role[n] = R_NONE;
                 ev[n]!EV_CONNECTED, 0, 0, 0, 0, 0
@@ -2221,6 +2702,20 @@ init {
             rdy_ep[1] = 0; last_ep = 0; last_nd = NONE; srv_ep = 0; srv_nd = NONE
         :: else
         fi;
+#ifdef RESIGN
+        /* issue 18 B: `successor` written with the decision of epoch 1 (the
+           lowest other node), read (and watched) by the READY leader */
+        mx_ep = 1;
+        S_ver = 1; S_ev = 1; S_ep = 2; S_lrg = ld + 1;
+        S_sd = (ld == 0 -> 1 + 4 * 2 : 0 + 4 * 1);
+        su_w[0] = S_sd; su_v[0] = 1;
+        if
+        :: role[ld] == R_READY ->
+            s_ver[ld] = S_ver; s_ev[ld] = S_ev; s_ep[ld] = S_ep; s_lrg[ld] = S_lrg; s_sd[ld] = S_sd;
+            W[WSU].s[ld] = 1
+        :: else
+        fi;
+#endif
 #endif
 #endif
         n = 0; ld = 0; started = 1;

@@ -8,10 +8,14 @@
 #   sh doc/model/run.sh --deep     larger fault budgets, more starts, the
 #                                  deep liveness check, every mutant
 #   (each tier includes issue 16's checks: settle, holds, drain, scheduled
-#   switchover, and their mutants; README.md, "Issue 16"; and issue 17's
-#   two-slot model, -DSLOTS=2, and its mutants; README.md, "Issue 17")
+#   switchover, and their mutants; README.md, "Issue 16"; issue 17's
+#   two-slot model, -DSLOTS=2, and its mutants; README.md, "Issue 17"; and
+#   issue 18's pipelined takeover, -DPIPE, and the leader's resign with the
+#   successor record, -DMAX_RESIGN=1, and their mutants; README.md, "Issue 18")
 #   sh doc/model/run.sh --slots    only issue 17's: the two-slot checks of
 #                                  every tier and their mutants
+#   sh doc/model/run.sh --issue18  only issue 18's: its checks of every tier
+#                                  and its mutants
 #
 # Prints one "ok - ..." or "FAIL - ..." line per check and a summary; exits 0
 # only when every check went as expected. Works from any directory and from a
@@ -28,9 +32,9 @@ MEMLIM=${MODEL_MEMLIM:-4096}
 mode=${1:---bounded}
 
 case $mode in
---bounded|--mutants|--test|--deep|--deep-only|--slots) ;;
--h|--help) sed -n '2,21p' "$0"; exit 0 ;;
-*) echo "run.sh: unknown option $mode (--mutants, --test, --deep, --slots)" >&2; exit 2 ;;
+--bounded|--mutants|--test|--deep|--deep-only|--slots|--issue18) ;;
+-h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+*) echo "run.sh: unknown option $mode (--mutants, --test, --deep, --slots, --issue18)" >&2; exit 2 ;;
 esac
 
 if ! command -v spin >/dev/null 2>&1; then
@@ -285,6 +289,55 @@ deep() {
     # one fault; see README.md, Results.
 }
 
+# issue 18 (README.md, "Issue 18"): A, the create and READY pipelined
+# (-DPIPE: a group without a takeover callback); B, the READY leader
+# resigns (-DMAX_RESIGN=1) and hands over with the elector's successor record
+P18CS="-DSTABLE_START=1 -DMAXFAULTS=2 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_FREEZE=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DCRASH_NODE=1"
+R18B="-DMAX_RESIGN=1 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_FREEZE=0 -DMAX_TFAIL=0 -DMAX_EARLY=0"
+R18="$R18B -DSTABLE_START=2"
+bounded_18() {
+    # A: the leader (node 1) crashes: every node reads the leader znode
+    # absent from its exists watch, the candidate pipelines; a switchover
+    # may move the decision between its create and its READY
+    check "issue 18: pipelined takeovers, the leader crashes, a switchover" pass -O1 \
+        "-DPIPE $P18CS" "$SAFE" "-m100000"
+    # B: either leader resigns (handover or ordinary leave), any node may
+    # crash (the successor too: the elector rewrites the record); A on
+    check "issue 18: the READY leader resigns (either leader), a crash, pipelined" pass -O1 \
+        "-DPIPE $R18 -DMAX_SWITCH=0" "$SAFE" "-m100000"
+    # L2 after a resign of the leader that is also the elector
+    check "issue 18: liveness, the READY leader (the elector) resigns" pass -O1 \
+        "-DLIVE -DMAX_RESIGN=1 -DSTABLE_START=0 -DMAXFAULTS=0" "$LIVE" "-m200000 -a -f"
+}
+
+mutants_18() {
+    check "mutant MUT_PIPE_NOCHECK (the pipelined READY does not check elected)" \
+        S4_leader_writes_follow_decision -O0 "-DPIPE -DMUT_PIPE_NOCHECK $P18CS" "$SAFE" "-m100000"
+    check "mutant MUT_PIPE_STALE (pipelined while a leader read is in flight)" \
+        S4_leader_writes_follow_decision -O0 "-DPIPE -DMUT_PIPE_STALE $P18CS" "$SAFE" "-m100000"
+    # the successor (node 1 or 0) crashes: the elector rewrites the record,
+    # the leaver uses the one it read before
+    check "mutant MUT_SUCC_NOCHECK (the handover does not check successor's version)" \
+        S17_handover_current_record -O0 "-DMUT_SUCC_NOCHECK $R18 -DMAX_SWITCH=0" "$SAFE" "-m100000"
+}
+
+deep_18() {
+    check "issue 18: pipelined takeovers, stable start, 1 fault" pass -O1 \
+        "-DPIPE -DSTABLE_START=0 -DMAXFAULTS=1" "$SAFE" "-m100000"
+    # (the leader node 0, also the elector; either leader, or node 1 alone:
+    # more than 10 M states)
+    check "issue 18: the READY leader (the elector) resigns, a switchover" pass -O1 \
+        "$R18B -DSTABLE_START=0 -DMAX_CRASH=0" "$SAFE" "-m100000"
+    check "issue 18: liveness, the READY leader resigns (either leader)" pass -O1 \
+        "-DLIVE -DMAX_RESIGN=1 -DSTABLE_START=2 -DMAXFAULTS=0" "$LIVE" "-m200000 -a -f"
+    # the two changes proposed in README.md "Issue 18" (the model's knobs
+    # PIPE_DEL, HO_DELETE_FIRST): still safe
+    check "issue 18: pipelined also on a NodeDeleted seen while named (PIPE_DEL), 1 fault" pass -O1 \
+        "-DPIPE -DPIPE_DEL -DSTABLE_START=0 -DMAXFAULTS=1" "$SAFE" "-m100000"
+    check "issue 18: the handover deletes the leader znode before it sets elected (HO_DELETE_FIRST)" pass -O1 \
+        "-DPIPE -DHO_DELETE_FIRST $R18 -DMAX_SWITCH=0" "$SAFE" "-m100000"
+}
+
 # issue 17: two slots (README.md, "Issue 17"). The fault process may use
 # any of its budgets (default MAXFAULTS=2: a crash, set-leaders 2 -> 1 -> 2,
 # a switchover --from, a failed takeover) or stop at any point.
@@ -332,13 +385,15 @@ deep_slots() {
 }
 
 case $mode in
---bounded) bounded; bounded_dr; bounded_slots ;;
---mutants) mutants_fast; mutants_slow; mutants_deep; mutants_dr; mutants_dr_more; mutants_slots ;;
---test) bounded; mutants_fast; mutants_slow; bounded_dr; mutants_dr; bounded_slots; mutants_slots ;;
---deep-only) deep; deep_dr; bounded_slots; deep_slots ;;
---deep) deep; deep_dr; bounded_slots; deep_slots; mutants_fast; mutants_slow; mutants_deep; mutants_dr;
-    mutants_dr_more; mutants_slots ;;
+--bounded) bounded; bounded_dr; bounded_slots; bounded_18 ;;
+--mutants) mutants_fast; mutants_slow; mutants_deep; mutants_dr; mutants_dr_more; mutants_slots; mutants_18 ;;
+--test) bounded; mutants_fast; mutants_slow; bounded_dr; mutants_dr; bounded_slots; mutants_slots;
+    bounded_18; mutants_18 ;;
+--deep-only) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18 ;;
+--deep) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; mutants_fast; mutants_slow;
+    mutants_deep; mutants_dr; mutants_dr_more; mutants_slots; mutants_18 ;;
 --slots) bounded_slots; mutants_slots; deep_slots ;;
+--issue18) bounded_18; mutants_18; deep_18 ;;
 esac
 
 t_end=$(date +%s)

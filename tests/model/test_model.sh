@@ -2,9 +2,10 @@
 # test_model: the Spin model of the election protocol, default tier
 # (doc/model/README.md): the bounded safety check, the bounded liveness
 # checks (issue 16's settle, holds, drain and scheduled switchover too;
-# issue 17's two-slot model, -DSLOTS=2), and the fast mutants (issue 17's
-# seven too), each of which must be caught. About 3.5 minutes (the slowest
-# mutants run in the full tier, run.sh --deep).
+# issue 17's two-slot model, -DSLOTS=2; issue 18's pipelined takeover and
+# the leader's resign with the successor record), and the fast mutants
+# (issue 17's seven, issue 18's three too), each of which must be caught.
+# About 4 minutes (the slowest mutants run in the full tier, run.sh --deep).
 # Prints "ok"/"FAIL" per check and "test_model: N passed, N failed" last;
 # exits 1 on any failure. Needs spin (Debian package "spin"): without it the
 # test FAILS (tests/quickstart.sh installs it), it is never skipped.

@@ -802,6 +802,22 @@ enum decide_mode {
                          live leader znode shows, at its epoch */
 };
 
+/* The highest epoch in `elected` (any slot), and its slot. */
+static uint64_t
+elected_top_epoch(const struct zkelect_group *g, int *slot)
+{
+    uint64_t top = g->elected.epoch;
+    int k;
+
+    *slot = 0;
+    for (k = 0; k < g->elected.nslots; k++)
+        if (g->elected.slots[k].epoch > top) {
+            top = g->elected.slots[k].epoch;
+            *slot = g->elected.slots[k].slot;
+        }
+    return top;
+}
+
 /*
  * Write decision E (heap; freed here) to `elected`, with the history entries
  * HE[0..NHE-1] appended, in one multi checked against the versions read.
@@ -823,6 +839,25 @@ decide_commit(struct zkelect_group *g, struct zke_elected *e, const struct zke_h
     }
     if (g->history_buf && zke_history_decode(g->history_buf, (int)g->history_len, hist, NULL, 0) != 0)
         memset(hist, 0, sizeof(*hist));
+    if (g->have_elected) {
+        /* a decision in force that the history lacks (a handover, written
+           by the resigning leader): its entry first */
+        int ho_slot;
+        uint64_t ho_epoch = elected_top_epoch(g, &ho_slot);
+        if (ho_epoch > g->history_last_epoch && ho_epoch < epoch) {
+            struct zke_history_entry ho;
+            memset(&ho, 0, sizeof(ho));
+            ho.epoch = ho_epoch;
+            ho.slot = ho_slot;
+            snprintf(ho.leader, sizeof(ho.leader), "%s", ho_slot == 0 ? g->elected.leader :
+                     g->elected.slots[ho_slot - 1].leader);
+            snprintf(ho.elector, sizeof(ho.elector), "%s", g->elected.elector);
+            snprintf(ho.policy, sizeof(ho.policy), "%s", g->elected.policy);
+            snprintf(ho.reason, sizeof(ho.reason), "%s", g->elected.reason);
+            ho.at_ms = g->elected.at_ms;
+            zke_history_push(hist, &ho);
+        }
+    }
     for (i = 0; i < nhe; i++)
         zke_history_push(hist, &he[i]);
 
@@ -1084,21 +1119,6 @@ multi_first_error(const struct req *r, int n)
     return ZOK;
 }
 
-/* The highest epoch in `elected` (any slot), and its slot. */
-static uint64_t
-elected_top_epoch(const struct zkelect_group *g, int *slot)
-{
-    uint64_t top = g->elected.epoch;
-    int k;
-
-    *slot = 0;
-    for (k = 0; k < g->elected.nslots; k++)
-        if (g->elected.slots[k].epoch > top) {
-            top = g->elected.slots[k].epoch;
-            *slot = g->elected.slots[k].slot;
-        }
-    return top;
-}
 
 /*
  * Write succession S (heap; freed here) to `successor` when it differs from

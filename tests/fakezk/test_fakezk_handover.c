@@ -295,6 +295,36 @@ test_direct_handover_pipelined(void)
     fz_end();
 }
 
+/*
+ * A switchover request is pending when the leader resigns: the handover
+ * goes to the successor (it does not acknowledge the request), and the
+ * elector then acts on the request. Its decision's multi also appends the
+ * handover's history entry, which it had not written yet: the history has
+ * both. (Before, the history lost the handover's entry.)
+ */
+static void
+test_handover_then_decision_history(void)
+{
+    static const char sw[] = "{\"v\":1,\"id\":1,\"to\":\"n3\",\"at_ms\":0,\"by\":\"t\"}";
+
+    fz_begin();
+    four_nodes();
+    fakezk_hold(fz_sid(&N[0]), true);  /* the elector hears of both at once */
+    if (fakezk_exists("/g/switchover")) {
+        CU_ASSERT(fakezk_set("/g/switchover", sw, (int)strlen(sw)) == 0);
+    } else {
+        CU_ASSERT(fakezk_create("/g/switchover", sw, (int)strlen(sw), 0) == 0);
+    }
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    fz_flush();
+    fakezk_hold(fz_sid(&N[0]), false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[3], 0));
+    CU_ASSERT(fz_znode_has("/g/history", "handover: n1 resigned"));
+    CU_ASSERT(fz_znode_has("/g/history", "switchover"));
+    fz_end();
+}
+
 /* The succession follows the members: n2 (the successor, not the leader)
    leaves, and `successor` names n3 next. */
 static void
@@ -528,6 +558,7 @@ static CU_TestInfo handover_tests[] = {
     {"noop_three_nodes_handover", test_noop_three_nodes_handover},
     {"direct_handover", test_direct_handover},
     {"direct_handover_pipelined", test_direct_handover_pipelined},
+    {"handover_then_decision_history", test_handover_then_decision_history},
     {"succession_follows_members", test_succession_follows_members},
     {"handover_refused", test_handover_refused},
     {"successor_malformed", test_successor_malformed},

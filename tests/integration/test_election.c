@@ -348,7 +348,9 @@ wait_one_ready(int timeout_ms, const char *expect)
  * win the session back before the close arrives, so check that its session
  * id changed, and try again if not.
  *
- * The clone attaches to the server the victim is connected to: that server
+ * The clone attaches to the server the victim is connected to (and the
+ * victim may only reconnect to that server until its session has ended):
+ * that server
  * drops the victim's connection when the clone takes the session over, so
  * the victim is cut off (and suspends) before its session ends, as with a
  * real expiry, which a server decides only after T without hearing from it.
@@ -377,7 +379,14 @@ expire_session(zkelect_t *h, const char *hs)
         snprintf(server, sizeof(server), "%s", cur && *cur && strchr(cur, ':') ? cur : hs);
         pthread_mutex_unlock(&h->mu);
         if (cid.client_id != old)
-            return; /* already a new session */
+            break; /* already a new session */
+        /* the victim may only come back to that same server: it then
+           learns of the close from the server that applies it first, not
+           from another that may apply it later than the next leader's
+           takeover (the ensemble; a standalone server is this already) */
+        pthread_mutex_lock(&h->mu);
+        (void)zoo_set_servers(h->zh, server);
+        pthread_mutex_unlock(&h->mu);
         clone = zookeeper_init(server, NULL, T_SESSION, &cid, NULL, ZOO_NO_LOG_CLIENTENV);
         CU_ASSERT_PTR_NOT_NULL_FATAL(clone);
         end = now_ms() + 10000;
@@ -391,11 +400,17 @@ expire_session(zkelect_t *h, const char *hs)
             int64_t id = zkelect_session_id(h);
             struct timespec ts = {0, 5 * 1000000};
             if (id != 0 && id != old)
-                return;
+                break;
             nanosleep(&ts, NULL);
         }
+        if (zkelect_session_id(h) != 0 && zkelect_session_id(h) != old)
+            break;
     }
-    CU_FAIL("could not expire the session");
+    pthread_mutex_lock(&h->mu);
+    (void)zoo_set_servers(h->zh, hs);
+    pthread_mutex_unlock(&h->mu);
+    if (attempt == 5)
+        CU_FAIL("could not expire the session");
 }
 
 /* A raw handle to the standalone server, connected (or not, after 10 s:

@@ -818,6 +818,26 @@ elected_top_epoch(const struct zkelect_group *g, int *slot)
     return top;
 }
 
+/* Append to HIST the entry of the decision in force in slot SLOT at EPOCH
+   (one the history lacks: a handover, written by the resigning leader). */
+static void
+history_push_elected(const struct zkelect_group *g, struct zke_history *hist, uint64_t epoch,
+                     int slot)
+{
+    struct zke_history_entry he;
+
+    memset(&he, 0, sizeof(he));
+    he.epoch = epoch;
+    he.slot = slot;
+    snprintf(he.leader, sizeof(he.leader), "%s", slot == 0 ? g->elected.leader :
+             g->elected.slots[slot - 1].leader);
+    snprintf(he.elector, sizeof(he.elector), "%s", g->elected.elector);
+    snprintf(he.policy, sizeof(he.policy), "%s", g->elected.policy);
+    snprintf(he.reason, sizeof(he.reason), "%s", g->elected.reason);
+    he.at_ms = g->elected.at_ms;
+    zke_history_push(hist, &he);
+}
+
 /*
  * Write decision E (heap; freed here) to `elected`, with the history entries
  * HE[0..NHE-1] appended, in one multi checked against the versions read.
@@ -845,17 +865,7 @@ decide_commit(struct zkelect_group *g, struct zke_elected *e, const struct zke_h
         int ho_slot;
         uint64_t ho_epoch = elected_top_epoch(g, &ho_slot);
         if (ho_epoch > g->history_last_epoch && ho_epoch < epoch) {
-            struct zke_history_entry ho;
-            memset(&ho, 0, sizeof(ho));
-            ho.epoch = ho_epoch;
-            ho.slot = ho_slot;
-            snprintf(ho.leader, sizeof(ho.leader), "%s", ho_slot == 0 ? g->elected.leader :
-                     g->elected.slots[ho_slot - 1].leader);
-            snprintf(ho.elector, sizeof(ho.elector), "%s", g->elected.elector);
-            snprintf(ho.policy, sizeof(ho.policy), "%s", g->elected.policy);
-            snprintf(ho.reason, sizeof(ho.reason), "%s", g->elected.reason);
-            ho.at_ms = g->elected.at_ms;
-            zke_history_push(hist, &ho);
+            history_push_elected(g, hist, ho_epoch, ho_slot);
         }
     }
     for (i = 0; i < nhe; i++)
@@ -1130,7 +1140,6 @@ static void
 succession_write(struct zkelect_group *g, struct zke_successor *s)
 {
     struct zke_history *hist = NULL;
-    struct zke_history_entry he;
     char key[24], text[ZKE_LEADERS_MAX * 2 * (ZKE_ZNODE_MAX + 8) + 64];
     uint64_t hash = 14695981039346656037ULL;
     size_t len0 = 0, len1 = 0, off;
@@ -1188,16 +1197,7 @@ succession_write(struct zkelect_group *g, struct zke_successor *s)
         if (g->history_buf &&
             zke_history_decode(g->history_buf, (int)g->history_len, hist, NULL, 0) != 0)
             memset(hist, 0, sizeof(*hist));
-        memset(&he, 0, sizeof(he));
-        he.epoch = top_el;
-        he.slot = top_slot;
-        snprintf(he.leader, sizeof(he.leader), "%s", top_slot == 0 ? g->elected.leader :
-                 g->elected.slots[top_slot - 1].leader);
-        snprintf(he.elector, sizeof(he.elector), "%s", g->elected.elector);
-        snprintf(he.policy, sizeof(he.policy), "%s", g->elected.policy);
-        snprintf(he.reason, sizeof(he.reason), "%s", g->elected.reason);
-        he.at_ms = g->elected.at_ms;
-        zke_history_push(hist, &he);
+        history_push_elected(g, hist, top_el, top_slot);
         if (zke_history_encode(hist, &r->payload[1], &len1) != 0) {
             req_sent(r, ZMARSHALLINGERROR);
             goto out;

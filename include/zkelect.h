@@ -316,6 +316,19 @@ struct zkelect_group_options {
  * down. A group without a takeover callback always works this way. */
 #define ZKELECT_GROUP_TAKEOVER_NOOP 0x2u
 
+/* The group's on_event gets no "+leader-changed" events (every other event
+ * still). A group follows the leader (keeps `elected` and the leader znode
+ * watched, and reads them on each change) only while somebody needs it: the
+ * elector, a candidate in play (elected, taking over, leading), a
+ * zkelect_subscribe() with ZKELECT_MASK_LEADER, an on_event without this
+ * flag, a zkelect_wait_leader() in progress. Any other member watches
+ * nothing that changes with the leader (the elector wakes it when it elects
+ * it), and zkelect_get_leader(), zkelect_get_leaders() and
+ * zkelect_get_node_host() read the leader from ZooKeeper when called
+ * (doc/PROTOCOL.md §2, "Who follows"). The handle's on_event never makes a
+ * group follow: it sees "+leader-changed" from groups that follow. */
+#define ZKELECT_GROUP_NO_LEADER_EVENTS 0x4u
+
 /* Open a group as an observer (it sees the leader; it is no candidate). */
 ZKELECT_API int zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *opts,
                                    zkelect_group_t **out);

@@ -58,7 +58,8 @@ zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *o, zkelect_
     path = o->path ? o->path : "/cluster";
     if (!zke_layout_base_valid(path, ZKE_BASE_MAX) || o->watchdog_ms < 0 || o->exclude_ms < 0 ||
         (o->npolicy_options && o->policy_options == NULL) ||
-        (o->flags & ~(ZKELECT_GROUP_NOWAIT | ZKELECT_GROUP_TAKEOVER_NOOP)) != 0)
+        (o->flags & ~(ZKELECT_GROUP_NOWAIT | ZKELECT_GROUP_TAKEOVER_NOOP |
+                      ZKELECT_GROUP_NO_LEADER_EVENTS)) != 0)
         return ZKELECT_EINVAL;
     for (i = 0; i < o->npolicy_options; i++)
         if (o->policy_options[i] == NULL || strchr(o->policy_options[i], '=') == NULL)
@@ -89,6 +90,7 @@ zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *o, zkelect_
     g->min_move_interval_ms = ext.min_move_interval_ms;
     g->on_event = o->on_event;
     g->event_data = o->event_data;
+    g->no_leader_events = (o->flags & ZKELECT_GROUP_NO_LEADER_EVENTS) != 0;
     g->on_takeover = o->on_takeover;
     g->takeover_noop = o->on_takeover == NULL || (o->flags & ZKELECT_GROUP_TAKEOVER_NOOP) != 0;
     g->on_stepdown = o->on_stepdown;
@@ -346,12 +348,67 @@ fill_leader(struct zkelect_group *g, struct zkelect_leader *out)
     out->is_self = group_is_leading(g) && strcmp(LV0(g)->l.id, g->self.id) == 0;
 }
 
+/* ---- the leader on request (a group that does not follow) ------------------ */
+
+struct refresh {
+    struct zkelect_group *g;
+    bool sent;                        /* the reads are out (library thread) */
+};
+
+static void
+call_refresh(struct zkelect *h, void *arg)
+{
+    struct refresh *rf = arg;
+    struct zkelect_group *g = rf->g;
+
+    (void)h;
+    if (!g->closed && group_connected(g)) {
+        g->elected_read = false;
+        view_read_elected(g);
+        view_read_leaders(g);
+    }
+    rf->sent = true;
+}
+
+static bool
+pred_refreshed(void *arg)
+{
+    struct refresh *rf = arg;
+    struct zkelect_group *g = rf->g;
+
+    return rf->sent && ((g->elected_read && view_leaders_read(g) && !g->elected_unwatched) ||
+                        g->closed || g->h->sess != SESS_CONNECTED);
+}
+
+/*
+ * Before an answer about the leader: a group that does not follow reads
+ * `elected` and the leader znodes now (it follows until they are read),
+ * bounded by the session timeout. On the library thread (a callback) the
+ * view answers as it is. Called and returns with h->mu held.
+ */
+static void
+leader_refresh(struct zkelect_group *g)
+{
+    struct zkelect *h = g->h;
+    struct refresh rf = {g, false};
+
+    if (pthread_equal(pthread_self(), h->thread) || group_follows(g) ||
+        h->sess != SESS_CONNECTED || g->closed)
+        return;
+    g->leader_waiters++;
+    pthread_mutex_unlock(&h->mu);
+    (void)zke_call_wait(h, call_refresh, &rf, pred_refreshed, &rf, h->session_timeout_ms);
+    pthread_mutex_lock(&h->mu);
+    g->leader_waiters--;
+}
+
 ZKELECT_API int
 zkelect_get_leader(zkelect_group_t *g, struct zkelect_leader *out)
 {
     if (g == NULL || out == NULL)
         return ZKELECT_EINVAL;
     pthread_mutex_lock(&g->h->mu);
+    leader_refresh(g);
     fill_leader(g, out);
     pthread_mutex_unlock(&g->h->mu);
     return out->id[0] ? 0 : ZKELECT_ENOLEADER;
@@ -365,6 +422,7 @@ zkelect_get_leaders(zkelect_group_t *g, struct zkelect_slot *out, int max)
     if (g == NULL || max < 0 || (out == NULL && max > 0))
         return ZKELECT_EINVAL;
     pthread_mutex_lock(&g->h->mu);
+    leader_refresh(g);
     n = g->have_elected ? 1 + g->elected.nslots : 1;
     for (k = 0; k < n && k < max; k++) {
         struct zkelect_slot *o = &out[k];
@@ -441,7 +499,16 @@ zkelect_get_node_host(zkelect_group_t *g, const char *id, char *buf, size_t len)
         return ZKELECT_EINVAL;
     buf[0] = '\0';
     pthread_mutex_lock(&g->h->mu);
-    if (g->have_leader_info && strcmp(g->leader_info.id, id) == 0) {
+    leader_refresh(g);
+    if (g->have_elected && *g->elected.leader_host && strcmp(g->elected.leader, id) == 0) {
+        /* the decision's word (the record as it was when decided) */
+        snprintf(buf, len, "%s", g->elected.leader_host);
+        rc = 0;
+    } else if (g->have_elected && *g->elected.previous_host &&
+               strcmp(g->elected.previous, id) == 0) {
+        snprintf(buf, len, "%s", g->elected.previous_host);
+        rc = 0;
+    } else if (g->have_leader_info && strcmp(g->leader_info.id, id) == 0) {
         snprintf(buf, len, "%s", g->leader_info.host);
         rc = 0;
     } else if (*g->prev_info_id && strcmp(g->prev_info_id, id) == 0) {
@@ -456,10 +523,42 @@ ZKELECT_API int
 zkelect_wait_leader(zkelect_group_t *g, enum zkelect_status status, int self, int timeout_ms)
 {
     struct leader_wait w = {g, status, self};
+    struct refresh rf = {g, false};
+    uint64_t start = zke_now_ms(), spent;
+    bool quiet;
+    int rc;
 
     if (g == NULL || timeout_ms < 0)
         return ZKELECT_EINVAL;
-    return zke_call_wait(g->h, NULL, NULL, pred_leader, &w, timeout_ms);
+    if (pthread_equal(pthread_self(), g->h->thread))
+        return ZKELECT_ESTATE;
+    /* the group follows while somebody waits (a quiet one reads first) */
+    pthread_mutex_lock(&g->h->mu);
+    quiet = !group_follows(g) && g->h->sess == SESS_CONNECTED && !g->closed;
+    g->leader_waiters++;
+    pthread_mutex_unlock(&g->h->mu);
+    if (quiet)
+        (void)zke_call_wait(g->h, call_refresh, &rf, pred_refreshed, &rf, timeout_ms);
+    spent = zke_now_ms() - start;
+    rc = zke_call_wait(g->h, NULL, NULL, pred_leader, &w,
+                       spent < (uint64_t)timeout_ms ? timeout_ms - (int)spent : 0);
+    pthread_mutex_lock(&g->h->mu);
+    g->leader_waiters--;
+    pthread_mutex_unlock(&g->h->mu);
+    return rc;
+}
+
+/* A leader subscriber came: the group follows from now on, and reads what it
+   let go (group.c, view_follow). */
+static void
+call_follow(struct zkelect *h, void *arg)
+{
+    struct zkelect_group *g = arg;
+
+    (void)h;
+    if (!g->closed)
+        view_follow(g, false);
+    group_release(g);
 }
 
 ZKELECT_API int
@@ -480,6 +579,10 @@ zkelect_subscribe(zkelect_group_t *g, uint32_t mask, zkelect_event_fn fn, void *
     id = s->id = g->next_sub++;
     s->next = g->subs;
     g->subs = s;
+    if (mask & ZKELECT_MASK_LEADER) {
+        g->refs++;
+        zke_call(g->h, call_follow, g);
+    }
     pthread_mutex_unlock(&g->h->mu);
     return id;
 }

@@ -37,7 +37,7 @@
 #define CODEC_FIELD_SIZE (32 + CODEC_ESC_SIZE)    /* a field path in messages */
 #define CODEC_DEPTH_MAX  64  /* nesting of JSON objects and arrays */
 #define CODEC_NUMBER_MAX 63  /* characters of a number literal (cJSON < 1.7.15 truncates longer ones) */
-#define CODEC_FIELDS_MAX 16  /* known fields of one object (the longest list, elected, has 15) */
+#define CODEC_FIELDS_MAX 18  /* known fields of one object (the longest list, elected, has 17) */
 
 #define CODEC_OPTIONAL 0x0   /* the field may be absent */
 #define CODEC_REQUIRED 0x1   /* the field must be present */
@@ -1269,7 +1269,7 @@ out:
 static const char *const codec_elected_fields[] = {
     "v", "epoch", "leader", "leader_site", "leader_znode", "previous", "elector",
     "policy", "reason", "at_ms", "switchover_id", "config_version", "excluded",
-    "hold", "slots", NULL
+    "hold", "slots", "leader_host", "previous_host", NULL
 };
 
 static const char *const codec_hold_fields[] = {
@@ -1424,6 +1424,13 @@ zke_elected_encode(const struct zke_elected *e, char **out, size_t *outlen)
         e->leader_znode, sizeof(e->leader_znode));
     codec_put_str(&enc, root, "previous", CODEC_NULLABLE, CODEC_ID0, ZKE_ID_MAX,
         e->previous, sizeof(e->previous));
+    /* the hosts (a fencing target when that node is gone): only when known */
+    if (e->leader_host[0] != '\0')
+        codec_put_str(&enc, root, "leader_host", 0, CODEC_TEXT, ZKE_HOST_MAX,
+            e->leader_host, sizeof(e->leader_host));
+    if (e->previous_host[0] != '\0')
+        codec_put_str(&enc, root, "previous_host", 0, CODEC_TEXT, ZKE_HOST_MAX,
+            e->previous_host, sizeof(e->previous_host));
     codec_put_str(&enc, root, "elector", 0, CODEC_ID, ZKE_ID_MAX, e->elector,
         sizeof(e->elector));
     codec_put_str(&enc, root, "policy", 0, CODEC_NAME, ZKE_NAME_MAX, e->policy,
@@ -1491,6 +1498,10 @@ zke_elected_decode(const char *buf, int len, struct zke_elected *e, char *err,
         ZKE_ZNODE_MAX, e->leader_znode, sizeof(e->leader_znode)));
     CODEC_TRY(codec_get_str(&d, &o, "previous", CODEC_NULLABLE, CODEC_ID0,
         ZKE_ID_MAX, e->previous, sizeof(e->previous)));
+    CODEC_TRY(codec_get_str(&d, &o, "leader_host", CODEC_OPTIONAL, CODEC_TEXT,
+        ZKE_HOST_MAX, e->leader_host, sizeof(e->leader_host)));
+    CODEC_TRY(codec_get_str(&d, &o, "previous_host", CODEC_OPTIONAL, CODEC_TEXT,
+        ZKE_HOST_MAX, e->previous_host, sizeof(e->previous_host)));
     CODEC_TRY(codec_get_str(&d, &o, "elector", CODEC_REQUIRED, CODEC_ID,
         ZKE_ID_MAX, e->elector, sizeof(e->elector)));
     CODEC_TRY(codec_get_str(&d, &o, "policy", CODEC_REQUIRED, CODEC_NAME,

@@ -181,6 +181,11 @@ struct zke_elected {
                                                  later registration of the same id
                                                  is not this leader */
     char previous[ZKE_ID_MAX + 1];            /* optional node id; null/"" <-> "" (none) */
+    char leader_host[ZKE_HOST_MAX + 1];       /* optional (omitted when ""): the leader's
+                                                 host as its record said when decided */
+    char previous_host[ZKE_HOST_MAX + 1];     /* optional (omitted when ""): the previous
+                                                 leader's, a fencing target that members
+                                                 not following the leader never saw */
     char elector[ZKE_ID_MAX + 1];             /* required node id */
     char policy[ZKE_NAME_MAX + 1];            /* required name */
     char reason[ZKE_REASON_MAX + 1];          /* required text, may be "" */

@@ -314,8 +314,6 @@ member_ok_update(struct member_cache *m)
 void
 elector_start(struct zkelect_group *g)
 {
-    int k;
-
     g->is_elector = true;
     group_timer_changed(g);
     g->election_read = g->config_read = g->switchover_read = g->history_read = false;
@@ -332,6 +330,36 @@ elector_start(struct zkelect_group *g)
     g->settle_start = 0;
     g->settle_done = false;
     memset(&g->hold, 0, sizeof(g->hold));
+    g->last_move_ms = 0;
+    zke_event(g->h, g, ZKELECT_EV_ELECTOR, g->self.id, 0, 0, "this node is now the elector");
+    reg_list_election(g, true);
+    group_send_get(g, REQ_GET_CONFIG, g->p_config, NULL);
+    group_send_get(g, REQ_GET_SWITCHOVER, g->p_switchover, NULL);
+    if (group_connected(g)) {
+        struct req *r = req_new(g->h, g, REQ_GET_HISTORY);
+        if (r)
+            req_sent(r, zoo_aget(g->h->zh, g->p_history, 0, data_completion, r));
+    }
+    /* a member that followed nothing knows an old decision: what it takes
+       over from the decision waits for the decision as it is now */
+    g->elector_import = true;
+    view_follow(g, false);
+    elector_import(g);
+}
+
+/*
+ * What a new elector takes over from the decision in force, once it has
+ * `elected` and the leader znodes in view: the time of the last change of
+ * leader, the exclusions, a watchdog for a transition in flight.
+ */
+void
+elector_import(struct zkelect_group *g)
+{
+    int k;
+
+    if (!g->is_elector || !g->elector_import || !g->elected_read || !view_leaders_read(g))
+        return;
+    g->elector_import = false;
     /* the last change of leader, for anti-flap: as old as elected's last
        write (the wall clock read once; an acknowledgement rewrites it too,
        so a new elector may block a little longer, never shorter) */
@@ -343,15 +371,6 @@ elector_start(struct zkelect_group *g)
             age = 0;
         if ((uint64_t)age < now)
             g->last_move_ms = now - (uint64_t)age;
-    }
-    zke_event(g->h, g, ZKELECT_EV_ELECTOR, g->self.id, 0, 0, "this node is now the elector");
-    reg_list_election(g, true);
-    group_send_get(g, REQ_GET_CONFIG, g->p_config, NULL);
-    group_send_get(g, REQ_GET_SWITCHOVER, g->p_switchover, NULL);
-    if (group_connected(g)) {
-        struct req *r = req_new(g->h, g, REQ_GET_HISTORY);
-        if (r)
-            req_sent(r, zoo_aget(g->h->zh, g->p_history, 0, data_completion, r));
     }
     /* exclusions the previous elector recorded still hold, for the time that
        remained at its decision (counted from now: at most that long again) */
@@ -759,7 +778,7 @@ elector_ready(struct zkelect_group *g)
 {
     struct member_cache *m;
 
-    if (!g->is_elector || !group_connected(g) || !g->election_read || !g->config_read ||
+    if (!g->is_elector || g->elector_import || !group_connected(g) || !g->election_read || !g->config_read ||
         !g->switchover_read || !g->history_read || !g->elected_read || !view_leaders_read(g))
         return false;
     for (m = g->members; m; m = m->next)
@@ -839,6 +858,32 @@ history_push_elected(const struct zkelect_group *g, struct zke_history *hist, ui
 }
 
 /*
+ * Slot 0 of decision E: its leader's host (LEADER's record, if any), and its
+ * previous leader and where that one ran: its record while the elector still
+ * has it, else the decision that elected it (the record goes with its
+ * session). A member that followed nothing learns its fencing target here.
+ */
+static void
+decision_hosts(struct zkelect_group *g, struct zke_elected *e, const struct member_cache *leader)
+{
+    const struct member_cache *pm;
+
+    if (leader != NULL)
+        snprintf(e->leader_host, sizeof(e->leader_host), "%s", leader->rec.host);
+    if (!g->have_elected)
+        return;
+    if (strcmp(g->elected.leader, e->leader) != 0) {
+        pm = *g->elected.leader ? member_find(g, g->elected.leader) : NULL;
+        snprintf(e->previous, sizeof(e->previous), "%s", g->elected.leader);
+        snprintf(e->previous_host, sizeof(e->previous_host), "%s",
+                 pm && *pm->rec.host ? pm->rec.host : g->elected.leader_host);
+    } else {
+        snprintf(e->previous, sizeof(e->previous), "%s", g->elected.previous);
+        snprintf(e->previous_host, sizeof(e->previous_host), "%s", g->elected.previous_host);
+    }
+}
+
+/*
  * Write decision E (heap; freed here) to `elected`, with the history entries
  * HE[0..NHE-1] appended, in one multi checked against the versions read.
  * EPOCH is the newest epoch the decision gives (the reply's token).
@@ -901,6 +946,9 @@ decide_commit(struct zkelect_group *g, struct zke_elected *e, const struct zke_h
     else
         zoo_create_op_init(&r->ops[n++], g->p_history, r->payload[1], (int)len1, group_acl(g),
                            ZOO_PERSISTENT, NULL, 0);
+    /* the nodes it elects (a member that follows nothing watches only its
+       own election znode) */
+    n = group_wake_ops(g, r, n, e, g->have_elected ? &g->elected : NULL);
     memset(r->results, 0, sizeof(r->results));
     g->deciding = true;
     if (e->nslots > 0)
@@ -963,10 +1011,7 @@ decide_write(struct zkelect_group *g, const struct member_cache *chosen, const c
         snprintf(e->leader_site, sizeof(e->leader_site), "%s", chosen->rec.site);
         snprintf(e->leader_znode, sizeof(e->leader_znode), "%s", chosen->znode);
     }
-    if (g->have_elected && strcmp(g->elected.leader, e->leader) != 0)
-        snprintf(e->previous, sizeof(e->previous), "%s", g->elected.leader);
-    else if (g->have_elected)
-        snprintf(e->previous, sizeof(e->previous), "%s", g->elected.previous);
+    decision_hosts(g, e, chosen);
     snprintf(e->elector, sizeof(e->elector), "%s", g->self.id);
     snprintf(e->policy, sizeof(e->policy), "%s", g->policy ? zke_policy_name(g->policy) : "none");
     snprintf(e->reason, sizeof(e->reason), "%s", why);
@@ -1049,7 +1094,10 @@ elector_on_decide_reply(struct zkelect_group *g, struct zev *ev)
         g->hold_writing = false;
         view_changed(g);
     } else if (ev->rc == ZBADVERSION || ev->rc == ZNODEEXISTS || ev->rc == ZNONODE) {
-        /* someone else wrote meanwhile: re-read and decide again */
+        /* someone else wrote meanwhile, or a node it elects left (its wake
+           found no election znode): re-read and decide again */
+        if (ev->rc == ZNONODE)
+            reg_list_election(g, true);
         g->history_read = false;
         g->elected_read = false;
         view_read_elected(g);
@@ -1676,10 +1724,7 @@ elector_eval_slots(struct zkelect_group *g, struct zkelect_policy_input *in,
         he[nhe].at_ms = e->at_ms;
         nhe++;
     }
-    if (g->have_elected && strcmp(g->elected.leader, e->leader) != 0)
-        snprintf(e->previous, sizeof(e->previous), "%s", g->elected.leader);
-    else if (g->have_elected)
-        snprintf(e->previous, sizeof(e->previous), "%s", g->elected.previous);
+    decision_hosts(g, e, member_find(g, e->leader));
     if (e->epoch == 0)
         e->epoch = ++base; /* slot 0 never decided yet and empty: still a valid epoch */
     for (k = N; k < ncur; k++)

@@ -121,11 +121,138 @@ group_send_exists_nowatch(struct zkelect_group *g, enum req_kind kind, const cha
     req_sent(r, zoo_aexists(g->h->zh, path, 0, stat_completion, r));
 }
 
+/* ---- the wake ---------------------------------------------------------------- */
+
+/* Slot K of decision E: its node and election znode ("" none), its epoch. */
+static bool
+decision_slot(const struct zke_elected *e, int k, const char **id, const char **znode,
+              uint64_t *epoch)
+{
+    if (e == NULL || k < 0 || k > e->nslots)
+        return false;
+    *id = k == 0 ? e->leader : e->slots[k - 1].leader;
+    *znode = k == 0 ? e->leader_znode : e->slots[k - 1].leader_znode;
+    *epoch = k == 0 ? e->epoch : e->slots[k - 1].epoch;
+    return true;
+}
+
+/*
+ * Append to multi R, after its N ops, the wake of each node that decision E
+ * names in a slot at another epoch than BEFORE has there (NULL: nothing
+ * before), this node excepted: a setData of the node's election znode with
+ * the data it holds (its id). Only that node watches its election znode (a
+ * member that follows nothing learns of its election this way), and the op
+ * fails the whole multi if the registration named is gone. Returns the new
+ * op count.
+ */
+int
+group_wake_ops(struct zkelect_group *g, struct req *r, int n, const struct zke_elected *e,
+               const struct zke_elected *before)
+{
+    const char *id, *znode, *bid, *bznode;
+    uint64_t epoch, bepoch;
+    struct req_wake *w;
+    int k;
+
+    for (k = 0; decision_slot(e, k, &id, &znode, &epoch); k++) {
+        if (!*id || !*znode || strcmp(id, g->self.id) == 0 || n >= ZKE_MULTI_MAX)
+            continue;
+        if (decision_slot(before, k, &bid, &bznode, &bepoch) && bepoch == epoch &&
+            strcmp(bznode, znode) == 0)
+            continue; /* named before: it knows */
+        if (r->wake == NULL && (r->wake = calloc(1, sizeof(*r->wake))) == NULL)
+            return n; /* no wake: the node learns at its next read (a resync) */
+        w = r->wake;
+        if (w->n >= ZKE_LEADERS_MAX)
+            break;
+        snprintf(w->path[w->n], sizeof(w->path[w->n]), "%s/%s", g->p_election, znode);
+        snprintf(w->id[w->n], sizeof(w->id[w->n]), "%s", id);
+        zoo_set_op_init(&r->ops[n++], w->path[w->n], w->id[w->n], (int)strlen(w->id[w->n]), -1,
+                        NULL);
+        w->n++;
+    }
+    return n;
+}
+
+/* ---- following: who keeps `elected` and the leader znodes watched ----------- */
+
+/* A candidate in play: registering, past MEMBER, named by the decision it
+   read, or holding a leader znode in view. */
+static bool
+group_in_play(struct zkelect_group *g)
+{
+    int k;
+
+    if (g->reg == REG_PENDING || g->reg == REG_UNKNOWN || (g->reg == REG_DONE && g->my_czxid == 0))
+        return true; /* until its election znode is watched (the wake's) */
+    if (g->role != ROLE_MEMBER && g->role != ROLE_NONE)
+        return true;
+    for (k = 0; k < g->nlv; k++) {
+        const struct lview *v = LV(g, k);
+        if (v->version >= 0 && v->owner != 0 && v->owner == g->h->session_id)
+            return true;
+        if (cand_named_slot(g, k))
+            return true;
+    }
+    return false;
+}
+
+/*
+ * The group keeps `elected` and the leader znodes watched (doc/PROTOCOL.md
+ * §2, "Who follows"): the elector, a candidate in play, and a group somebody
+ * asked about the leader (a leader subscription, a wait, an on-request read).
+ * Any other member watches nothing that changes with the leader: the elector
+ * wakes it through its own election znode when it elects it.
+ */
+bool
+group_follows(struct zkelect_group *g)
+{
+    const struct sub *s;
+
+    if (g->is_elector || g->leader_waiters > 0 || (g->on_event != NULL && !g->no_leader_events))
+        return true;
+    for (s = g->subs; s; s = s->next)
+        if (!s->dead && (s->mask & ZKELECT_MASK_LEADER))
+            return true;
+    return group_in_play(g);
+}
+
+/*
+ * Read again what the group let go while it did not follow (it follows
+ * now). WAKE: our election znode was touched, a decision elects us: read
+ * `elected` whatever the view says. A leader znode let go is read with an
+ * exists first: an absence found so is fresh (a pipelined READY may rely on
+ * it, candidate.c), and a znode found is read next.
+ */
+void
+view_follow(struct zkelect_group *g, bool wake)
+{
+    int k;
+
+    if (!group_connected(g) || g->closed)
+        return; /* the resync after the reconnect reads everything */
+    if (wake || g->elected_unwatched) {
+        g->elected_read = false;
+        view_read_elected(g);
+    }
+    for (k = 0; k < g->nlv; k++) {
+        struct lview *v = LV(g, k);
+        if (!v->unwatched)
+            continue;
+        v->unwatched = false;
+        v->read = false;
+        v->watched_absent = false;
+        v->deleted_at_version = -1;
+        group_send_exists(g, REQ_EXISTS_LEADER, v->path, v->path);
+    }
+}
+
 /* ---- the shared view: elected and leader --------------------------------- */
 
 void
 view_read_elected(struct zkelect_group *g)
 {
+    g->elected_unwatched = false;
     group_send_get(g, REQ_GET_ELECTED, g->p_elected, NULL);
 }
 
@@ -134,6 +261,7 @@ view_read_elected(struct zkelect_group *g)
 void
 view_read_leader_slot(struct zkelect_group *g, int k)
 {
+    LV(g, k)->unwatched = false;
     group_send_get(g, REQ_GET_LEADER, LV(g, k)->path, LV(g, k)->path);
 }
 
@@ -618,7 +746,8 @@ group_stuck(struct zkelect_group *g, char *why, size_t len)
         snprintf(why, len, "registration %s with no request outstanding", group_reg_name(g->reg));
         return true;
     }
-    if (!g->elected_read || !view_leaders_read(g)) {
+    if ((!g->elected_read || !view_leaders_read(g)) && group_follows(g)) {
+        /* (one that does not follow lets its view go, by design) */
         snprintf(why, len, "view incomplete (elected %s, leader %s) with no read outstanding",
                  g->elected_read ? "read" : "unread", view_leaders_read(g) ? "read" : "unread");
         return true;
@@ -713,10 +842,14 @@ group_view_stale(struct zkelect_group *g)
 void
 view_changed(struct zkelect_group *g)
 {
+    if (group_follows(g))
+        view_follow(g, false); /* named now, say: read what was let go */
     view_publish_leader(g);
     cand_step(g);
-    if (g->is_elector)
+    if (g->is_elector) {
+        elector_import(g);
         elector_view_changed(g);
+    }
 }
 
 /* ---- session events ------------------------------------------------------- */
@@ -864,6 +997,26 @@ group_on_watch(struct zkelect_group *g, int type, const char *path)
 
     if (reg_on_watch(g, type, path))
         return;
+    if (strcmp(path, g->p_elected) == 0 || group_slot_of_path(g, path) >= 0) {
+        if (!group_follows(g)) {
+            /* nobody here needs it: let it go (no request), stale until
+               read again (view_follow) */
+            if (strcmp(path, g->p_elected) == 0) {
+                g->elected_unwatched = true;
+                g->elected_read = false;
+            } else {
+                struct lview *v = LV(g, group_slot_of_path(g, path));
+                v->unwatched = true;
+                v->have = false; /* unknown (never ours: a holder follows) */
+                v->version = -1;
+                v->owner = 0;
+                v->read = false;
+                v->watched_absent = false;
+                v->deleted_at_version = -1;
+            }
+            return;
+        }
+    }
     if (strcmp(path, g->p_elected) == 0) {
         /* the elector decides on `elected` as it is now (a resigning leader
            may have written a handover decision), never on the one before */

@@ -40,7 +40,12 @@ void group_send_exists(struct zkelect_group *g, enum req_kind kind, const char *
                        const char *arg);
 void group_send_exists_nowatch(struct zkelect_group *g, enum req_kind kind, const char *path);
 
-/* ---- group.c: the shared view ------------------------------------------- */
+/* ---- group.c: the wake and the shared view ------------------------------- */
+
+bool group_follows(struct zkelect_group *g);
+void view_follow(struct zkelect_group *g, bool wake);
+int group_wake_ops(struct zkelect_group *g, struct req *r, int n, const struct zke_elected *e,
+                   const struct zke_elected *before);
 
 void view_read_elected(struct zkelect_group *g);
 void view_read_leader(struct zkelect_group *g);
@@ -102,6 +107,7 @@ bool reg_on_watch(struct zkelect_group *g, int type, const char *path);
 /* ---- elector.c ------------------------------------------------------------- */
 
 void elector_start(struct zkelect_group *g);
+void elector_import(struct zkelect_group *g);
 void elector_stop(struct zkelect_group *g, const char *why);
 void elector_reread(struct zkelect_group *g);
 void elector_watchdog_restart(struct zkelect_group *g);

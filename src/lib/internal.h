@@ -67,6 +67,17 @@ enum req_kind {
 };
 
 /* One outstanding asynchronous request. Freed by the library thread. */
+/* The most ops in one multi: a handover's ten, or a decision's two and a
+   wake for each of its slots (group_wake_op). */
+#define ZKE_MULTI_MAX (2 + ZKE_LEADERS_MAX + 2)
+
+/* What a multi's wakes point at until its completion has run. */
+struct req_wake {
+    int n;
+    char path[ZKE_LEADERS_MAX][ZKE_PATH_MAX];
+    char id[ZKE_LEADERS_MAX][ZKE_ID_MAX + 1];
+};
+
 struct req {
     struct req *next, *prev;          /* h->outstanding list (h->mu) */
     struct zkelect *h;                /* owning handle */
@@ -78,10 +89,11 @@ struct req {
     uint64_t attempt;                 /* registration requests: g->reg_attempt when sent */
     char arg[ZKE_PATH_MAX];           /* kind-specific (member id, child name) */
     /* multi storage: must live until the completion runs */
-    zoo_op_t ops[10];                 /* multi ops */
-    zoo_op_result_t results[10];      /* multi results */
+    zoo_op_t ops[ZKE_MULTI_MAX];      /* multi ops */
+    zoo_op_result_t results[ZKE_MULTI_MAX]; /* multi results */
     char pathbuf[2][ZKE_PATH_MAX];    /* created paths */
     char *payload[2];                 /* encoded data (freed with the req) */
+    struct req_wake *wake;            /* the wakes' paths and data (group_wake_op) */
 };
 
 /* Kinds of queued events. */
@@ -283,6 +295,8 @@ struct lview {
        named us: after it only we can create the znode */
     bool watched_absent;
     int32_t deleted_at_version;       /* -1: no such deletion */
+    bool unwatched;                   /* a notification was let go (the group did not
+                                         follow): no watch, no read; stale until read */
     char pub_id[ZKE_ID_MAX + 1];      /* last published leader (for LEADER_CHANGED) */
     int pub_status;
     uint64_t pub_epoch;
@@ -348,6 +362,11 @@ struct zkelect_group {
     int32_t elected_version;          /* its znode version, -1 = absent */
     int64_t elected_mzxid;            /* zxid of its last write (INT64_MAX: our own write) */
     bool elected_read;                /* a read of elected completed (present or not) */
+    bool elected_unwatched;           /* its notification was let go (as lview.unwatched) */
+    bool no_leader_events;            /* ZKELECT_GROUP_NO_LEADER_EVENTS: on_event is no
+                                         leader subscriber */
+    int leader_waiters;               /* zkelect_wait_leader() and on-request reads in
+                                         progress: the group follows meanwhile */
     struct lview lv0;                 /* slot 0's leader znode, `leader` */
     struct lview *lvx;                /* slots 1..ZKE_LEADERS_MAX-1 (heap, allocated when
                                          a group first has more than one slot) */
@@ -405,6 +424,8 @@ struct zkelect_group {
 
     /* elector */
     bool is_elector;                  /* this node is the elector */
+    bool elector_import;              /* ... and waits for `elected` and the leader
+                                         znodes in view to take over (elector_import) */
     char pred[ZKE_PATH_MAX];          /* predecessor child name being watched */
     struct member_cache *members;     /* members (elector only) */
     bool config_read, switchover_read, history_read, election_read;

@@ -123,6 +123,7 @@ req_free(struct req *r)
         return;
     for (i = 0; i < 2; i++)
         free(r->payload[i]);
+    free(r->wake);
     if (r->g)
         group_release(r->g);
     free(r);

@@ -592,6 +592,8 @@ reg_handover(struct zkelect_group *g, struct zke_elected *e)
         snprintf(e->leader_site, sizeof(e->leader_site), "%s", g->succ.successor_site);
         snprintf(e->leader_znode, sizeof(e->leader_znode), "%s", g->succ.successor_znode);
         snprintf(e->previous, sizeof(e->previous), "%s", g->self.id);
+        snprintf(e->previous_host, sizeof(e->previous_host), "%s", g->self.host);
+        e->leader_host[0] = '\0'; /* the successor's: the elector's next decision */
         e->epoch = g->succ_next_epoch;
     } else {
         snprintf(sl->leader, sizeof(sl->leader), "%s", g->succ.successor);
@@ -656,6 +658,9 @@ reg_unregister(struct zkelect_group *g)
         zoo_delete_op_init(&r->ops[n++], CL(g)->path, CL(g)->version);
         zoo_set_op_init(&r->ops[n++], g->p_elected, r->payload[0], (int)len, g->elected_version,
                         NULL);
+        /* and wakes the successor (it may follow nothing): its registration
+           must still be there, or nothing of this multi is */
+        n = group_wake_ops(g, r, n, e, &g->elected);
         r->token = g->succ_next_epoch;
         zke_log(g->h, ZKELECT_LOG_INFO, "%s: handing over to %s at epoch %llu", g->path,
                 g->succ.successor, (unsigned long long)g->succ_next_epoch);
@@ -834,8 +839,14 @@ reg_on_watch(struct zkelect_group *g, int type, const char *path)
                 reg_lost(g, "our election znode was deleted");
             else if (type == ZOO_DELETED_EVENT)
                 group_send_exists(g, REQ_WATCH_MINE, mine, "our election znode was deleted");
-            else
+            else {
+                /* the wake (a decision elects us, group_wake_ops): the watch
+                   again first, then the reads, so a later wake is heard and
+                   an earlier decision is read */
                 group_send_exists(g, REQ_WATCH_MINE, mine, NULL);
+                if (type == ZOO_CHANGED_EVENT)
+                    view_follow(g, !group_follows(g));
+            }
             return true;
         }
         if (strcmp(path, rec) == 0) {

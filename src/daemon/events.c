@@ -74,6 +74,44 @@ zkd_leaders(struct zkd *d)
     return n;
 }
 
+/* The subscription only makes the group follow: its events reach the
+   handle's callback (events_on_event) like every other. */
+static void
+events_follow_cb(void *data, const struct zkelect_event *ev)
+{
+    (void)data;
+    (void)ev;
+}
+
+void
+events_follow(struct zkd *d)
+{
+    zkelect_group_t *g;
+    bool want;
+    int id;
+
+    pthread_mutex_lock(&d->mu);
+    g = d->g;
+    want = d->live->hook_notify != NULL || d->live->log_events != NULL;
+    pthread_mutex_unlock(&d->mu);
+    if (g == NULL || want == (d->follow_sub > 0))
+        return;
+    if (!want) {
+        (void)zkelect_unsubscribe(g, d->follow_sub);
+        d->follow_sub = 0;
+        log_info("not following the leader: no notify hook and no event log "
+            "need its changes");
+        return;
+    }
+    if ((id = zkelect_subscribe(g, ZKELECT_MASK_LEADER, events_follow_cb, d)) < 0) {
+        log_warnx("cannot follow the leader: zkelect_subscribe: %s",
+            zkelect_strerror(id));
+        return;
+    }
+    d->follow_sub = id;
+    log_debug("following the leader (a notify hook or an event log needs its changes)");
+}
+
 void
 events_slot_previous(struct zkd *d, int k, char *buf, size_t len)
 {

@@ -150,6 +150,18 @@ sdnotify_event(struct zkd *d, const struct zkelect_event *ev)
         }
         sdnotify_send(NULL, "%s", group);
         break;
+    case ZKELECT_EV_STEPDOWN:
+    case ZKELECT_EV_LOST:
+    case ZKELECT_EV_TAKEOVER_ABORT:
+    case ZKELECT_EV_TAKEOVER_FAILED:
+        /* no longer leading: said here, as zkelectd may not follow the
+           leader (events_follow) and hear of the next one */
+        if (ev->slot > 0 && ev->slot != sdnotify_slot)
+            break;
+        sdnotify_slot = 0;
+        snprintf(group, glen, "member of %s as %s", d->boot.path, d->boot.node_id);
+        sdnotify_send(NULL, "%s", group);
+        break;
     case ZKELECT_EV_NO_ELIGIBLE:
         snprintf(group, glen, "member of %s as %s; no eligible node "
             "to lead", d->boot.path, d->boot.node_id);

@@ -481,6 +481,7 @@ out:
     pthread_mutex_lock(&d->mu);
     d->g = g;
     pthread_mutex_unlock(&d->mu);
+    events_follow(d);
     return 0;
 }
 
@@ -817,6 +818,7 @@ reload_apply(struct zkd *d)
     log_settarget(n->log_target);
     log_setlevel(n->log_level);
     events_swap(d, events_fd);
+    events_follow(d);                   /* a notify hook or an event log came or went */
     health_wake(d);
     log_notice("configuration reloaded from %s", d->config_path);
 }

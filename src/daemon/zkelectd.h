@@ -55,6 +55,8 @@ struct zkd {
        (the HTTP server starts before them: hence the lock). */
     zkelect_t *h;                       /* (mu) the handle, NULL until open */
     zkelect_group_t *g;                 /* (mu) the group, NULL until open */
+    int follow_sub;                     /* main thread: the "+leader-changed"
+                                           subscription (events_follow), 0 none */
     struct zkd_config *live;            /* (mu) the latest configuration: &boot, or
                                            owned after a reload; hooks, health and
                                            log settings are read from here */
@@ -117,6 +119,15 @@ void events_close(struct zkd *d);
  * of slot k (the decision names slot 0's previous leader only). "" none.
  */
 void events_slot_previous(struct zkd *d, int k, char *buf, size_t len);
+
+/*
+ * Follow the group's leader (a subscription to "+leader-changed") exactly
+ * while something here needs every change: a notify hook or an event log.
+ * Otherwise the library watches nothing for this node per leader change;
+ * its own role comes without, and /status reads the leader on request.
+ * Main thread (start, SIGHUP).
+ */
+void events_follow(struct zkd *d);
 
 /* N, the group's active slots, as this node's view says (1 before the group
  * is open or any decision was read). Any thread; not with d->mu held. */

@@ -311,8 +311,13 @@ member_ok_update(struct member_cache *m)
 
 /* ---- the elector ----------------------------------------------------------- */
 
+static int history_store(struct zkelect_group *g, const char *buf, size_t len,
+                         uint64_t last_epoch);
+
+/* LISTING: the reply of a listing of election/ that set the children's
+   watch (the elector's own; NULL: list now). */
 void
-elector_start(struct zkelect_group *g)
+elector_start(struct zkelect_group *g, struct zev *listing)
 {
     g->is_elector = true;
     group_timer_changed(g);
@@ -332,10 +337,27 @@ elector_start(struct zkelect_group *g)
     memset(&g->hold, 0, sizeof(g->hold));
     g->last_move_ms = 0;
     zke_event(g->h, g, ZKELECT_EV_ELECTOR, g->self.id, 0, 0, "this node is now the elector");
-    reg_list_election(g, true);
-    group_send_get(g, REQ_GET_CONFIG, g->p_config, NULL);
-    group_send_get(g, REQ_GET_SWITCHOVER, g->p_switchover, NULL);
-    if (group_connected(g)) {
+    if (listing == NULL)
+        reg_list_election(g, true);
+    if (g->have_elected) {
+        group_send_get(g, REQ_GET_CONFIG, g->p_config, NULL);
+        group_send_get(g, REQ_GET_SWITCHOVER, g->p_switchover, NULL);
+    } else {
+        /* a group with no decision yet is most likely new, without a
+           config or a switchover: an exists finds that and watches in one
+           request (a get would need a second; one found is read next) */
+        group_send_exists(g, REQ_EXISTS_CONFIG, g->p_config, NULL);
+        group_send_exists(g, REQ_EXISTS_SWITCHOVER, g->p_switchover, NULL);
+    }
+    if (!g->have_elected && g->elected_read && !g->elected_unwatched) {
+        /* no decision was ever written (or it was removed): no history is
+           taken to exist. The first decision's multi creates it; if one is
+           there, that create fails the multi, and the history is read then
+           (elector_on_decide_reply) before anything is decided */
+        history_store(g, NULL, 0, 0);
+        g->history_version = -1;
+        g->history_read = true;
+    } else if (group_connected(g)) {
         struct req *r = req_new(g->h, g, REQ_GET_HISTORY);
         if (r)
             req_sent(r, zoo_aget(g->h->zh, g->p_history, 0, data_completion, r));
@@ -345,6 +367,8 @@ elector_start(struct zkelect_group *g)
     g->elector_import = true;
     view_follow(g, false);
     elector_import(g);
+    if (listing != NULL)
+        elector_members(g, listing);
 }
 
 /*
@@ -549,12 +573,16 @@ elector_on_config_reply(struct zkelect_group *g, struct zev *ev)
     if (ev->req->kind == REQ_EXISTS_CONFIG) {
         if (ev->rc == ZOK)
             group_send_get(g, REQ_GET_CONFIG, g->p_config, NULL);
-        return;
+        if (ev->rc != ZNONODE || g->config_read)
+            return;
+        /* a new elector's first read of a new group's config (exists
+           first, elector_start): absent, and watched */
     }
     if (ev->rc == ZNONODE) {
         g->config_version = -1;
         g->config_read = true;
-        group_send_exists(g, REQ_EXISTS_CONFIG, g->p_config, NULL);
+        if (ev->req->kind != REQ_EXISTS_CONFIG)
+            group_send_exists(g, REQ_EXISTS_CONFIG, g->p_config, NULL);
         if (g->config_good) {
             /* deleted under a running group: keep deciding with the last
                good config rather than drop the leader (site priorities gone) */
@@ -646,12 +674,15 @@ elector_on_switchover_reply(struct zkelect_group *g, struct zev *ev)
     if (ev->req->kind == REQ_EXISTS_SWITCHOVER) {
         if (ev->rc == ZOK)
             group_send_get(g, REQ_GET_SWITCHOVER, g->p_switchover, NULL);
-        return;
+        if (ev->rc != ZNONODE || g->switchover_read)
+            return;
+        /* exists first (elector_start): absent, and watched */
     }
     if (ev->rc == ZNONODE) {
         memset(&g->switchover, 0, sizeof(g->switchover));
         g->switchover_read = true;
-        group_send_exists(g, REQ_EXISTS_SWITCHOVER, g->p_switchover, NULL);
+        if (ev->req->kind != REQ_EXISTS_SWITCHOVER)
+            group_send_exists(g, REQ_EXISTS_SWITCHOVER, g->p_switchover, NULL);
         elector_eval(g);
         return;
     }

@@ -363,10 +363,18 @@ on_elected_reply(struct zkelect_group *g, struct zev *ev)
         if (ev->rc == ZOK)
             view_read_elected(g); /* created meanwhile */
         else if (ev->rc == ZNONODE) {
+            if (!g->viewed)
+                g->h->groups_new = true;
+            g->viewed = true;
             g->elected_read = true;
             view_changed(g);
         }
         return;
+    }
+    if (ev->rc == ZOK || ev->rc == ZNONODE) {
+        if (!g->viewed)
+            g->h->groups_new = ev->rc == ZNONODE; /* the next group's first read */
+        g->viewed = true;
     }
     if (ev->rc == ZNONODE) {
         g->have_elected = false;
@@ -900,8 +908,23 @@ group_resync(struct zkelect_group *g)
         return;
     g->kick = 0; /* whatever waited in the pipeline queue is done here */
     g->elected_read = false;
-    view_read_elected(g);
-    view_read_leaders(g);
+    if (!g->viewed && g->h->groups_new) {
+        /* the group's first view, on a handle whose last group opened had
+           nothing yet (a burst of new groups): an exists finds the absence
+           and watches in one request, where a get needs a second (one found
+           is read next) */
+        int k;
+        g->elected_unwatched = false;
+        group_send_exists(g, REQ_EXISTS_ELECTED, g->p_elected, NULL);
+        for (k = 0; k < g->nlv; k++) {
+            LV(g, k)->read = false;
+            LV(g, k)->unwatched = false;
+            group_send_exists(g, REQ_EXISTS_LEADER, LV(g, k)->path, LV(g, k)->path);
+        }
+    } else {
+        view_read_elected(g);
+        view_read_leaders(g);
+    }
     if (g->reg == REG_PENDING || g->reg == REG_NONE) {
         if (g->reg == REG_PENDING)
             reg_register(g);

@@ -106,7 +106,7 @@ bool reg_on_watch(struct zkelect_group *g, int type, const char *path);
 
 /* ---- elector.c ------------------------------------------------------------- */
 
-void elector_start(struct zkelect_group *g);
+void elector_start(struct zkelect_group *g, struct zev *listing);
 void elector_import(struct zkelect_group *g);
 void elector_stop(struct zkelect_group *g, const char *why);
 void elector_reread(struct zkelect_group *g);

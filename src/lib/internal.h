@@ -152,6 +152,8 @@ struct sub {
 };
 
 struct zkelect {
+    bool groups_new;                  /* the last group whose first view was read found
+                                         no decision: the next reads exists-first */
     char parent_ok[ZKE_PATH_MAX];     /* a base path's parent whose ancestors exist: a
                                          registration under it succeeded (library
                                          thread; "" none) */
@@ -363,6 +365,7 @@ struct zkelect_group {
     int64_t elected_mzxid;            /* zxid of its last write (INT64_MAX: our own write) */
     bool elected_read;                /* a read of elected completed (present or not) */
     bool elected_unwatched;           /* its notification was let go (as lview.unwatched) */
+    bool viewed;                      /* a first read of `elected` completed */
     bool no_leader_events;            /* ZKELECT_GROUP_NO_LEADER_EVENTS: on_event is no
                                          leader subscriber */
     int leader_waiters;               /* zkelect_wait_leader() and on-request reads in
@@ -388,6 +391,10 @@ struct zkelect_group {
     bool ancestors_skipped;           /* ensure_paths left out the base's ancestors */
     bool paths_ok;                    /* base, nodes and election exist (a registration
                                          succeeded): do_register skips creating them */
+    int paths_from;                   /* ... until then the registration's multi creates
+                                         them from this one on (0 base, 1 nodes,
+                                         2 election, 3 none): one found there
+                                         (ZNODEEXISTS) is left out with those before */
     char my_znode[ZKE_PATH_MAX];      /* election/<id>_<guid>_<seq> name (child only) */
     int64_t my_seq;                   /* its sequence */
     int64_t my_czxid;                 /* zxid that created it; 0 until known. A decision

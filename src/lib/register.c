@@ -85,16 +85,15 @@ reg_nominate_finish(struct zkelect_group *g, int err)
         fn(g->nominate_data, g, err);
 }
 
-/* Create the persistent parents a group needs (missing ones only). Requests on
- * one session are processed in order, so the registration sent right after
- * them sees them. */
+/* Create the persistent ancestors of the group's base path (missing ones
+ * only). Requests on one session are processed in order, so the
+ * registration sent right after them sees them; the base, nodes/ and
+ * election/ go in the registration's multi (reg_register). */
 static void
 ensure_paths(struct zkelect_group *g)
 {
-    const char *paths[3] = {g->path, g->p_nodes, g->p_election};
     char buf[ZKE_PATH_MAX];
     char *p;
-    int i;
     struct req *r;
 
     /* every ancestor of the base path, then the base and its two parents;
@@ -114,10 +113,6 @@ ensure_paths(struct zkelect_group *g)
                                     string_completion, r));
         *p = '/';
     }
-    for (i = 0; i < 3; i++)
-        if ((r = req_new(g->h, g, REQ_ENSURE_PATH)) != NULL)
-            req_sent(r, zoo_acreate(g->h->zh, paths[i], "", 0, group_acl(g), ZOO_PERSISTENT,
-                                    string_completion, r));
 }
 
 /*
@@ -144,13 +139,17 @@ reg_register(struct zkelect_group *g)
 {
     struct req *r;
     size_t len;
+    int n = 0;
 
     g->kick &= ~KICK_REGISTER; /* started: nothing left to wait for */
     if (reg_cancelled(g) || !group_connected(g))
         return;
-    /* the group's znodes are created once; a registration that finds them
-       gone (ZNONODE) creates them and tries again (on_register_reply) */
-    if (!g->paths_ok)
+    /* the group's znodes are created once: until a registration succeeded,
+       the multi creates the base, nodes/ and election/ first (a new group
+       registers in one request); when they exist (ZNODEEXISTS on one of
+       them) it goes again without them, and a registration that finds them
+       gone (ZNONODE) creates them again (reg_on_register_reply) */
+    if (!g->paths_ok && g->paths_from == 0)
         ensure_paths(g);
     r = req_new(g->h, g, REQ_REGISTER);
     if (r == NULL)
@@ -164,12 +163,20 @@ reg_register(struct zkelect_group *g)
     }
     snprintf(r->pathbuf[0], sizeof(r->pathbuf[0]), "%s/%s", g->p_nodes, g->self.id);
     snprintf(r->arg, sizeof(r->arg), "%s/%s_%s_", g->p_election, g->self.id, g->guid);
-    zoo_create_op_init(&r->ops[0], r->pathbuf[0], r->payload[0], (int)len, group_acl(g),
+    if (!g->paths_ok) {
+        const char *parents[3] = {g->path, g->p_nodes, g->p_election};
+        int i;
+        for (i = g->paths_from; i < 3; i++)
+            zoo_create_op_init(&r->ops[n++], parents[i], "", 0, group_acl(g), ZOO_PERSISTENT,
+                               NULL, 0);
+    }
+    r->token = (uint64_t)n; /* the parents' ops, before ours */
+    zoo_create_op_init(&r->ops[n++], r->pathbuf[0], r->payload[0], (int)len, group_acl(g),
                        ZOO_EPHEMERAL, NULL, 0);
-    zoo_create_op_init(&r->ops[1], r->arg, g->self.id, (int)strlen(g->self.id), group_acl(g),
+    zoo_create_op_init(&r->ops[n++], r->arg, g->self.id, (int)strlen(g->self.id), group_acl(g),
                        ZOO_EPHEMERAL_SEQUENTIAL, r->pathbuf[1], sizeof(r->pathbuf[1]));
     memset(r->results, 0, sizeof(r->results));
-    req_sent(r, zoo_amulti(g->h->zh, 2, r->ops, r->results, multi_completion, r));
+    req_sent(r, zoo_amulti(g->h->zh, n, r->ops, r->results, multi_completion, r));
 }
 
 static void
@@ -206,7 +213,11 @@ registered(struct zkelect_group *g, const char *child)
     zke_event(g->h, g, ZKELECT_EV_REGISTERED, g->self.id, 0, 0, "registered as %s (site \"%s\", priority %d)",
               g->my_znode, g->self.site, (int)g->self.priority);
     reg_nominate_finish(g, 0);
-    reg_list_election(g, false);
+    /* in a group with no decision yet this node is likely the first, the
+       elector: the listing sets the children's watch the elector needs
+       (one request less; any other member gets at most one notification
+       from it, let go) */
+    reg_list_election(g, !g->have_elected);
     cand_step(g);
 }
 
@@ -232,10 +243,23 @@ reg_on_register_reply(struct zkelect_group *g, struct zev *ev)
         group_reg_set(g, REG_UNKNOWN, zerror(ev->rc));
         return;
     }
-    if (ev->rc == ZNONODE && (g->paths_ok || g->ancestors_skipped)) {
+    if (ev->rc == ZNODEEXISTS && r->token > 0) {
+        int i;
+        for (i = 0; i < (int)r->token && r->results[i].err != ZNODEEXISTS; i++)
+            ;
+        if (i < (int)r->token) {
+            /* that parent is there: again without it and those before it
+               (at most three rounds) */
+            g->paths_from += i + 1;
+            reg_register(g);
+            return;
+        }
+    }
+    if (ev->rc == ZNONODE && (g->paths_ok || g->paths_from > 0 || g->ancestors_skipped)) {
         /* someone removed the group's znodes (or an ancestor this handle
            created for another group): create them again */
         g->paths_ok = false;
+        g->paths_from = 0;
         g->ancestors_skipped = false;
         g->h->parent_ok[0] = '\0';
         reg_register(g);
@@ -355,6 +379,7 @@ reg_on_find_mine_reply(struct zkelect_group *g, struct zev *ev)
         /* no election znode at all (its parents' creates were lost with our
            registration): nothing of ours is there; create them, register */
         g->paths_ok = false;
+        g->paths_from = 0;
         reg_register(g);
         return;
     }
@@ -776,7 +801,7 @@ reg_on_list_reply(struct zkelect_group *g, struct zev *ev)
     }
     if (lowest) {
         if (!g->is_elector)
-            elector_start(g);
+            elector_start(g, ev->req->token ? ev : NULL);
         else if (ev->req->token)
             elector_members(g, ev);
         return;

@@ -66,6 +66,14 @@ leader_request(struct zkelect_group *g, enum req_kind kind, int status, uint64_t
     l.epoch = epoch;
     l.since_ms = zke_wall_ms();
     l.slot = g->cslot;
+    /* our record's site, host and priority: who watches the leader needs
+       no read of nodes/<id> (and has them after we are gone) */
+    l.has_member = true;
+    snprintf(l.site, sizeof(l.site), "%s", g->self.site);
+    snprintf(l.host, sizeof(l.host), "%s", g->self.host);
+    l.priority = (int)g->self.priority;
+    if (g->cslot == 0 && g->have_elected)
+        snprintf(l.previous, sizeof(l.previous), "%s", g->elected.previous);
     if ((r = req_new(g->h, g, kind)) == NULL)
         return NULL;
     r->token = epoch;

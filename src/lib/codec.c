@@ -1560,7 +1560,11 @@ out:
 /* ======================================================================== */
 
 static const char *const codec_leader_fields[] = {
-    "v", "id", "status", "epoch", "since_ms", "slot", NULL
+    "v", "id", "status", "epoch", "since_ms", "slot", "member", "previous", NULL
+};
+
+static const char *const codec_leader_member_fields[] = {
+    "site", "host", "priority", NULL
 };
 
 int
@@ -1582,6 +1586,19 @@ zke_leader_encode(const struct zke_leader *l, char **out, size_t *outlen)
     codec_put_int(&e, root, "since_ms", &codec_int_count, l->since_ms);
     if (l->slot != 0)   /* slot 0 writes what releases before slots wrote */
         codec_put_int(&e, root, "slot", &codec_int_slot, l->slot);
+    if (l->previous[0] != '\0')
+        codec_put_str(&e, root, "previous", 0, CODEC_ID, ZKE_ID_MAX, l->previous,
+            sizeof(l->previous));
+    if (l->has_member) {
+        cJSON *m = codec_put_container(&e, root, "member", cJSON_Object);
+        if (m != NULL) {
+            codec_put_str(&e, m, "site", 0, CODEC_SITE, ZKE_SITE_MAX, l->site,
+                sizeof(l->site));
+            codec_put_str(&e, m, "host", 0, CODEC_TEXT, ZKE_HOST_MAX, l->host,
+                sizeof(l->host));
+            codec_put_int(&e, m, "priority", &codec_int_priority, l->priority);
+        }
+    }
     return codec_enc_end(&e, root, out, outlen);
 }
 
@@ -1624,6 +1641,22 @@ zke_leader_decode(const char *buf, int len, struct zke_leader *l, char *err,
     l->since_ms = v;
     CODEC_TRY(codec_get_int(&d, &o, "slot", CODEC_OPTIONAL, &codec_int_slot, &v));
     l->slot = (int)v;
+    CODEC_TRY(codec_get_str(&d, &o, "previous", CODEC_OPTIONAL, CODEC_ID0, ZKE_ID_MAX,
+        l->previous, sizeof(l->previous)));
+    CODEC_TRY(codec_get_container(&d, &o, "member", CODEC_OPTIONAL, cJSON_Object,
+        CODEC_FIELDS_MAX, &it));
+    if (it != NULL) {
+        struct codec_obj mo;
+        CODEC_TRY(codec_obj_init(&d, &mo, it, codec_leader_member_fields, "member."));
+        CODEC_TRY(codec_get_str(&d, &mo, "site", CODEC_OPTIONAL, CODEC_SITE,
+            ZKE_SITE_MAX, l->site, sizeof(l->site)));
+        CODEC_TRY(codec_get_str(&d, &mo, "host", CODEC_OPTIONAL, CODEC_TEXT,
+            ZKE_HOST_MAX, l->host, sizeof(l->host)));
+        CODEC_TRY(codec_get_int(&d, &mo, "priority", CODEC_OPTIONAL,
+            &codec_int_priority, &v));
+        l->priority = (int)v;
+        l->has_member = true;
+    }
 out:
     return codec_end(root, rc, l, sizeof(*l));
 }

@@ -214,6 +214,14 @@ struct zke_leader {
                                                  whose leader znode this is ("leader" is
                                                  slot 0, "leader-<k>" slot k); omitted
                                                  when 0 */
+    char previous[ZKE_ID_MAX + 1];            /* optional (omitted when ""): the
+                                                 decision's previous leader (slot 0) */
+    bool has_member;                          /* "member" present: the leader's own
+                                                 record as it was when written, so
+                                                 that a watcher needs no read of it */
+    char site[ZKE_SITE_MAX + 1];              /* member.site, optional */
+    char host[ZKE_HOST_MAX + 1];              /* member.host, optional */
+    int priority;                             /* member.priority, optional (0) */
 };
 
 /* One entry of config "sites" ({"dc1": 100}). */

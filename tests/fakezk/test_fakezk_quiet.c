@@ -665,6 +665,186 @@ test_previous_host_after_handover(void)
     fz_end();
 }
 
+/* ---- more: an elector that was quiet, unsubscribing, slots ----------------------- */
+
+/*
+ * n8, quiet, is next in line for the elector (it registered right after
+ * n9). n1 hands over to n2 while n8 lets the change go; then n9, the
+ * elector, leaves: n8 is the elector and takes the decision in force from
+ * `elected` as it is now (not its stale view). n2 then crashes: n8 decides
+ * n4 at epoch 3 (the next after the handover's 2).
+ */
+static void
+test_quiet_becomes_elector(void)
+{
+    int64_t c2;
+
+    fz_begin();
+    join(0, "n9", FZ_FOLLOW, false);
+    join(4, "n8", FZ_QUIET_NOCB, false);
+    join(1, "n1", FZ_FOLLOW, true);
+    join(2, "n2", FZ_FOLLOW, true);
+    join(3, "n4", FZ_FOLLOW, true);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    zkelect_unnominate(N[0].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_elector(&N[4], 0));
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_TAKEOVER), 1);
+    c2 = crash(2);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[3], 0));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"leader\":\"n4\""));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"epoch\":3,"));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"previous\":\"n2\""));
+    CU_ASSERT_EQUAL(fz_count(&N[4], 0, ZKELECT_EV_DECISION), 1);
+    crash_end(c2);
+    fz_end();
+}
+
+/*
+ * A subscriber that unsubscribes: n8 follows while subscribed (it hears
+ * the change to n2), then unsubscribes and is quiet again: the next change
+ * (n2 hands over to n4) costs it no request.
+ */
+static void
+test_unsubscribe_quiet_again(void)
+{
+    struct seen s;
+    struct zkelect_stats s0;
+    int id;
+
+    memset(&s, 0, sizeof(s));
+    fz_begin();
+    cast(FZ_FOLLOW);
+    id = zkelect_subscribe(N[4].grp[0].g, ZKELECT_MASK_LEADER, sub_cb, &s);
+    CU_ASSERT_FATAL(id > 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    CU_ASSERT(strstr(s.log, "n2:READY:2") != NULL);
+    CU_ASSERT(zkelect_unsubscribe(N[4].grp[0].g, id) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    s0 = stats(&N[4]);
+    zkelect_unnominate(N[2].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[3], 0));
+    CU_ASSERT_EQUAL(stats(&N[4]).requests, s0.requests);
+    CU_ASSERT(strstr(s.log, "n4") == NULL);
+    fz_end();
+}
+
+struct twait {
+    zkelect_group_t *g;
+};
+
+static int
+twait_fn(void *arg)
+{
+    struct twait *w = arg;
+
+    return zkelect_wait_leader(w->g, ZKELECT_STATUS_READY, 1, 200);
+}
+
+/*
+ * A wait that times out (n8 waits to lead itself, and does not) leaves the
+ * group quiet again: the next change costs it no request.
+ */
+static void
+test_wait_timeout_quiet_again(void)
+{
+    struct twait w;
+    struct zkelect_stats s0;
+
+    fz_begin();
+    cast(FZ_FOLLOW);
+    w.g = N[4].grp[0].g;
+    CU_ASSERT_EQUAL(fz_run_settling(twait_fn, &w, SETTLE_MS), ZKELECT_ETIMEDOUT);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    s0 = stats(&N[4]);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(stats(&N[4]).requests, s0.requests);
+    fz_end();
+}
+
+static void
+put(const char *path, const char *json)
+{
+    int rc;
+
+    if (fakezk_exists(path))
+        rc = fakezk_set(path, json, (int)strlen(json));
+    else
+        rc = fakezk_create(path, json, (int)strlen(json), 0);
+    CU_ASSERT(rc == 0);
+}
+
+/* The slots of quiet N's view, asked by the application: "id:epoch id:epoch". */
+struct slots_arg {
+    struct fz_node *n;
+    struct zkelect_slot s[4];
+    int count;
+};
+
+static int
+slots_fn(void *arg)
+{
+    struct slots_arg *a = arg;
+
+    a->count = zkelect_get_leaders(a->n->grp[0].g, a->s, 4);
+    return 0;
+}
+
+/*
+ * Two slots (config leaders = 2): n1 in slot 0, n2 in slot 1; n4 quiet.
+ * n2 crashes: the elector's decision names n4 for slot 1 and wakes it; n4
+ * becomes READY in slot 1. The quiet, uninvolved n8 sends nothing, and
+ * zkelect_get_leaders on it answers both slots.
+ */
+static void
+test_slot_wake(void)
+{
+    struct zkelect_stats s0;
+    struct slots_arg a;
+    int64_t c2;
+
+    fz_begin();
+    CU_ASSERT(fakezk_mkdirs("/g") == 0);
+    put("/g/config", "{\"v\":1,\"settle_ms\":0,\"leaders\":2}");
+    join(0, "n9", FZ_FOLLOW, false);
+    join(1, "n1", FZ_FOLLOW, true);
+    join(2, "n2", FZ_FOLLOW, true);
+    join(3, "n4", FZ_QUIET_NOCB, true);
+    join(5, "n7", FZ_FOLLOW, false);
+    join(4, "n8", FZ_QUIET_NOCB, true);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    CU_ASSERT_FATAL(zkelect_group_slot(N[2].grp[0].g) == 1);
+    s0 = stats(&N[4]);
+    c2 = crash(2);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_EQUAL(zkelect_group_slot(N[3].grp[0].g), 1);
+    CU_ASSERT_EQUAL(fz_count(&N[3], 0, ZKELECT_EV_READY), 1);
+    CU_ASSERT_EQUAL(election_version("n4"), 1);
+    CU_ASSERT_EQUAL(stats(&N[4]).requests, s0.requests);
+    memset(&a, 0, sizeof(a));
+    a.n = &N[4];
+    fz_run_settling(slots_fn, &a, SETTLE_MS);
+    CU_ASSERT_EQUAL(a.count, 2);
+    if (a.count == 2) {
+        CU_ASSERT_STRING_EQUAL(a.s[0].id, "n1");
+        CU_ASSERT_STRING_EQUAL(a.s[1].id, "n4");
+        CU_ASSERT(a.s[1].status == ZKELECT_STATUS_READY);
+    }
+    crash_end(c2);
+    fz_end();
+}
+
 static CU_TestInfo quiet_tests[] = {
     {"uninvolved_leave", test_uninvolved_leave},
     {"uninvolved_crash", test_uninvolved_crash},
@@ -679,6 +859,10 @@ static CU_TestInfo quiet_tests[] = {
     {"no_leader_events", test_no_leader_events},
     {"previous_host", test_previous_host},
     {"previous_host_after_handover", test_previous_host_after_handover},
+    {"quiet_becomes_elector", test_quiet_becomes_elector},
+    {"unsubscribe_quiet_again", test_unsubscribe_quiet_again},
+    {"wait_timeout_quiet_again", test_wait_timeout_quiet_again},
+    {"slot_wake", test_slot_wake},
     CU_TEST_INFO_NULL,
 };
 

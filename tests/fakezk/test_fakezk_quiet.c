@@ -665,6 +665,59 @@ test_previous_host_after_handover(void)
     fz_end();
 }
 
+/*
+ * Found: the fencing target is lost when the leader that crashes came in by
+ * a direct handover and was the elector too. n0 leads and is the elector,
+ * n1 is next in line for both, n2 is quiet. n0 hands over to n1: the
+ * handover's decision has no leader_host (reg_handover leaves it to "the
+ * elector's next decision", and none comes), and n1 becomes the elector
+ * too. n1 crashes: n2 is the elector now and elects itself; n1's record
+ * went with its session and the decision in force has no leader_host, so
+ * elected's previous_host is empty and n2's takeover cannot name n1's host
+ * (zkelect_get_node_host: ENOLEADER; zkelectd's ZKELECT_PREVIOUS_HOST
+ * empty). On f7a94c5 n2 followed, had read n1's record, and got "host-n1".
+ */
+static void
+test_found_previous_host_lost_after_handover(void)
+{
+    int64_t c1;
+
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n0", "/g", 1) == 0);
+    N[0].grp[0].host = "host-n0";
+    fz_nominate(&N[0], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n1", "/g", 1) == 0);
+    N[1].grp[0].host = "host-n1";
+    fz_nominate(&N[1], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    fz_quiet = FZ_QUIET_NOCB;
+    CU_ASSERT_FATAL(fz_node_open(&N[2], "n2", "/g", 1) == 0);
+    fz_quiet = FZ_FOLLOW;
+    N[2].grp[0].host = "host-n2";
+    N[2].grp[0].takeover_host_of = "n1";
+    N[2].grp[0].takeover_host_rc = 1;
+    fz_nominate(&N[2], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
+    CU_ASSERT_FATAL(fz_is_elector(&N[0], 0));
+    zkelect_unnominate(N[0].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    CU_ASSERT_FATAL(fz_is_elector(&N[1], 0));
+    c1 = crash(1);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"previous\":\"n1\""));
+    if (!fz_znode_has("/g/elected", "\"previous_host\":\"host-n1\""))
+        fz_print_state("previous_host after the crash of a leader and elector", N, 3);
+    CU_ASSERT(fz_znode_has("/g/elected", "\"previous_host\":\"host-n1\""));
+    CU_ASSERT_EQUAL(N[2].grp[0].takeover_host_rc, 0);
+    CU_ASSERT_STRING_EQUAL(N[2].grp[0].takeover_host, "host-n1");
+    crash_end(c1);
+    fz_end();
+}
+
 /* ---- more: an elector that was quiet, unsubscribing, slots ----------------------- */
 
 /*
@@ -859,6 +912,7 @@ static CU_TestInfo quiet_tests[] = {
     {"no_leader_events", test_no_leader_events},
     {"previous_host", test_previous_host},
     {"previous_host_after_handover", test_previous_host_after_handover},
+    {"found_previous_host_lost_after_handover", test_found_previous_host_lost_after_handover},
     {"quiet_becomes_elector", test_quiet_becomes_elector},
     {"unsubscribe_quiet_again", test_unsubscribe_quiet_again},
     {"wait_timeout_quiet_again", test_wait_timeout_quiet_again},

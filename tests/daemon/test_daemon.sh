@@ -395,6 +395,9 @@ check "n5 (priority 1, no notify hook, no event log) starts" start_node n5 1
 check "n5: /health 200" wait_until 20000 is_code n5 /health 200
 check "n5's configuration has no notify hook and no event log" \
     eval '! grep -q "^notify" "$T/n5.ini" && ! grep -q "^events" "$T/n5.ini"'
+check "n2 follows the leader (its notify hook and event log need every change), n5 does not" \
+    eval 'grep -qF "following the leader (a notify hook or an event log" "$T/n2.log" &&
+          ! grep -qF "following the leader (a notify hook" "$T/n5.log"'
 check "exactly one node answers /leader 200, and it is n1" only_leader n1
 body n1 /leader > "$T/out"
 check "/leader body names the leader and its epoch" \
@@ -474,6 +477,8 @@ check "n2's takeover hook got ZKELECT_PREVIOUS=n1, ZKELECT_PREVIOUS_HOST=$(uname
 status_leader() { body "$1" /status | grep -qF "\"leader\":{\"id\":\"$2\",\"status\":\"READY\""; }
 check "n5 /status (it follows nothing): the new leader n2 READY, read on request" \
     wait_until 5000 status_leader n5 n2
+# (every node's /leader is polled here, which reads the leader on request:
+# a node that did not follow would see these changes too)
 check "the notify hook of n3 saw the change to n2" \
     wait_until 5000 grep -q "^notify n3 +leader-changed leader=n2 " "$ORDER.notify"
 check "n1's stepdown hook got ZKELECT_REASON=resigning, ZKELECT_EVENT=-stepdown" \

@@ -26,12 +26,16 @@ static struct fz_node N[7];
 /* Open node ID as N[k], its one group "/g" opened as QUIET says (fz_quiet),
    nominate it and settle: the nodes register one after the other, in the
    order of the calls (the first is the elector). */
+static const char *join_host;   /* the host of the next join (NULL: "fakehost") */
+
 static void
 join(int k, const char *id, int quiet, bool eligible)
 {
     fz_quiet = quiet;
     CU_ASSERT_FATAL(fz_node_open(&N[k], id, "/g", 1) == 0);
     fz_quiet = FZ_FOLLOW;
+    N[k].grp[0].host = join_host;
+    join_host = NULL;
     N[k].grp[0].ineligible = !eligible;
     fz_nominate(&N[k], 0, 10);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
@@ -967,6 +971,66 @@ test_wake_while_disconnected(void)
     fz_end();
 }
 
+struct hostq {
+    struct fz_node *n;
+    const char *id;
+    char host[256];
+    int rc;
+};
+
+static int
+hostq_fn(void *arg)
+{
+    struct hostq *q = arg;
+
+    q->rc = zkelect_get_node_host(q->n->grp[0].g, q->id, q->host, sizeof(q->host));
+    return q->rc;
+}
+
+/* N's answer for ID's host, asked by the application ("" and the code when
+   unknown). */
+static const char *
+host_of(struct fz_node *n, const char *id, struct hostq *q)
+{
+    memset(q, 0, sizeof(*q));
+    q->n = n;
+    q->id = id;
+    (void)fz_run_settling(hostq_fn, q, SETTLE_MS);
+    return q->host;
+}
+
+/*
+ * zkelect_get_node_host on a quiet member reads on request too: n1 (on
+ * "h1") crashes, the elector elects n2 (on "h2"); n8, which followed
+ * neither, answers n2's host and n1's, from the decision.
+ */
+static void
+test_node_host_on_request(void)
+{
+    struct hostq q;
+    int64_t c1;
+
+    fz_begin();
+    join(0, "n9", FZ_FOLLOW, false);
+    join_host = "h1";
+    join(1, "n1", FZ_FOLLOW, true);
+    join_host = "h2";
+    join(2, "n2", FZ_FOLLOW, true);
+    join(3, "n4", FZ_FOLLOW, true);
+    join(5, "n7", FZ_FOLLOW, false);
+    join(4, "n8", FZ_QUIET_NOCB, true);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    c1 = crash(1);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    CU_ASSERT_STRING_EQUAL(host_of(&N[4], "n2", &q), "h2");
+    CU_ASSERT_EQUAL(q.rc, 0);
+    CU_ASSERT_STRING_EQUAL(host_of(&N[4], "n1", &q), "h1");
+    CU_ASSERT_EQUAL(q.rc, 0);
+    crash_end(c1);
+    fz_end();
+}
+
 static CU_TestInfo quiet_tests[] = {
     {"uninvolved_leave", test_uninvolved_leave},
     {"uninvolved_crash", test_uninvolved_crash},
@@ -987,6 +1051,7 @@ static CU_TestInfo quiet_tests[] = {
     {"wait_timeout_quiet_again", test_wait_timeout_quiet_again},
     {"slot_wake", test_slot_wake},
     {"quiet_not_stuck", test_quiet_not_stuck},
+    {"node_host_on_request", test_node_host_on_request},
     {"wake_while_disconnected", test_wake_while_disconnected},
     CU_TEST_INFO_NULL,
 };

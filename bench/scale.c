@@ -857,6 +857,7 @@ struct counts {
     struct samples r_el, r_a, r_b, r_sub, r_oth; /* requests: elector, actor, new leader,
                                                     each subscriber, each other member */
     struct samples n_el, n_a, n_b, n_sub, n_oth; /* notifications, same split */
+    struct samples r_oth_all, n_oth_all;    /* ... all the other members together */
     struct samples nudges;          /* stalled-request nudges (handle-wide) */
     struct samples resid;           /* ZooKeeper - (library + nudges) */
 };
@@ -874,6 +875,8 @@ counts_free(struct counts *c)
     samples_free(&c->r_b);
     samples_free(&c->r_sub);
     samples_free(&c->r_oth);
+    samples_free(&c->r_oth_all);
+    samples_free(&c->n_oth_all);
     samples_free(&c->n_el);
     samples_free(&c->n_a);
     samples_free(&c->n_b);
@@ -941,6 +944,8 @@ counts_add(struct counts *c, const struct snap *a, const struct snap *b, const s
         samples_add(&c->n_b, (int64_t)n_b * 1000);
     }
     if (nothers) {
+        samples_add(&c->r_oth_all, (int64_t)ro * 1000);
+        samples_add(&c->n_oth_all, (int64_t)no * 1000);
         samples_add(&c->r_oth, (int64_t)round64((double)ro * 1000.0 / nothers));
         samples_add(&c->n_oth, (int64_t)round64((double)no * 1000.0 / nothers));
     }
@@ -1003,6 +1008,7 @@ counts_print(const char *what, const struct counts *c, const char *actor, const 
     count_row("  each subscriber (mean over them)", &c->r_sub);
     count_row(actor ? "  each other member (mean over them)" : "  each other member (mean)",
         &c->r_oth);
+    count_row("  all other members together", &c->r_oth_all);
     count_row("  session nudges (exists /; not in the above)", &c->nudges);
     count_row("ZooKeeper - (library + nudges): residual", &c->resid);
     count_row("notifications, ZooKeeper mntr (watches fired)", &c->watches);
@@ -1019,6 +1025,7 @@ counts_print(const char *what, const struct counts *c, const char *actor, const 
     count_row("  each subscriber (mean over them)", &c->n_sub);
     count_row(actor ? "  each other member (mean over them)" : "  each other member (mean)",
         &c->n_oth);
+    count_row("  all other members together", &c->n_oth_all);
     fflush(stdout);
 }
 

@@ -105,6 +105,7 @@ struct snap {
 /* mntr, summed over the servers. */
 struct mntr {
     long long pkts, writes, reads, watches;
+    int retries;                    /* mntr asked again (its packets are in pkts) */
     uint64_t us;
 };
 
@@ -817,20 +818,24 @@ mntr_take(struct zkh *z, struct mntr *m, char *buf)
     static const char *const watch[] = { "zk_sum_node_created_watch_count",
         "zk_sum_node_deleted_watch_count", "zk_sum_node_changed_watch_count",
         "zk_sum_node_children_watch_count" };
-    int i, k, len;
+    int i, k, len, attempt;
     long long v;
 
     memset(m, 0, sizeof(*m));
     for (i = 0; i < zkh_nservers(z); i++) {
-        buf[0] = '\n';
-        len = zkh_4lw(z, i, "mntr", buf + 1, MNTR_LEN - 1);
-        if (len <= 0) {
-            warnx_("scale: mntr on server %d: %s", i, len < 0 ? strerror(errno) : "empty");
-            return -1;
-        }
-        if ((v = mntr_field(buf, "zk_packets_received")) < 0) {
-            warnx_("scale: mntr on server %d: no zk_packets_received", i);
-            return -1;
+        /* a loaded machine can cut a reply short (the 4lw timeout): ask
+           again; the packet of the failed one is counted by the server */
+        for (attempt = 1;; attempt++) {
+            buf[0] = '\n';
+            len = zkh_4lw(z, i, "mntr", buf + 1, MNTR_LEN - 1);
+            if (len > 0 && (v = mntr_field(buf, "zk_packets_received")) >= 0)
+                break;
+            if (attempt == 3) {
+                warnx_("scale: mntr on server %d: %s (3 times)", i, len < 0 ? strerror(errno) :
+                    len == 0 ? "empty" : "no zk_packets_received");
+                return -1;
+            }
+            m->retries++;
         }
         m->pkts += v;
         if ((v = mntr_field(buf, "zk_cnt_updatelatency")) >= 0)
@@ -926,7 +931,7 @@ counts_add(struct counts *c, const struct snap *a, const struct snap *b, const s
             nothers++;
         }
     }
-    zk = (double)(mb->pkts - ma->pkts) - cal->mntr_pkts -
+    zk = (double)(mb->pkts - ma->pkts) - cal->mntr_pkts - mb->retries -
         cal->ping_per_s * (double)(mb->us - ma->us) / 1e6;
     samples_add(&c->lib, (int64_t)lib * 1000);
     samples_add(&c->notif, (int64_t)notif * 1000);
@@ -1534,7 +1539,7 @@ section_scale(struct zkh *z, int members)
             lib += s1.req[i] - s0.req[i];
             nud += s1.stalled[i] - s0.stalled[i];
         }
-        cal.ping_per_s = ((double)(mb.pkts - ma.pkts) - cal.mntr_pkts - (double)lib -
+        cal.ping_per_s = ((double)(mb.pkts - ma.pkts) - cal.mntr_pkts - mb.retries - (double)lib -
             (double)nud) / ((double)(mb.us - ma.us) / 1e6);
         if (cal.ping_per_s < 0)
             cal.ping_per_s = 0;

@@ -1191,11 +1191,11 @@ summary_print(void)
         "membership change", g_mc_notif);
     if (fit(g_lc_lib, &a, &b, &dev)) {
         printf("\n");
-        table_note("requests per leader change (library): %.1f + %.3f per member (max deviation from "
-            "the line %.0f%%); the members are zkelectd-like (no leader subscription) but "
-            "the last %d (fewer below %d members), so b is what a member that follows nothing "
-            "costs: %s", a, b, dev * 100.0, FOLLOWERS, FOLLOWERS + 5, absd(b) * 1000.0 <= 0.1 * absd(a) + 1.0 ?
-            "constant in members" : "grows with members");
+        table_note("requests per leader change (library): %.1f + %.3f per member (max "
+            "deviation from the line %.0f%%); the members are zkelectd-like (no leader "
+            "subscription) but the last %d (one below %d members), so b is what a member "
+            "that follows nothing costs: %s", a, b, dev * 100.0, FOLLOWERS, FOLLOWERS + 5,
+            absd(b) * 1000.0 <= 0.1 * absd(a) + 1.0 ? "constant in members" : "grows with members");
     }
     if (fit(g_mc_notif, &a2, &b2, &dev2)) {
         int lo = INT32_MAX, hi = 0;

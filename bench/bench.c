@@ -4,8 +4,8 @@
  *
  * usage: zkbench [-SFJRv] [-o DIR] [-n N] [-H N] [-w N] [-c N] [-t MS,...]
  *                [-E N] [-e MS] [-T MS] [-g MS] [-x SECTIONS] [-p POLICIES]
- *                [-P DIR] [-N PATH] [-L FILE] [-M N,...] [-G N,...] [-I SECONDS]
- *                [-Z PATH] [-r N] [-D SECONDS]
+ *                [-P DIR] [-N PATH] [-L FILE] [-M N,...] [-K N] [-G N,...]
+ *                [-I SECONDS] [-Z PATH] [-r N] [-D SECONDS]
  *
  * It starts its own servers through the test harness, prints a table per
  * section on stdout and writes CSV files (every sample, and summary.csv)
@@ -106,9 +106,9 @@ targets_print(void)
     printf("\nTARGETS (issue 18; 3-server ensemble, forceSync=yes, same run)\n");
     if (!bopt.force_sync)
         printf("  (this run has forceSync=no (-F): the targets are set for forceSync=yes)\n");
-    printf("  %-52s %-60s %s\n", "target", "measured", "");
+    printf("  %-56s %-60s %s\n", "target", "measured", "");
     for (i = 0; i < ntargets; i++) {
-        printf("  %-52s %-60s %s\n", targets[i].target, targets[i].measured,
+        printf("  %-56s %-60s %s\n", targets[i].target, targets[i].measured,
             targets[i].met > 0 ? "met" : targets[i].met == 0 ? "NOT met" : "-");
         judged += targets[i].met >= 0;
         met += targets[i].met > 0;
@@ -125,8 +125,8 @@ usage(int status)
     fprintf(f,
         "usage: %s [-SFJRv] [-o DIR] [-n N] [-H N] [-w N] [-c N] [-t MS,...] [-E N] [-e MS]\n"
         "               [-T MS] [-g MS] [-x SECTIONS] [-p POLICIES] [-P DIR] [-N PATH]\n"
-        "               [-L FILE] [-M N,...] [-G N,...] [-I SECONDS] [-Z PATH] [-r N]\n"
-        "               [-D SECONDS]\n"
+        "               [-L FILE] [-M N,...] [-K N] [-G N,...] [-I SECONDS] [-Z PATH]\n"
+        "               [-r N] [-D SECONDS]\n"
         "  -o DIR      CSV output directory (default bench-results)\n"
         "  -n N        samples per bare ZooKeeper operation (default 300)\n"
         "  -H N        graceful-leave handovers per policy (default 300)\n"
@@ -150,6 +150,7 @@ usage(int status)
         "  -R          diagnosis: no host re-resolution on every I/O loop turn of the\n"
         "              ZooKeeper client (zoo_set_servers_resolution_delay(-1)), all handles\n"
         "  -M N,...    members of the scale runs (default 10,100,1000)\n"
+        "  -K N        leader changes per scale run (default 20); 5b: N/2 of each kind\n"
         "  -G N,...    groups on one handle (default 1,100,1000,10000)\n"
         "  -I SECONDS  idle time of the footprint section (default 60)\n"
         "  -Z PATH     zkelectd for the footprint and restart sections (default: the\n"
@@ -508,8 +509,9 @@ main(int argc, char **argv)
     bopt.ngroup_counts = parse_list('G', "1,100,1000,10000", bopt.group_counts, 1, 1000000);
     bopt.idle_s = 60;
     bopt.restart_runs = 20;
+    bopt.scale_changes = 20;
 
-    while ((c = getopt(argc, argv, "o:n:H:w:c:t:E:e:T:g:x:p:SFJRP:N:L:D:M:G:I:Z:r:vh")) != -1) {
+    while ((c = getopt(argc, argv, "o:n:H:w:c:t:E:e:T:g:x:p:SFJRP:N:L:D:M:K:G:I:Z:r:vh")) != -1) {
         switch (c) {
         case 'o': bopt.outdir = optarg; break;
         case 'n': bopt.rtt_samples = opt_num(prog, c, optarg, 1, 1000000); break;
@@ -532,6 +534,7 @@ main(int argc, char **argv)
         case 'L': bopt.logfile = optarg; break;
         case 'D': deadline_s = opt_num(prog, c, optarg, 10, 86400); break;
         case 'M': bopt.nscale = parse_list(c, optarg, bopt.scale_sizes, 2, 100000); break;
+        case 'K': bopt.scale_changes = opt_num(prog, c, optarg, 1, 1000); break;
         case 'G': bopt.ngroup_counts = parse_list(c, optarg, bopt.group_counts, 1, 1000000); break;
         case 'I': bopt.idle_s = opt_num(prog, c, optarg, 1, 3600); break;
         case 'Z': bopt.daemon_prog = optarg; break;
@@ -546,7 +549,8 @@ main(int argc, char **argv)
         usage(2);
     }
     if (bopt.rtt_samples < 200 || bopt.handovers < 200 || bopt.switchovers < 200 ||
-        bopt.crash_runs < 20 || bopt.elector_runs < 20 || bopt.restart_runs < 20)
+        bopt.crash_runs < 20 || bopt.elector_runs < 20 || bopt.restart_runs < 20 ||
+        bopt.scale_changes < 20)
         warnx_("fewer samples than the figures call for (200 per operation/handover, 20 "
             "crash runs): the tails are less meaningful");
 

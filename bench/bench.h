@@ -87,6 +87,8 @@ struct bench_opts {
     bool jit_c2;                    /* -J: servers without -XX:TieredStopAtLevel=1 */
     int scale_sizes[8];             /* -M: members of the scale runs (10,100,1000) */
     int nscale;
+    int scale_changes;              /* -K: leader changes per scale size (20; 5b: half
+                                       of each kind) */
     int group_counts[8];            /* -G: groups on one handle (1,100,1000,10000) */
     int ngroup_counts;
     int idle_s;                     /* -I: idle seconds of the footprint section (60) */
@@ -250,6 +252,12 @@ void trace_no_resolve(void);
 bool trace_no_resolve_on(void);
 /* The node whose handle zkelect_open() is creating now (NULL: none). */
 void trace_opening(const char *id);
+/* The tally (section 5b): every request and notification of the nodes opened
+ * after trace_tally_start(), by node and by what (paths relative to BASE). */
+void trace_tally_start(const char *base);
+void trace_tally_reset(void);
+void trace_tally_stop(void);
+void trace_tally_list(const char *id, char *buf, size_t len);
 void trace_free(void);
 
 /* ---- raw ZooKeeper helpers (rtt.c) --------------------------------------- */

@@ -16,14 +16,17 @@
  * are candidates that are not in play. The four p-?s/p-?u members are the
  * uninvolved ones: neither elector, nor old or new leader.
  *
- * Leader changes of two kinds, CHANGES each: a graceful leave (the READY
+ * Leader changes of two kinds, -K/2 each (10 by default): a graceful leave (the READY
  * leader unnominates; it nominates again after the window, which is not
  * counted) and a switchover (written as the CLI does, to the other of p-a
  * and p-b). Each window runs from quiescence to quiescence (no node's
  * request or notification counter, zkelect_get_stats, moved for QUIET_MS)
  * around the change, which ends at the new leader's +ready. Per member and
  * kind of change: the mean and the largest number of requests and of watch
- * notifications in a window.
+ * notifications in a window. Issue 18's targets: an unsubscribed one of the
+ * four sends no request, a subscribed one at most 2; a window in which one
+ * sends more is told apart (bench/trace.c's tally: which request, on which
+ * znode, and which notifications) and printed below the table.
  */
 #include "config.h"
 
@@ -34,7 +37,7 @@
 #include "bench.h"
 
 #define NMEM 7
-#define CHANGES 10                  /* leader changes of each kind */
+#define MAX_OVER 12                 /* windows over a target told apart, at most */
 #define QUIET_MS 150                /* no counter moved for this long: quiescent */
 #define SESSION_MS 20000
 
@@ -61,6 +64,35 @@ static const struct {
 struct mcount {
     uint64_t req[NMEM], notif[NMEM];
 };
+
+/* What a member over its target sent in one window (trace_tally_list). */
+static struct {
+    char line[600];
+} over[MAX_OVER];
+static int nover, nover_all;
+
+/* After window K of KIND: every uninvolved member over its target (an
+   unsubscribed one: any request; a subscriber: more than 2), told apart. */
+static void
+over_check(const struct mcount *a, const struct mcount *b, const char *kind, int k)
+{
+    char what[480];
+    int i;
+
+    for (i = M_ES; i <= M_NU; i++) {
+        uint64_t dr = b->req[i] - a->req[i];
+        bool sub = kinds[i].events == NODE_EVENTS_LEADER;
+        if (sub ? dr <= 2 : dr == 0)
+            continue;
+        nover_all++;
+        if (nover == MAX_OVER)
+            continue;
+        trace_tally_list(kinds[i].id, what, sizeof(what));
+        snprintf(over[nover++].line, sizeof(over[0].line), "%s %d: %s sent %llu request(s), "
+            "got %llu notification(s): %s", kind, k, kinds[i].id, (unsigned long long)dr,
+            (unsigned long long)(b->notif[i] - a->notif[i]), *what ? what : "(none seen)");
+    }
+}
 
 static void
 snap(struct bnode **n, struct mcount *c)
@@ -183,8 +215,11 @@ targets(const struct mseries *lv, const struct mseries *so)
     char meas[96];
     int n = (int)(lv->req[0].n + so->req[0].n);
 
-    if (n == 0)
+    if (n == 0) {
+        target_add("uninvolved unsubscribed: 0 requests", "no change completed", -1);
+        target_add("subscriber: <= 2 requests", "no change completed", -1);
         return;
+    }
     both(lv, so, M_EU, false, &eu_max, &eu_mean);
     both(lv, so, M_NU, false, &nu_max, &nu_mean);
     both(lv, so, M_ES, false, &es_max, &es_mean);
@@ -197,13 +232,12 @@ targets(const struct mseries *lv, const struct mseries *so)
     both(lv, so, M_NU, true, &nn_max, &nn_mean);
     snprintf(meas, sizeof(meas), "max %.0f/%.0f (mean %.2f/%.2f) elig./not; ntf %.2f/%.2f",
         eu_max, nu_max, eu_mean, nu_mean, en_mean, nn_mean);
-    target_add("unsubscribed uninvolved member: 0 requests/change", meas,
-        eu_max == 0 && nu_max == 0);
+    target_add("uninvolved unsubscribed: 0 requests", meas, eu_max == 0 && nu_max == 0);
     both(lv, so, M_ES, true, &en_max, &en_mean);
     both(lv, so, M_NS, true, &nn_max, &nn_mean);
     snprintf(meas, sizeof(meas), "max %.0f/%.0f (mean %.2f/%.2f) elig./not; ntf %.2f/%.2f",
         es_max, ns_max, es_mean, ns_mean, en_mean, nn_mean);
-    target_add("subscribed member: <= 2 requests/change", meas, es_max <= 2 && ns_max <= 2);
+    target_add("subscriber: <= 2 requests", meas, es_max <= 2 && ns_max <= 2);
 }
 
 int
@@ -219,7 +253,7 @@ section_members(struct zkh *z)
     FILE *csv = NULL;
     uint64_t epoch;
     size_t mark;
-    int i, k, rc = -1, failures = 0;
+    int i, k, rc = -1, failures = 0, changes = bopt.scale_changes / 2;
 
     memset(&lv, 0, sizeof(lv));
     memset(&so, 0, sizeof(so));
@@ -229,7 +263,11 @@ section_members(struct zkh *z)
     bg.policy = "nodeid";
     bg.policy_opt = "preempt=off";
     bg.session_ms = SESSION_MS;
-    vlog("members: 7 nodes under %s, %d leaves and %d switchovers", bg.path, CHANGES, CHANGES);
+    if (changes < 1)
+        changes = 1;
+    nover = nover_all = 0;
+    vlog("members: 7 nodes under %s, %d leaves and %d switchovers", bg.path, changes, changes);
+    trace_tally_start(bg.path);     /* before the handles open: they are told apart */
     for (i = 0; i < NMEM; i++)
         if ((n[i] = node_open_ex(&bg, kinds[i].id, kinds[i].eligible, kinds[i].events)) ==
                 NULL || node_nominate(n[i]) != 0)
@@ -242,8 +280,8 @@ section_members(struct zkh *z)
         goto out;
     csv = csv_open("members.csv", "change,run,member,requests,notifications");
 
-    for (k = 0; k < 2 * CHANGES; k++) {
-        bool leave = k < CHANGES;
+    for (k = 0; k < 2 * changes; k++) {
+        bool leave = k < changes;
         if ((L = node_wait_leader(BENCH_WAIT_MS)) == NULL || (L != n[1] && L != n[2])) {
             warnx_("members: change %d: the READY leader is not p-a or p-b", k);
             goto fail;
@@ -253,6 +291,7 @@ section_members(struct zkh *z)
         pace_ms(bopt.gap_ms);
         if (quiesce(n, &c0) != 0)
             goto fail;
+        trace_tally_reset();
         mark = evlog_mark();
         if (leave ? node_unnominate(L) != 0 :
                 switchover_write(ctl, bg.path, T->id, "zkbench", NULL, NULL) != 0)
@@ -265,7 +304,8 @@ section_members(struct zkh *z)
         if (quiesce(n, &c1) != 0)
             goto fail;
         series_add(leave ? &lv : &so, &c0, &c1, csv, leave ? "leave" : "switchover",
-            leave ? k : k - CHANGES);
+            leave ? k : k - changes);
+        over_check(&c0, &c1, leave ? "leave" : "switchover", leave ? k : k - changes);
         if (leave && node_nominate(L) != 0)
             goto out;
         continue;
@@ -289,9 +329,17 @@ fail:
         "zkelect_get_stats requests and notifications of each member's group", QUIET_MS);
     if (failures)
         table_note("%d change(s) failed (see the warnings on stderr)", failures);
+    if (nover_all) {
+        table_note("%d time(s) an uninvolved member went over its target (unsubscribed: any "
+            "request; subscribed: more than 2); what it sent and got (paths relative to "
+            "the group)%s:", nover_all, nover_all > nover ? ", the first ones" : "");
+        for (i = 0; i < nover; i++)
+            printf("    %s\n", over[i].line);
+    }
     targets(&lv, &so);
     rc = 0;
 out:
+    trace_tally_stop();
     csv_close(csv, "members.csv");
     zk_close(ctl);
     for (i = NMEM - 1; i >= 0; i--)

@@ -5,9 +5,18 @@
  *
  * usage: zkbench-swarm -h HOSTS -p PATH -n COUNT [-b FIRST] [-t SESSION_MS]
  *                      [-P POLICY] [-o KEY=VALUE] [-D POLICY_DIR] [-l N]
+ *                      [-f FROM]
  *
  * Members have the global indexes FIRST .. FIRST+COUNT-1 and the ids
  * m<index> with five digits (m00000, m00001, ...): ids sort as indexes do.
+ * Members are zkelectd-like: the group's on_event is opened with
+ * ZKELECT_GROUP_NO_LEADER_EVENTS, so a member follows the leader (watches
+ * `elected` and the leader znode) only while the library needs it to (the
+ * elector, a candidate in play), as zkelectd without a notify hook or an
+ * event log. -f FROM: members with an index >= FROM also subscribe to
+ * +leader-changed (zkelect_subscribe with ZKELECT_MASK_LEADER, as zkelectd
+ * does for a notify hook or an event log): they follow, and print their
+ * views; the others print no +leader-changed at all.
  * At start every handle and group is opened (not nominated); then a line
  *     UP <mono_us> <count>
  * (or "ERR <text>" and exit 1). Commands, one per line on stdin:
@@ -25,8 +34,9 @@
  * first error code. Events, as they happen (library threads):
  *     E <mono_us> <index> <event name> <node|-> <epoch> <status>
  * every group event except +leader-changed with status PROGRESS and NONE
- * (each member sees those too; only READY views matter to the bench, and a
- * view of "no leader" is reported as  E ... +leader-changed - 0 0  once), and
+ * (only READY views matter to the bench, and a view of "no leader" is
+ * reported as  E ... +leader-changed - 0 0  once); +leader-changed comes
+ * from the members that subscribe (-f) only; and
  *     D <mono_us> <index> <err>        an asynchronous nominate completed
  * `stats` prints, for each member whose counters changed since the last
  * `stats`, then an end line:
@@ -77,6 +87,7 @@ static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct member *mem;
 static int count, first;
 static int log_below = -1;
+static int follow_from = INT_MAX;   /* -f: members from this index subscribe */
 
 static void
 out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -183,14 +194,24 @@ member_open(struct member *m, const struct opts *op)
     }
     go.on_event = on_event;
     go.event_data = m;
+    /* zkelectd-like: the events without making the group follow the leader */
+    go.flags = ZKELECT_GROUP_NO_LEADER_EVENTS;
     if ((rc = zkelect_group_open(m->h, &go, &m->g)) != 0) {
         fprintf(stderr, "%s: %s: group %s: %s\n", prog, m->id, op->path, zkelect_strerror(rc));
-        zkelect_close(m->h);
-        m->h = NULL;
-        m->g = NULL;
-        return rc;
+        goto fail;
+    }
+    if (m->idx >= follow_from &&
+        (rc = zkelect_subscribe(m->g, ZKELECT_MASK_LEADER, on_event, m)) < 0) {
+        fprintf(stderr, "%s: %s: zkelect_subscribe(+leader-changed): %s\n", prog, m->id,
+            zkelect_strerror(rc));
+        goto fail;
     }
     return 0;
+fail:
+    zkelect_close(m->h);
+    m->h = NULL;
+    m->g = NULL;
+    return rc;
 }
 
 static void *
@@ -361,7 +382,7 @@ static void
 usage(void)
 {
     fprintf(stderr, "usage: %s -h HOSTS -p PATH -n COUNT [-b FIRST] [-t SESSION_MS] "
-        "[-P POLICY] [-o KEY=VALUE] [-D POLICY_DIR] [-l N]\n", prog);
+        "[-P POLICY] [-o KEY=VALUE] [-D POLICY_DIR] [-l N] [-f FROM]\n", prog);
     exit(2);
 }
 
@@ -376,7 +397,7 @@ main(int argc, char **argv)
     memset(&o, 0, sizeof(o));
     o.policy = "nodeid";
     o.session_ms = 10000;
-    while ((c = getopt(argc, argv, "h:p:n:b:t:P:o:D:l:")) != -1) {
+    while ((c = getopt(argc, argv, "h:p:n:b:t:P:o:D:l:f:")) != -1) {
         switch (c) {
         case 'h': o.hosts = optarg; break;
         case 'p': o.path = optarg; break;
@@ -393,6 +414,7 @@ main(int argc, char **argv)
             break;
         case 'D': o.pdir = optarg; break;
         case 'l': log_below = opt_num(prog, c, optarg, 0, INT_MAX); break;
+        case 'f': follow_from = opt_num(prog, c, optarg, 0, 99999); break;
         default: usage();
         }
     }

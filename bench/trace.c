@@ -15,6 +15,11 @@
  *     WATCH <type> <path>            completion thread, before the library sees it
  * Nothing in libzkelect changes; only its calls are observed.
  *
+ * The tally (trace_tally_*, section 5b): with or without -L, each request
+ * and notification of the nodes opened while it is on is counted by node
+ * and by what it was ("get+w /elected", "WATCH CHANGED /leader", paths
+ * relative to the group), so that a count can be told apart afterwards.
+ *
  * -R (diagnosis): every handle libzkelect opens gets
  * zoo_set_servers_resolution_delay(zh, -1). By default the 3.8.0 client
  * resolves its whole host list again (getaddrinfo with AI_ADDRCONFIG, a
@@ -73,6 +78,7 @@ int __wrap_zoo_aset(zhandle_t *zh, const char *path, const char *buffer, int buf
     int version, stat_completion_t completion, const void *data);
 
 static atomic_int trace_on;
+static atomic_int tally_on;                 /* trace_tally_start() */
 static atomic_int no_resolve;               /* -R: zoo_set_servers_resolution_delay(-1) */
 static pthread_mutex_t map_mu = PTHREAD_MUTEX_INITIALIZER;
 static char opening_id[BENCH_IDLEN];        /* node whose handle is being opened */
@@ -148,7 +154,7 @@ node_of(zhandle_t *zh, char *id)
     struct wctx *w;
     bool found = false;
 
-    if (!atomic_load(&trace_on))
+    if (!atomic_load(&trace_on) && !atomic_load(&tally_on))
         return false;
     pthread_mutex_lock(&map_mu);
     for (w = wctxs; w; w = w->next)
@@ -201,7 +207,7 @@ tctx_new(zhandle_t *zh, const void *data, const char *fmt, ...)
     char id[BENCH_IDLEN];
     va_list ap;
 
-    if (!node_of(zh, id) || (t = calloc(1, sizeof(*t))) == NULL)
+    if (!atomic_load(&trace_on) || !node_of(zh, id) || (t = calloc(1, sizeof(*t))) == NULL)
         return NULL;
     memcpy(t->id, id, sizeof(t->id));
     t->data = data;
@@ -217,6 +223,108 @@ static void
 reply(struct tctx *t, int rc)
 {
     tline(t->id, "REPLY %s rc=%d %.3f ms", t->what, rc, (double)(now_us() - t->t0) / 1000.0);
+}
+
+/* ---- the tally ----------------------------------------------------------- */
+
+#define TALLY_MAX 256
+
+static pthread_mutex_t tally_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct tally {
+    char id[BENCH_IDLEN];
+    char what[160];
+    unsigned n;
+} tallies[TALLY_MAX];
+static int ntallies, tally_lost;
+static char tally_base[256];
+
+void
+trace_tally_start(const char *base)
+{
+    pthread_mutex_lock(&tally_mu);
+    snprintf(tally_base, sizeof(tally_base), "%s", base);
+    ntallies = tally_lost = 0;
+    pthread_mutex_unlock(&tally_mu);
+    atomic_store(&tally_on, 1);
+}
+
+void
+trace_tally_stop(void)
+{
+    atomic_store(&tally_on, 0);
+}
+
+void
+trace_tally_reset(void)
+{
+    pthread_mutex_lock(&tally_mu);
+    ntallies = tally_lost = 0;
+    pthread_mutex_unlock(&tally_mu);
+}
+
+/* PATH without the group's base path. */
+static const char *
+tally_rel(const char *path)
+{
+    size_t n = strlen(tally_base);
+
+    if (path && n && strncmp(path, tally_base, n) == 0 && (path[n] == '/' || !path[n]))
+        return path[n] ? path + n : "/";
+    return path ? path : "";
+}
+
+/* Count one request or notification WHAT of the node of zh (none: not ours). */
+static void
+tally(zhandle_t *zh, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+tally(zhandle_t *zh, const char *fmt, ...)
+{
+    char id[BENCH_IDLEN], what[160];
+    va_list ap;
+    int i;
+
+    if (!atomic_load(&tally_on) || !node_of(zh, id))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&tally_mu);
+    for (i = 0; i < ntallies; i++)
+        if (strcmp(tallies[i].id, id) == 0 && strcmp(tallies[i].what, what) == 0)
+            break;
+    if (i == ntallies && ntallies < TALLY_MAX) {
+        memcpy(tallies[i].id, id, sizeof(tallies[i].id));
+        memcpy(tallies[i].what, what, sizeof(tallies[i].what));
+        tallies[i].n = 0;
+        ntallies++;
+    }
+    if (i < ntallies)
+        tallies[i].n++;
+    else
+        tally_lost++;
+    pthread_mutex_unlock(&tally_mu);
+}
+
+/* Node ID's tally since the last reset, "N what, ..." in buf; "" if none. */
+void
+trace_tally_list(const char *id, char *buf, size_t len)
+{
+    size_t off = 0;
+    int i;
+
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    pthread_mutex_lock(&tally_mu);
+    for (i = 0; i < ntallies && off < len; i++)
+        if (strcmp(tallies[i].id, id) == 0)
+            off += (size_t)snprintf(buf + off, len - off, "%s%u %s", off ? ", " : "",
+                tallies[i].n, tallies[i].what);
+    if (tally_lost && off < len)
+        snprintf(buf + off, len - off, "%s(%d not told apart: table full)", off ? ", " : "",
+            tally_lost);
+    pthread_mutex_unlock(&tally_mu);
 }
 
 /* ---- session watcher ----------------------------------------------------- */
@@ -242,7 +350,10 @@ trace_watcher(zhandle_t *zh, int type, int state, const char *path, void *ctx)
 {
     struct wctx *w = ctx;
 
-    tline(w->id, "WATCH %s %s state=%d", type_name(type), path ? path : "", state);
+    if (atomic_load(&trace_on))
+        tline(w->id, "WATCH %s %s state=%d", type_name(type), path ? path : "", state);
+    if (type != ZOO_SESSION_EVENT)
+        tally(zh, "WATCH %s %s", type_name(type), tally_rel(path));
     w->fn(zh, type, state, path, w->ctx);
 }
 
@@ -253,7 +364,8 @@ __wrap_zookeeper_init2(const char *host, watcher_fn fn, int recv_timeout,
     struct wctx *w;
     zhandle_t *zh;
 
-    if (!atomic_load(&trace_on) || (w = calloc(1, sizeof(*w))) == NULL) {
+    if ((!atomic_load(&trace_on) && !atomic_load(&tally_on)) ||
+        (w = calloc(1, sizeof(*w))) == NULL) {
         zh = __real_zookeeper_init2(host, fn, recv_timeout, clientid, context, flags,
             log_callback);
         if (zh && atomic_load(&no_resolve))
@@ -348,12 +460,18 @@ op_name(int type)
 }
 
 static const char *
-op_path(const zoo_op_t *op)
+op_full_path(const zoo_op_t *op)
 {
-    const char *p = op->type == ZOO_CREATE_OP ? op->create_op.path :
+    return op->type == ZOO_CREATE_OP ? op->create_op.path :
         op->type == ZOO_DELETE_OP ? op->delete_op.path :
         op->type == ZOO_SETDATA_OP ? op->set_op.path :
         op->type == ZOO_CHECK_OP ? op->check_op.path : NULL;
+}
+
+static const char *
+op_path(const zoo_op_t *op)
+{
+    const char *p = op_full_path(op);
     const char *s;
 
     /* the last two components are enough to tell the group's znodes apart */
@@ -374,6 +492,14 @@ __wrap_zoo_amulti(zhandle_t *zh, int count, const zoo_op_t *ops, zoo_op_result_t
     size_t off = 0;
     int i, rc;
 
+    if (atomic_load(&tally_on)) {
+        what[0] = '\0';
+        for (i = 0; i < count && off < sizeof(what); i++)
+            off += (size_t)snprintf(what + off, sizeof(what) - off, "%s%s:%s", i ? "," : "",
+                op_name(ops[i].type), tally_rel(op_full_path(&ops[i])));
+        tally(zh, "multi(%s)", what);
+        off = 0;
+    }
     if (!atomic_load(&trace_on))
         return __real_zoo_amulti(zh, count, ops, results, completion, data);
     what[0] = '\0';
@@ -396,6 +522,7 @@ __wrap_zoo_aget(zhandle_t *zh, const char *path, int watch, data_completion_t co
     struct tctx *t;
     int rc;
 
+    tally(zh, "get%s %s", watch ? "+w" : "", tally_rel(path));
     if (!atomic_load(&trace_on) || (t = tctx_new(zh, data, "get%s %s", watch ? "+w" : "",
         path)) == NULL)
         return __real_zoo_aget(zh, path, watch, completion, data);
@@ -413,6 +540,7 @@ __wrap_zoo_aexists(zhandle_t *zh, const char *path, int watch, stat_completion_t
     struct tctx *t;
     int rc;
 
+    tally(zh, "exists%s %s", watch ? "+w" : "", tally_rel(path));
     if (!atomic_load(&trace_on) || (t = tctx_new(zh, data, "exists%s %s", watch ? "+w" : "",
         path)) == NULL)
         return __real_zoo_aexists(zh, path, watch, completion, data);
@@ -430,6 +558,7 @@ __wrap_zoo_aget_children2(zhandle_t *zh, const char *path, int watch,
     struct tctx *t;
     int rc;
 
+    tally(zh, "children%s %s", watch ? "+w" : "", tally_rel(path));
     if (!atomic_load(&trace_on) || (t = tctx_new(zh, data, "children%s %s",
         watch ? "+w" : "", path)) == NULL)
         return __real_zoo_aget_children2(zh, path, watch, completion, data);
@@ -447,6 +576,7 @@ __wrap_zoo_adelete(zhandle_t *zh, const char *path, int version, void_completion
     struct tctx *t;
     int rc;
 
+    tally(zh, "delete %s", tally_rel(path));
     if (!atomic_load(&trace_on) || (t = tctx_new(zh, data, "delete %s", path)) == NULL)
         return __real_zoo_adelete(zh, path, version, completion, data);
     t->cb.v = completion;
@@ -463,6 +593,7 @@ __wrap_zoo_acreate(zhandle_t *zh, const char *path, const char *value, int value
     struct tctx *t;
     int rc;
 
+    tally(zh, "create %s", tally_rel(path));
     if (!atomic_load(&trace_on) || (t = tctx_new(zh, data, "create %s", path)) == NULL)
         return __real_zoo_acreate(zh, path, value, valuelen, acl, mode, completion, data);
     t->cb.str = completion;
@@ -479,6 +610,7 @@ __wrap_zoo_aset(zhandle_t *zh, const char *path, const char *buffer, int buflen,
     struct tctx *t;
     int rc;
 
+    tally(zh, "set %s", tally_rel(path));
     if (!atomic_load(&trace_on) || (t = tctx_new(zh, data, "set %s", path)) == NULL)
         return __real_zoo_aset(zh, path, buffer, buflen, version, completion, data);
     t->cb.s = completion;

@@ -50,6 +50,7 @@ for p in $parts; do
             for t in tests/unit/test_codec tests/unit/test_config tests/unit/test_policies \
                      tests/unit/test_loader tests/unit/test_common tests/fakezk/test_fakezk \
                      tests/fakezk/test_fakezk_faults tests/fakezk/test_fakezk_bugs \
+                     tests/fakezk/test_fakezk_quiet \
                      tests/integration/test_election tests/integration/test_slots; do
                 echo "full-tier: valgrind $t"
                 $VG "$t" >"$t.valgrind.log" 2>&1 || { rc=1; tail -n 30 "$t.valgrind.log"; }

@@ -178,7 +178,7 @@ zke_event(struct zkelect *h, struct zkelect_group *g, enum zkelect_event_type ty
 
     /* the caller holds h->mu (recursive): callbacks may call non-blocking API */
     if (g) {
-        if (g->on_event)
+        if (g->on_event && !(g->no_leader_events && type == ZKELECT_EV_LEADER_CHANGED))
             g->on_event(g->event_data, &ev);
         subs_call(g, &ev);
     } else {

@@ -35,6 +35,7 @@ failed=0
 zk_pid=
 guard_pid=
 declare -A pid port                     # node -> daemon pid / HTTP port
+declare -A quiet                        # node -> 1: no notify hook, no event log
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/zkd-test.XXXXXX") || exit 99
 
@@ -202,7 +203,7 @@ preempt = on
 [hooks]
 takeover = ${3:-$T/takeover.sh}
 stepdown = $T/stepdown.sh
-notify = $T/notify.sh
+${quiet[$1]:+; }notify = $T/notify.sh
 timeout_ms = 5000
 [health]
 command = test ! -e $T/unhealthy.$1
@@ -212,7 +213,7 @@ failures = 2
 listen = ${port[$1]}
 [log]
 level = debug
-events = $T/$1.events
+${quiet[$1]:+; }events = $T/$1.events
 EOF
 }
 
@@ -385,6 +386,18 @@ n3_daemon_pid=$(cat "$T/n3.pid" 2>/dev/null)
 for n in n1 n2 n3; do
     check "$n: /health 200" wait_until 20000 is_code "$n" /health 200
 done
+# issue 18: n5 has no notify hook and no event log, so zkelectd does not
+# follow the leader there (no +leader-changed subscription: the library
+# watches nothing for it per leader change) and /status reads the leader on
+# request. It never leads (priority 1).
+quiet[n5]=1
+check "n5 (priority 1, no notify hook, no event log) starts" start_node n5 1
+check "n5: /health 200" wait_until 20000 is_code n5 /health 200
+check "n5's configuration has no notify hook and no event log" \
+    eval '! grep -q "^notify" "$T/n5.ini" && ! grep -q "^events" "$T/n5.ini"'
+check "n2 follows the leader (its notify hook and event log need every change), n5 does not" \
+    eval 'grep -qF "following the leader (a notify hook or an event log" "$T/n2.log" &&
+          ! grep -qF "following the leader (a notify hook" "$T/n5.log"'
 check "exactly one node answers /leader 200, and it is n1" only_leader n1
 body n1 /leader > "$T/out"
 check "/leader body names the leader and its epoch" \
@@ -461,6 +474,13 @@ check "during n1's stepdown hook its leader znode was there (a peer saw n1 READY
 grep "^takeover n2 " "$ORDER" > "$T/out2"
 check "n2's takeover hook got ZKELECT_PREVIOUS=n1, ZKELECT_PREVIOUS_HOST=$(uname -n)" \
     grep -qF "prev=n1 prev_host=$(uname -n)" "$T/out2"
+status_leader() { body "$1" /status | grep -qF "\"leader\":{\"id\":\"$2\",\"status\":\"READY\""; }
+check "n5 /status (it follows nothing): the new leader n2 READY, read on request" \
+    wait_until 5000 status_leader n5 n2
+# (every node's /leader is polled here, which reads the leader on request:
+# a node that did not follow would see these changes too)
+check "the notify hook of n3 saw the change to n2" \
+    wait_until 5000 grep -q "^notify n3 +leader-changed leader=n2 " "$ORDER.notify"
 check "n1's stepdown hook got ZKELECT_REASON=resigning, ZKELECT_EVENT=-stepdown" \
     eval 'grep -qF "reason=resigning" "$T/out" && grep -qF "event=-stepdown" "$T/out"'
 check "n1's event log: -stepdown then -registered" \
@@ -482,10 +502,20 @@ if wait_until $((SESSION_MS + SLACK_MS)) only_leader n3; then
 else
     nok "n3 does not lead within $((SESSION_MS + SLACK_MS)) ms of kill -9 (leaders: $(leaders))"
 fi
+check "n5 /status: n3 READY after the kill -9 of n2" wait_until 5000 status_leader n5 n3
+check "the notify hook of n3 saw the change to n3" \
+    wait_until 5000 grep -q "^notify n3 +leader-changed leader=n3 " "$ORDER.notify"
 check "n2 restarts" start_node n2 20
 check "n2 (priority 20 > 10) takes the lead back (preempt = on)" \
     wait_until 15000 only_leader n2
 check "n3 ran its stepdown hook" grep -q "^stepdown n3 " "$ORDER"
+check "n5 /status: n2 READY again" wait_until 5000 status_leader n5 n2
+# n5 leaves here: after the restarts it would be the elector next, and it
+# writes no event log for the checks below
+stop_node n5
+rc=$?
+check "n5 exits 0 after SIGTERM ($rc)" [ "$rc" = 0 ]
+unset "port[n5]"
 
 # ---------------------------------------------------------------------------
 # 5. Restart right after kill -9: the id is still held by the old session

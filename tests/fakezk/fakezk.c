@@ -46,7 +46,8 @@ enum fr_op { OP_CREATE = 1, OP_DELETE, OP_SET, OP_GET, OP_EXISTS, OP_CHILDREN, O
              OP_MULTI };
 
 /* One request, then its queued reply. */
-#define FZ_MULTI_MAX 16         /* ops in one multi (the real server has no small limit) */
+#define FZ_MULTI_MAX 24         /* ops in one multi (the real server has no small limit;
+                                   libzkelect's largest has ZKE_MULTI_MAX, 20) */
 
 struct fitem {
     struct fitem *next;
@@ -1352,6 +1353,19 @@ fakezk_exists(const char *path)
     e = node_find(path) != NULL;
     pthread_mutex_unlock(&fz.mu);
     return e;
+}
+
+int
+fakezk_version(const char *path)
+{
+    struct fznode *n;
+    int v;
+
+    pthread_mutex_lock(&fz.mu);
+    n = node_find(path);
+    v = n ? n->st.version : -1;
+    pthread_mutex_unlock(&fz.mu);
+    return v;
 }
 
 int64_t

@@ -150,6 +150,7 @@ int fakezk_mkdirs(const char *path);
 int fakezk_get(const char *path, char *buf, size_t len);
 bool fakezk_exists(const char *path);
 int64_t fakezk_owner(const char *path);   /* ephemeralOwner, -1 when absent */
+int fakezk_version(const char *path);     /* its data version, -1 when absent */
 
 /* The first znode (in path order) whose path starts with prefix, into buf.
  * Returns true when there is one. */

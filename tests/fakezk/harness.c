@@ -41,6 +41,7 @@ int fz_watchdog_ms = 60000, fz_exclude_ms = 60000;
 const char *fz_policy = "nodeid";
 int fz_session_ms = 10000, fz_fence_ms = 0, fz_stepdown_ms = 0;
 bool fz_takeover_noop;
+int fz_quiet;
 
 static uint64_t
 now_ms(void)
@@ -86,12 +87,31 @@ event_cb(void *data, const struct zkelect_event *ev)
     wake();
 }
 
+/* The handle's events: recorded for its groups opened without an on_event
+   (FZ_QUIET_NOCB), as their own on_event would have. */
+static void
+handle_event_cb(void *data, const struct zkelect_event *ev)
+{
+    struct fz_node *n = data;
+    int i;
+
+    for (i = 0; i < FZ_GROUPS; i++) {
+        struct fz_grp *gr = &n->grp[i];
+        if (gr->quiet == FZ_QUIET_NOCB && gr->g != NULL &&
+            (ev->group == NULL || strcmp(ev->group, gr->path) == 0))
+            event_cb(gr, ev);
+    }
+}
+
 static int
 takeover_cb(void *data, zkelect_group_t *g, uint64_t epoch)
 {
     struct fz_grp *gr = data;
-    (void)g;
     gr->takeover_epoch = epoch;
+    if (gr->takeover_host_of != NULL) /* on the library thread: from the view */
+        gr->takeover_host_rc = zkelect_get_node_host(g, gr->takeover_host_of,
+                                                     gr->takeover_host,
+                                                     sizeof(gr->takeover_host));
     return gr->takeover_mode;
 }
 
@@ -126,6 +146,7 @@ fz_begin(void)
     fz_session_ms = 10000;
     fz_fence_ms = fz_stepdown_ms = 0;
     fz_takeover_noop = false;
+    fz_quiet = FZ_FOLLOW;
     if (verbose)
         fprintf(stderr, "\n");
 }
@@ -179,6 +200,8 @@ fz_node_open(struct fz_node *n, const char *id, const char *base, int ngroups)
     o.log_data = n;
     o.log_level = ZKELECT_LOG_DEBUG;
     o.nudge_ms = -1;              /* no stalled-request nudges: nothing stalls here */
+    o.on_event = handle_event_cb; /* for the groups without one (FZ_QUIET_NOCB) */
+    o.event_data = n;
     rc = zkelect_open(&o, &n->h);
     if (rc != 0)
         return rc;
@@ -200,12 +223,14 @@ fz_node_open(struct fz_node *n, const char *id, const char *base, int ngroups)
         go.npolicy_options = 1;
         go.watchdog_ms = fz_watchdog_ms;
         go.exclude_ms = fz_exclude_ms;
-        go.on_event = event_cb;
+        gr->quiet = fz_quiet;
+        go.on_event = fz_quiet == FZ_QUIET_NOCB ? NULL : event_cb;
         go.event_data = gr;
         go.on_takeover = takeover_cb;
         go.on_stepdown = stepdown_cb;
         go.cb_data = gr;
-        go.flags = ZKELECT_GROUP_NOWAIT | (fz_takeover_noop ? ZKELECT_GROUP_TAKEOVER_NOOP : 0);
+        go.flags = ZKELECT_GROUP_NOWAIT | (fz_takeover_noop ? ZKELECT_GROUP_TAKEOVER_NOOP : 0) |
+                   (fz_quiet == FZ_QUIET_NOEVENTS ? ZKELECT_GROUP_NO_LEADER_EVENTS : 0);
         rc = zkelect_group_open(n->h, &go, &gr->g);
         if (rc != 0)
             return rc;
@@ -233,7 +258,7 @@ fz_nominate(struct fz_node *n, int i, int priority)
     self.priority = priority;
     self.eligible = !n->grp[i].ineligible;
     self.site = n->grp[i].site;
-    self.host = "fakehost";
+    self.host = n->grp[i].host ? n->grp[i].host : "fakehost";
     n->grp[i].nominate_done = false;
     return zkelect_nominate_async(n->grp[i].g, &self, nominate_cb, &n->grp[i]);
 }

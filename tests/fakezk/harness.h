@@ -41,6 +41,13 @@ struct fz_grp {
     int stepdown_mode;                    /* 0 or ZKELECT_EBUSY */
     bool ineligible;                      /* fz_nominate: eligible = 0 */
     const char *site;                     /* fz_nominate: the node's site, or NULL */
+    const char *host;                     /* fz_nominate: the node's host, or NULL
+                                             ("fakehost") */
+    int quiet;                            /* fz_quiet when the group was opened */
+    const char *takeover_host_of;         /* a node id: the takeover callback asks
+                                             zkelect_get_node_host for it ... */
+    char takeover_host[256];              /* ... and keeps the answer here */
+    int takeover_host_rc;                 /* ... and its return code */
     uint64_t stepdown_epoch;
     int stepdown_calls;                   /* step-down callbacks so far */
 };
@@ -66,6 +73,21 @@ extern int fz_session_ms, fz_fence_ms, fz_stepdown_ms;
 /* Open the next nodes' groups with ZKELECT_GROUP_TAKEOVER_NOOP (fz_begin
  * resets it to false): READY is sent right behind the PROGRESS create. */
 extern bool fz_takeover_noop;
+/* How the next nodes' groups take the leader's changes (fz_begin resets it to
+ * FZ_FOLLOW):
+ *   FZ_FOLLOW         the group's on_event records every event: the group
+ *                     follows the leader (doc/PROTOCOL.md §2, "Who follows");
+ *   FZ_QUIET_NOCB     no on_event: the group is quiet (it follows only while
+ *                     in play); its events are recorded from the handle's
+ *                     on_event, which makes no group follow;
+ *   FZ_QUIET_NOEVENTS on_event with ZKELECT_GROUP_NO_LEADER_EVENTS (quiet too).
+ * A quiet group's zkelect_get_leader() from the test thread blocks on reads
+ * nobody delivers: call it through fz_run_settling (fz_is_ready is safe on a
+ * group that leads or takes over: that one follows). */
+#define FZ_FOLLOW         0
+#define FZ_QUIET_NOCB     1
+#define FZ_QUIET_NOEVENTS 2
+extern int fz_quiet;
 
 /* Reset the fake (between tests). */
 void fz_begin(void);

@@ -1248,6 +1248,156 @@ test_unsubscribe_in_callback(void)
     stop_node(n);
 }
 
+/* ---- issue 18: a quiet member ------------------------------------------------ */
+
+static void
+flush_fn(struct zkelect *h, void *arg)
+{
+    (void)h;
+    *(bool *)arg = true;
+}
+
+static bool
+flush_pred(void *arg)
+{
+    return *(bool *)arg;
+}
+
+/*
+ * Wait until group G of handle H has sent everything it will send: after a
+ * call run by its library thread (queued behind every reply already in),
+ * no request of G is outstanding. 0, or -1 at the deadline.
+ */
+static int
+wait_group_idle(zkelect_t *h, zkelect_group_t *g, int timeout_ms)
+{
+    uint64_t end = now_ms() + (uint64_t)timeout_ms;
+    struct req *r;
+    bool *done;
+    int n;
+
+    do {
+        if ((done = calloc(1, sizeof(*done))) == NULL)
+            return -1;
+        if (zke_call_wait(h, flush_fn, done, flush_pred, done, timeout_ms) != 0)
+            return -1; /* (done is left to the call that may still run) */
+        free(done);
+        n = 0;
+        pthread_mutex_lock(&h->qmu);
+        for (r = h->outstanding.next; r != &h->outstanding; r = r->next)
+            if (r->g == g)
+                n++;
+        pthread_mutex_unlock(&h->qmu);
+        if (n == 0)
+            return 0;
+        struct timespec ts = {0, 2 * 1000000};
+        nanosleep(&ts, NULL);
+    } while (now_ms() < end);
+    return -1;
+}
+
+/* Open node I as ID with a group that follows nothing (no on_event, so no
+   leader subscriber), registered; ELIGIBLE as said. */
+static struct node *
+start_quiet_node(int i, const char *id, int eligible)
+{
+    struct node *n = &nodes[i];
+    struct zkelect_group_options go;
+    struct zkelect_node self;
+    static const char *opts_off[] = {"preempt=off"};
+
+    memset(n, 0, sizeof(*n));
+    snprintf(n->id, sizeof(n->id), "%s", id);
+    n->h = open_handle(hosts);
+    memset(&go, 0, sizeof(go));
+    go.size = sizeof(go);
+    go.path = group_path;
+    go.policy = "nodeid";
+    go.policy_options = opts_off;
+    go.npolicy_options = 1;
+    go.watchdog_ms = watchdog_opt;
+    go.exclude_ms = 60000;
+    CU_ASSERT_EQUAL_FATAL(zkelect_group_open(n->h, &go, &n->g), 0);
+    memset(&self, 0, sizeof(self));
+    self.id = id;
+    self.site = "dc1";
+    self.host = id;
+    self.eligible = eligible;
+    CU_ASSERT_EQUAL(zkelect_nominate(n->g, &self, WAIT_MS), 0);
+    return n;
+}
+
+static uint64_t
+requests_of(struct node *n, uint64_t *notifications)
+{
+    struct zkelect_stats st;
+
+    memset(&st, 0, sizeof(st));
+    CU_ASSERT_EQUAL(zkelect_get_stats(n->g, &st), 0);
+    if (notifications)
+        *notifications = st.notifications;
+    return st.requests;
+}
+
+/*
+ * Issue 18, O(1) for uninvolved members: n1 leads, n2 and n3 follow (their
+ * on_event), n7 (not eligible) and n8 are quiet members (no on_event, no
+ * subscription). n8 is uninvolved: its predecessor in the election order is
+ * n7, never elected. n1 resigns (n2 READY), then n2's session expires (n3
+ * READY): n8 sends no request for either change, and zkelect_get_leader on
+ * it, called here, reads the leader on request and answers the new one.
+ * (Before issue 18 every member re-read `elected` and `leader` on each
+ * change, about 5 requests per change.)
+ */
+static void
+test_quiet_member(void)
+{
+    struct zkelect_leader l;
+    uint64_t r0, r1, r2, r3, n0, n1;
+    char p[128];
+
+    reset();
+    start_node(0, "n1", hosts);
+    start_node(1, "n2", hosts);
+    start_node(2, "n3", hosts);
+    start_quiet_node(3, "n7", 0);
+    start_quiet_node(4, "n8", 1);
+    CU_ASSERT_EQUAL_FATAL(wait_one_ready(WAIT_MS, "n1"), 0);
+    CU_ASSERT_EQUAL_FATAL(wait_group_idle(nodes[4].h, nodes[4].g, WAIT_MS), 0);
+    r0 = requests_of(&nodes[4], &n0);
+    /* a graceful leave (the handover of n1's multi) */
+    CU_ASSERT_EQUAL(zkelect_unnominate(nodes[0].g, WAIT_MS), 0);
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n2"), 1);
+    snprintf(p, sizeof(p), "%s/elected", group_path);
+    CU_ASSERT(zk_has(p, "\"leader\":\"n2\""));
+    CU_ASSERT_EQUAL(wait_group_idle(nodes[4].h, nodes[4].g, WAIT_MS), 0);
+    r1 = requests_of(&nodes[4], &n1);
+    CU_ASSERT_EQUAL(r1, r0);
+    CU_ASSERT(n1 - n0 <= 2);   /* the watches it had armed before, once */
+    if (r1 != r0)
+        fprintf(stderr, "  n8 sent %llu requests for the leave\n", (unsigned long long)(r1 - r0));
+    /* read on request, from this (application) thread */
+    CU_ASSERT_EQUAL(zkelect_get_leader(nodes[4].g, &l), 0);
+    CU_ASSERT_STRING_EQUAL(l.id, "n2");
+    CU_ASSERT_EQUAL(l.status, ZKELECT_STATUS_READY);
+    CU_ASSERT(!l.is_self);
+    CU_ASSERT_EQUAL(wait_group_idle(nodes[4].h, nodes[4].g, WAIT_MS), 0);
+    r2 = requests_of(&nodes[4], NULL);
+    /* a crash: n2's session ends, the elector (n3, after n2) decides n3 */
+    expire_session(nodes[1].h, hosts);
+    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n3"), 2);
+    CU_ASSERT(zk_has(p, "\"leader\":\"n3\""));
+    CU_ASSERT_EQUAL(wait_group_idle(nodes[4].h, nodes[4].g, WAIT_MS), 0);
+    r3 = requests_of(&nodes[4], NULL);
+    CU_ASSERT_EQUAL(r3, r2);
+    if (r3 != r2)
+        fprintf(stderr, "  n8 sent %llu requests for the crash\n", (unsigned long long)(r3 - r2));
+    CU_ASSERT_EQUAL(zkelect_get_leader(nodes[4].g, &l), 0);
+    CU_ASSERT_STRING_EQUAL(l.id, "n3");
+    CU_ASSERT_EQUAL(l.status, ZKELECT_STATUS_READY);
+    CU_ASSERT_EQUAL(violations, 0);
+}
+
 static int
 suite_init(void)
 {
@@ -1308,6 +1458,8 @@ static CU_TestInfo standalone_tests[] = {
     {"many groups on one handle: no-wait open, counters, re-created znodes, close", test_many_groups_one_handle},
     {"a stalled request is nudged, logged and counted", test_stalled_request_nudged},
     {"subscribers that unsubscribe from their callback", test_unsubscribe_in_callback},
+    {"a quiet uninvolved member sends nothing per leader change, reads the leader on request",
+     test_quiet_member},
     CU_TEST_INFO_NULL,
 };
 

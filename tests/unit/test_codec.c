@@ -583,6 +583,21 @@ sb_addf(const char *fmt, ...)
     X(elected_exclusion_duplicate_key, elected,                               \
         ELX("[{'id':'n3','reason':'a','remaining_ms':1,'id':'n4'}]"),         \
         EBADVALUE, "excluded[0].id")                                          \
+    /* elected: the hosts (issue 18), optional text like a member's host */ \
+    X(elected_hosts_ok, elected, ELE("7", "'n2'",                             \
+        ",'leader_host':'h2.example','previous_host':'10.0.0.1'"), OK, NULL)  \
+    X(elected_hosts_255_ok, elected, ELE("7", "'n2'", ",'leader_host':'"      \
+        A64 A64 A64 A16 A16 A16 "aaaaaaaaaaaaaaa'"), OK, NULL)              \
+    X(elected_leader_host_number, elected, ELE("7", "'n2'",                   \
+        ",'leader_host':5"), ETYPE, "leader_host")                            \
+    X(elected_previous_host_array, elected, ELE("7", "'n2'",                  \
+        ",'previous_host':['h1']"), ETYPE, "previous_host")                   \
+    X(elected_leader_host_256, elected, ELE("7", "'n2'",                      \
+        ",'leader_host':'" A64 A64 A64 A64 "a'"), ETOOBIG, "leader_host")     \
+    X(elected_previous_host_256, elected, ELE("7", "'n2'",                    \
+        ",'previous_host':'" A64 A64 A64 A64 "a'"), ETOOBIG, "previous_host") \
+    X(elected_previous_host_control, elected, ELE("7", "'n2'",                \
+        ",'previous_host':'a\\tb'"), EBADVALUE, "previous_host")              \
     /* leader */                                                              \
     X(leader_progress_ok, leader, LEA("'n1'", "'PROGRESS'", "3", ""), OK, NULL) \
     X(leader_ready_ok, leader, LEA("'n1'", "'READY'", "3", ",'since_ms':5"),  \
@@ -1259,6 +1274,20 @@ test_elected_values(void)
     CU_ASSERT_EQUAL(g_elected.excluded[1].remaining_ms, 0);
 }
 
+/* issue 18: elected's hosts, where the leader and the one before ran (the
+   fencing target of a member that did not follow); "" when absent */
+static void
+test_elected_hosts_values(void)
+{
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_elected, ELE("7", "'n2'",
+        ",'leader_host':'h2.example','previous_host':'10.0.0.1'")), 0);
+    CU_ASSERT_STRING_EQUAL(g_elected.leader_host, "h2.example");
+    CU_ASSERT_STRING_EQUAL(g_elected.previous_host, "10.0.0.1");
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_elected, ELE("7", "'n2'", "")), 0);
+    CU_ASSERT_STRING_EQUAL(g_elected.leader_host, "");
+    CU_ASSERT_STRING_EQUAL(g_elected.previous_host, "");
+}
+
 static void
 test_elected_nulls(void)
 {
@@ -1639,6 +1668,7 @@ test_msg_successor(void)
 }
 
 static CU_TestInfo values_tests[] = {
+    { "elected_hosts", test_elected_hosts_values },
     { "member_values", test_member_values },
     { "member_defaults", test_member_defaults },
     { "member_unicode_escapes", test_member_unicode_escapes },
@@ -2172,6 +2202,44 @@ static void
 test_rt_elected(void)
 {
     fill_elected(&e1);
+    ROUND_TRIP(elected, &e1, &e2);
+}
+
+/* The hosts go through a round trip; each is omitted from the JSON when
+   empty (a decision written by an older elector has neither). */
+static void
+test_rt_elected_hosts(void)
+{
+    char *js = NULL;
+    size_t n = 0;
+
+    fill_elected(&e1);
+    strcpy(e1.leader_host, "h2.example");
+    strcpy(e1.previous_host, "h1 \"old\" \xc3\xa9");
+    ROUND_TRIP(elected, &e1, &e2);
+    CU_ASSERT_STRING_EQUAL(e2.leader_host, "h2.example");
+    CU_ASSERT_STRING_EQUAL(e2.previous_host, "h1 \"old\" \xc3\xa9");
+    memset(e1.leader_host, 'h', ZKE_HOST_MAX);    /* the longest */
+    e1.leader_host[ZKE_HOST_MAX] = '\0';
+    ROUND_TRIP(elected, &e1, &e2);
+    fill_elected(&e1);
+    strcpy(e1.previous_host, "h1");
+    CU_ASSERT_EQUAL_FATAL(zke_elected_encode(&e1, &js, &n), 0);
+    CU_ASSERT(strstr(js, "\"leader_host\"") == NULL);
+    CU_ASSERT(strstr(js, "\"previous_host\":\"h1\"") != NULL);
+    free(js);
+    js = NULL;
+    e1.previous_host[0] = '\0';
+    strcpy(e1.leader_host, "h2");
+    CU_ASSERT_EQUAL_FATAL(zke_elected_encode(&e1, &js, &n), 0);
+    CU_ASSERT(strstr(js, "\"previous_host\"") == NULL);
+    CU_ASSERT(strstr(js, "\"leader_host\":\"h2\"") != NULL);
+    free(js);
+    js = NULL;
+    fill_elected(&e1);
+    CU_ASSERT_EQUAL_FATAL(zke_elected_encode(&e1, &js, &n), 0);
+    CU_ASSERT(strstr(js, "_host") == NULL);
+    free(js);
     ROUND_TRIP(elected, &e1, &e2);
 }
 
@@ -2984,6 +3052,7 @@ static CU_TestInfo encode_tests[] = {
     { "rt_member_full_tags", test_rt_member_full_tags },
     { "rt_elected", test_rt_elected },
     { "rt_elected_no_leader", test_rt_elected_no_leader },
+    { "rt_elected_hosts", test_rt_elected_hosts },
     { "rt_leader", test_rt_leader },
     { "rt_config", test_rt_config },
     { "rt_config_defaults", test_rt_config_defaults },

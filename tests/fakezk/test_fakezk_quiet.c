@@ -1,0 +1,1068 @@
+/*
+ * test_fakezk_quiet.c - issue 18's O(1) for uninvolved members on the
+ * scripted fake (doc/PROTOCOL.md §2, "Who follows" and "The wake"): a
+ * member nobody asked about the leader sends nothing per leader change; a
+ * subscriber still sees every change; the multi that elects a quiet member
+ * wakes it through its own election znode, and fails if that znode is gone;
+ * the leader is read on request; ZKELECT_GROUP_NO_LEADER_EVENTS; the
+ * decision's previous_host.
+ *
+ * Run one test: tests/fakezk/test_fakezk_quiet quiet:uninvolved_leave
+ * FAKEZK_VERBOSE=1 prints the library's log and events.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cutest.h"
+#include "harness.h"
+
+#define SETTLE_MS 20000
+
+static struct fz_node N[7];
+
+/* Open node ID as N[k], its one group "/g" opened as QUIET says (fz_quiet),
+   nominate it and settle: the nodes register one after the other, in the
+   order of the calls (the first is the elector). */
+static const char *join_host;   /* the host of the next join (NULL: "fakehost") */
+
+static void
+join(int k, const char *id, int quiet, bool eligible)
+{
+    fz_quiet = quiet;
+    CU_ASSERT_FATAL(fz_node_open(&N[k], id, "/g", 1) == 0);
+    fz_quiet = FZ_FOLLOW;
+    N[k].grp[0].host = join_host;
+    join_host = NULL;
+    N[k].grp[0].ineligible = !eligible;
+    fz_nominate(&N[k], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_registered(&N[k], 0));
+}
+
+/*
+ * The usual cast: n9 the elector (not eligible), n1 the leader (nodeid
+ * chooses the lowest id), n2 and n4 the next ones in that order, n7 (not
+ * eligible, follows), and n8, a quiet member nobody will elect while n1..n4
+ * are there. QUIET2 is how n2 is opened. Election order: n9 n1 n2 n4 n7 n8:
+ * n8's predecessor (whose election znode it watches, for the elector's
+ * succession) is n7, never elected nor leaving, so no change of leader
+ * involves n8.
+ */
+static void
+cast(int quiet2)
+{
+    join(0, "n9", FZ_FOLLOW, false);
+    join(1, "n1", FZ_FOLLOW, true);
+    join(2, "n2", quiet2, true);
+    join(3, "n4", FZ_FOLLOW, true);
+    join(5, "n7", FZ_FOLLOW, false);
+    join(4, "n8", FZ_QUIET_NOCB, true);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    CU_ASSERT_FATAL(fz_is_elector(&N[0], 0));
+}
+
+static struct zkelect_stats
+stats(struct fz_node *n)
+{
+    struct zkelect_stats st;
+
+    memset(&st, 0, sizeof(st));
+    CU_ASSERT(zkelect_get_stats(n->grp[0].g, &st) == 0);
+    return st;
+}
+
+/* Node K crashes: its session expires while its library hears nothing (the
+   process is gone). crash_end lets it hear of it (it registers again). */
+static int64_t
+crash(int k)
+{
+    int64_t sid = fz_sid(&N[k]);
+
+    fakezk_hold(sid, true);
+    CU_ASSERT(fakezk_expire(sid) == 0);
+    return sid;
+}
+
+static void
+crash_end(int64_t sid)
+{
+    fakezk_hold(sid, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+}
+
+/* The version of the election znode of ID under /g (-1: none). */
+static int
+election_version(const char *id)
+{
+    char prefix[64], path[256];
+
+    snprintf(prefix, sizeof(prefix), "/g/election/%s_", id);
+    if (!fakezk_find(prefix, path, sizeof(path)))
+        return -1;
+    return fakezk_version(path);
+}
+
+/* ---- zkelect_get_leader on a quiet group, from a helper thread ------------------ */
+
+struct getl {
+    struct fz_node *n;
+    struct zkelect_leader l;
+    struct zkelect_slot s[2];
+    int rc, nslots;
+};
+
+static int
+getl_fn(void *arg)
+{
+    struct getl *a = arg;
+
+    a->nslots = zkelect_get_leaders(a->n->grp[0].g, a->s, 2);
+    a->rc = zkelect_get_leader(a->n->grp[0].g, &a->l);
+    return a->rc;
+}
+
+/* N's view of the leader, asked as an application would (it may block on a
+   read: the test thread delivers meanwhile). "id:READY:epoch" or "". */
+static const char *
+leader_of(struct fz_node *n, char *buf, size_t len)
+{
+    struct getl a;
+
+    memset(&a, 0, sizeof(a));
+    a.n = n;
+    buf[0] = '\0';
+    if (fz_run_settling(getl_fn, &a, SETTLE_MS) == 0)
+        snprintf(buf, len, "%s:%s:%llu", a.l.id,
+                 a.l.status == ZKELECT_STATUS_READY ? "READY" : "PROGRESS",
+                 (unsigned long long)a.l.epoch);
+    /* slot 0 of get_leaders says the same */
+    CU_ASSERT(a.nslots >= 1);
+    if (a.nslots >= 1 && a.rc == 0)
+        CU_ASSERT_STRING_EQUAL(a.s[0].id, a.l.id);
+    return buf;
+}
+
+/* ---- a: an uninvolved quiet member sends nothing per change ---------------------- */
+
+/*
+ * Two graceful leaves in a row (n1 hands over to n2, n2 to n4): the quiet
+ * n8 sends no request at all, and hears at most the two watches it armed
+ * before it went quiet (on `elected` and on `leader`, once), nothing in the
+ * second change. (Before issue 18: 5 requests and 4 notifications per
+ * change.)
+ */
+static void
+test_uninvolved_leave(void)
+{
+    struct zkelect_stats s0, s1, s2;
+
+    fz_begin();
+    cast(FZ_FOLLOW);
+    s0 = stats(&N[4]);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    s1 = stats(&N[4]);
+    zkelect_unnominate(N[2].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[3], 0));
+    s2 = stats(&N[4]);
+    CU_ASSERT_EQUAL(s1.requests, s0.requests);
+    CU_ASSERT_EQUAL(s2.requests, s1.requests);
+    CU_ASSERT(s1.notifications - s0.notifications <= 2);
+    CU_ASSERT_EQUAL(s2.notifications, s1.notifications);
+    if (s2.requests != s0.requests || s2.notifications - s0.notifications > 2)
+        fprintf(stderr, "  n8: %llu requests, %llu notifications over two changes\n",
+                (unsigned long long)(s2.requests - s0.requests),
+                (unsigned long long)(s2.notifications - s0.notifications));
+    fz_end();
+}
+
+/*
+ * The leader crashes (its session expires): the elector decides n2 and n2
+ * takes over; the quiet n8 sends nothing. Then n2 crashes too: n4, and n8
+ * still sends nothing.
+ */
+static void
+test_uninvolved_crash(void)
+{
+    struct zkelect_stats s0, s1, s2;
+    int64_t c1, c2;
+
+    fz_begin();
+    cast(FZ_FOLLOW);
+    s0 = stats(&N[4]);
+    c1 = crash(1);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    s1 = stats(&N[4]);
+    c2 = crash(2);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[3], 0));
+    s2 = stats(&N[4]);
+    CU_ASSERT_EQUAL(s1.requests, s0.requests);
+    CU_ASSERT_EQUAL(s2.requests, s1.requests);
+    CU_ASSERT(s1.notifications - s0.notifications <= 2);
+    CU_ASSERT_EQUAL(s2.notifications, s1.notifications);
+    if (s2.requests != s0.requests || s2.notifications - s0.notifications > 2)
+        fprintf(stderr, "  n8: %llu requests, %llu notifications over two crashes\n",
+                (unsigned long long)(s2.requests - s0.requests),
+                (unsigned long long)(s2.notifications - s0.notifications));
+    crash_end(c1);
+    crash_end(c2);
+    fz_end();
+}
+
+/*
+ * Found: the wake is not heard by the woken node alone. The member right
+ * after it in the election order watches its election znode too (exists,
+ * for the elector's succession, register.c): the wake's setData fires that
+ * watch, and the member sends an exists to arm it again. Here the quiet n8
+ * registers right after n2; n1 resigns and its handover wakes n2: n8, no
+ * elector, no old or new leader, no subscriber, pays one notification and
+ * one request for the change. (The cast above puts n7 in front of n8 so
+ * that the other tests measure what they say.)
+ */
+static void
+test_found_wake_heard_by_next_in_line(void)
+{
+    struct zkelect_stats s0, s1;
+
+    fz_begin();
+    join(0, "n9", FZ_FOLLOW, false);
+    join(1, "n1", FZ_FOLLOW, true);
+    join(2, "n2", FZ_FOLLOW, true);
+    join(4, "n8", FZ_QUIET_NOCB, true);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    s0 = stats(&N[4]);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(election_version("n2"), 1);
+    s1 = stats(&N[4]);
+    if (s1.requests != s0.requests)
+        fprintf(stderr, "  n8: %llu requests for the change (its predecessor was woken)\n",
+                (unsigned long long)(s1.requests - s0.requests));
+    CU_ASSERT_EQUAL(s1.requests, s0.requests);
+    fz_end();
+}
+
+/* ---- b: a subscriber sees every change -------------------------------------------- */
+
+struct seen {
+    char log[2048];
+    int n;
+};
+
+static void
+sub_cb(void *data, const struct zkelect_event *ev)
+{
+    struct seen *s = data;
+    size_t o = strlen(s->log);
+
+    /* library thread; read by the test thread after a settle (its flush) */
+    if (ev->type != ZKELECT_EV_LEADER_CHANGED)
+        return;
+    s->n++;
+    if (o + 80 < sizeof(s->log))
+        snprintf(s->log + o, sizeof(s->log) - o, "%s%s:%s:%llu", o ? " " : "",
+                 ev->node ? ev->node : "-",
+                 ev->status == ZKELECT_STATUS_READY ? "READY" : "PROGRESS",
+                 (unsigned long long)ev->epoch);
+}
+
+/*
+ * n8 is quiet through the first change (n1 hands over to n2), then
+ * subscribes to +leader-changed: it reads what it let go (n2, READY) and
+ * from then on sees every change: n2 crashes, n4 takes over. Its view
+ * (zkelect_get_leader, without a read: it follows) is n4, READY, epoch 3.
+ */
+static void
+test_subscriber(void)
+{
+    struct seen s;
+    struct zkelect_leader l;
+    int64_t c2;
+    int id;
+
+    memset(&s, 0, sizeof(s));
+    fz_begin();
+    cast(FZ_FOLLOW);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    id = zkelect_subscribe(N[4].grp[0].g, ZKELECT_MASK_LEADER, sub_cb, &s);
+    CU_ASSERT_FATAL(id > 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(strstr(s.log, "n2:READY:2") != NULL);
+    c2 = crash(2);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[3], 0));
+    CU_ASSERT(strstr(s.log, "n4:READY:3") != NULL);
+    /* the last thing it heard is the leader now */
+    CU_ASSERT(s.n >= 2);
+    CU_ASSERT(strlen(s.log) >= strlen("n4:READY:3") &&
+              strcmp(s.log + strlen(s.log) - strlen("n4:READY:3"), "n4:READY:3") == 0);
+    CU_ASSERT(zkelect_get_leader(N[4].grp[0].g, &l) == 0);
+    CU_ASSERT_STRING_EQUAL(l.id, "n4");
+    CU_ASSERT(l.status == ZKELECT_STATUS_READY && l.epoch == 3);
+    if (strstr(s.log, "n4:READY:3") == NULL)
+        fprintf(stderr, "  the subscriber saw: %s\n", s.log);
+    CU_ASSERT(zkelect_unsubscribe(N[4].grp[0].g, id) == 0);
+    crash_end(c2);
+    fz_end();
+}
+
+/* ---- c: the wake --------------------------------------------------------------------- */
+
+/*
+ * n2 is quiet and the policy elects it (the leader crashed: the elector
+ * decides): the decision's multi touches n2's election znode, the one thing
+ * n2 watches, and n2 takes over and is READY. The uninvolved n8 sends
+ * nothing. (Before issue 18 nothing touched the election znode: its version
+ * stayed 0.)
+ */
+static void
+test_wake_by_decision(void)
+{
+    struct zkelect_stats s0;
+    int64_t c1;
+
+    fz_begin();
+    cast(FZ_QUIET_NOCB);
+    CU_ASSERT_EQUAL(election_version("n2"), 0);
+    s0 = stats(&N[4]);
+    c1 = crash(1);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_TAKEOVER), 1);
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
+    CU_ASSERT(fz_znode_has("/g/elected", "\"leader\":\"n2\""));
+    CU_ASSERT(!fz_znode_has("/g/elected", "handover"));
+    CU_ASSERT_EQUAL(election_version("n2"), 1);
+    CU_ASSERT_EQUAL(stats(&N[4]).requests, s0.requests);
+    crash_end(c1);
+    fz_end();
+}
+
+/*
+ * n2 is quiet (on_event with ZKELECT_GROUP_NO_LEADER_EVENTS) and the leader
+ * resigns: its own multi hands over to n2, the standing successor, and
+ * touches n2's election znode; n2 takes over, and the elector writes no
+ * decision of its own.
+ */
+static void
+test_wake_by_handover(void)
+{
+    fz_begin();
+    cast(FZ_QUIET_NOEVENTS);
+    CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n2\""));
+    CU_ASSERT_EQUAL(election_version("n2"), 0);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_TAKEOVER), 1);
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
+    CU_ASSERT(fz_znode_has("/g/elected", "handover: n1 resigned"));
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 1);
+    CU_ASSERT_EQUAL(election_version("n2"), 1);
+    fz_end();
+}
+
+/*
+ * The last eligible members leave one after the other until the quiet n8
+ * is the only one: it is woken and leads (its predecessor went too).
+ */
+static void
+test_wake_last_one(void)
+{
+    fz_begin();
+    cast(FZ_FOLLOW);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    zkelect_unnominate(N[2].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[3], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[4], 0, ZKELECT_EV_TAKEOVER), 0);
+    zkelect_unnominate(N[3].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[4], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[4], 0, ZKELECT_EV_READY), 1);
+    CU_ASSERT_EQUAL(election_version("n8"), 1);
+    fz_end();
+}
+
+/* ---- d: no decision for a registration that is gone ----------------------------- */
+
+/*
+ * The leader crashes; the elector's decision for n2 is on its way when n2
+ * crashes too (its session expires before the server applies the multi).
+ * The multi's wake of n2 finds no election znode and the whole multi fails:
+ * `elected` never names n2. The elector lists again and decides n4, at
+ * epoch 2, in its second decision. (Before issue 18 the multi elected n2,
+ * gone, at epoch 2, and a third decision n4 at epoch 3.)
+ */
+static void
+test_decision_for_gone_fails(void)
+{
+    char buf[300];
+    int64_t e, c1, c2;
+
+    fz_begin();
+    cast(FZ_QUIET_NOCB);
+    e = fz_sid(&N[0]);
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 1);
+    fakezk_defer_apply(e, true);       /* applied when its reply is delivered */
+    c1 = crash(1);
+    CU_ASSERT_FATAL(fz_deliver_until(e, "reply multi /g/elected"));
+    c2 = crash(2);                     /* before the server applies the decision */
+    CU_ASSERT(!fz_znode_has("/g/elected", "\"leader\":\"n2\""));
+    fakezk_defer_apply(e, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[3], 0));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"leader\":\"n4\""));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"epoch\":2,"));
+    CU_ASSERT(!fz_znode_has("/g/history", "\"n2\""));
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 2);
+    if (!fz_znode_has("/g/elected", "\"epoch\":2,"))
+        fz_print_state("decision for a gone node", N, 6);
+    (void)buf;
+    crash_end(c1);
+    crash_end(c2);
+    fz_end();
+}
+
+/* ---- e: the leader on request ----------------------------------------------------- */
+
+/*
+ * The quiet n8 let two changes go; zkelect_get_leader and
+ * zkelect_get_leaders, called by the application, read the leader now: n4,
+ * READY, epoch 3. A read on request leaves it quiet: n2 registers again
+ * (after n8) and n4 crashes; the elector elects n2, and n8 sends nothing
+ * for it, and reads n2, READY, epoch 4, when asked.
+ */
+static void
+test_leader_on_request(void)
+{
+    char buf[128];
+    struct zkelect_stats s0;
+    int64_t c4;
+
+    fz_begin();
+    cast(FZ_FOLLOW);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    zkelect_unnominate(N[2].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[3], 0));
+    CU_ASSERT_STRING_EQUAL(leader_of(&N[4], buf, sizeof(buf)), "n4:READY:3");
+    /* n2 comes back (registers after n8: n8 uninvolved still) */
+    fz_nominate(&N[2], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    s0 = stats(&N[4]);
+    c4 = crash(3);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(stats(&N[4]).requests, s0.requests);
+    CU_ASSERT_STRING_EQUAL(leader_of(&N[4], buf, sizeof(buf)), "n2:READY:4");
+    crash_end(c4);
+    fz_end();
+}
+
+struct waitl {
+    zkelect_group_t *g;
+    int rc;
+    bool done;
+    pthread_mutex_t mu;
+};
+
+static void *
+wait_main(void *arg)
+{
+    struct waitl *w = arg;
+    int rc = zkelect_wait_leader(w->g, ZKELECT_STATUS_READY, 0, 15000);
+
+    pthread_mutex_lock(&w->mu);
+    w->rc = rc;
+    w->done = true;
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+static bool
+wait_done(void *arg)
+{
+    struct waitl *w = arg;
+    bool d;
+
+    pthread_mutex_lock(&w->mu);
+    d = w->done;
+    pthread_mutex_unlock(&w->mu);
+    return d;
+}
+
+struct sent {
+    int64_t sid;
+    int before;
+};
+
+static bool
+sent_more(void *arg)
+{
+    struct sent *s = arg;
+    return fakezk_requests(s->sid) > s->before;
+}
+
+/*
+ * A quiet member (n8, not eligible) waits for a READY leader while there is
+ * none (only the elector, not eligible either): the wait reads the leader
+ * once, then follows; n1 joins later and leads; the wait returns 0, before
+ * its timeout. (The wait is seen to have begun by the read it sends.)
+ */
+static void
+test_wait_leader_quiet(void)
+{
+    struct waitl w = {NULL, -1, false, PTHREAD_MUTEX_INITIALIZER};
+    struct sent s;
+    char buf[128];
+    pthread_t t;
+
+    fz_begin();
+    join(0, "n9", FZ_FOLLOW, false);
+    join(4, "n8", FZ_QUIET_NOCB, false);
+    CU_ASSERT(!fakezk_exists("/g/leader"));
+    w.g = N[4].grp[0].g;
+    s.sid = fz_sid(&N[4]);
+    s.before = fakezk_requests(s.sid);
+    CU_ASSERT_FATAL(pthread_create(&t, NULL, wait_main, &w) == 0);
+    CU_ASSERT(fz_settle_until(sent_more, &s, 2000) == 0);
+    CU_ASSERT(!wait_done(&w));
+    join(1, "n1", FZ_FOLLOW, true);
+    CU_ASSERT(fz_settle_until(wait_done, &w, SETTLE_MS) == 0);
+    pthread_join(t, NULL);
+    CU_ASSERT_EQUAL(w.rc, 0);
+    CU_ASSERT(fz_is_ready(&N[1], 0));
+    CU_ASSERT_STRING_EQUAL(leader_of(&N[4], buf, sizeof(buf)), "n1:READY:1");
+    fz_end();
+}
+
+/* ---- f: ZKELECT_GROUP_NO_LEADER_EVENTS -------------------------------------------- */
+
+/*
+ * Every node's on_event has the flag: the elector (it follows), the leaders
+ * (in play) and the uninvolved n8 see every event but +leader-changed
+ * (+registered, +decision, +takeover, +ready, +elector...), across a
+ * handover and a crash.
+ */
+static void
+test_no_leader_events(void)
+{
+    const char *ids[] = {"n9", "n1", "n2", "n4", "n8"};
+    int64_t c2;
+    int k;
+
+    fz_begin();
+    for (k = 0; k < 5; k++)
+        join(k, ids[k], FZ_QUIET_NOEVENTS, k != 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    c2 = crash(2);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[3], 0));
+    for (k = 0; k < 5; k++) {
+        CU_ASSERT(fz_count(&N[k], 0, ZKELECT_EV_REGISTERED) >= 1);
+        if (fz_count(&N[k], 0, ZKELECT_EV_LEADER_CHANGED) != 0)
+            fprintf(stderr, "  %s: %s\n", N[k].id, N[k].grp[0].log);
+        CU_ASSERT_EQUAL(fz_count(&N[k], 0, ZKELECT_EV_LEADER_CHANGED), 0);
+    }
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_ELECTOR) == 1);
+    CU_ASSERT(fz_count(&N[0], 0, ZKELECT_EV_DECISION) >= 2);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_READY), 1);
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
+    CU_ASSERT_EQUAL(fz_count(&N[3], 0, ZKELECT_EV_TAKEOVER), 1);
+    CU_ASSERT_EQUAL(fz_count(&N[3], 0, ZKELECT_EV_READY), 1);
+    crash_end(c2);
+    fz_end();
+}
+
+/* ---- g: the fencing target of a quiet member ------------------------------------ */
+
+/*
+ * n2 is quiet while n1 leads (it never read n1's record): n1 crashes, the
+ * elector elects n2, and n2's takeover callback asks for the host of the
+ * leader before it (zkelect_get_node_host, from the view): "host-n1", from
+ * the decision's previous_host. The decision says so in `elected`.
+ */
+static void
+test_previous_host(void)
+{
+    int64_t c1;
+
+    fz_begin();
+    join(0, "n9", FZ_FOLLOW, false);
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n1", "/g", 1) == 0);
+    N[1].grp[0].host = "host-n1";
+    fz_nominate(&N[1], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    fz_quiet = FZ_QUIET_NOCB;
+    CU_ASSERT_FATAL(fz_node_open(&N[2], "n2", "/g", 1) == 0);
+    fz_quiet = FZ_FOLLOW;
+    N[2].grp[0].host = "host-n2";
+    N[2].grp[0].takeover_host_of = "n1";
+    N[2].grp[0].takeover_host_rc = 1;
+    fz_nominate(&N[2], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    c1 = crash(1);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"previous_host\":\"host-n1\""));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"leader_host\":\"host-n2\""));
+    CU_ASSERT_EQUAL(N[2].grp[0].takeover_host_rc, 0);
+    CU_ASSERT_STRING_EQUAL(N[2].grp[0].takeover_host, "host-n1");
+    crash_end(c1);
+    fz_end();
+}
+
+/*
+ * The same when n1 came to lead by a direct handover (its decision, written
+ * by the leaver n0, has no leader_host): n1 crashes, and the quiet n2 still
+ * gets n1's host in its takeover.
+ */
+static void
+test_previous_host_after_handover(void)
+{
+    int64_t c1;
+
+    fz_begin();
+    join(0, "n9", FZ_FOLLOW, false);
+    join(6, "n0", FZ_FOLLOW, true);
+    fz_quiet = FZ_FOLLOW;
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n1", "/g", 1) == 0);
+    N[1].grp[0].host = "host-n1";
+    fz_nominate(&N[1], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    fz_quiet = FZ_QUIET_NOCB;
+    CU_ASSERT_FATAL(fz_node_open(&N[2], "n2", "/g", 1) == 0);
+    fz_quiet = FZ_FOLLOW;
+    N[2].grp[0].takeover_host_of = "n1";
+    N[2].grp[0].takeover_host_rc = 1;
+    fz_nominate(&N[2], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[6], 0));
+    zkelect_unnominate(N[6].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    CU_ASSERT(fz_znode_has("/g/elected", "handover: n0 resigned"));
+    c1 = crash(1);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"previous_host\":\"host-n1\""));
+    CU_ASSERT_EQUAL(N[2].grp[0].takeover_host_rc, 0);
+    CU_ASSERT_STRING_EQUAL(N[2].grp[0].takeover_host, "host-n1");
+    crash_end(c1);
+    fz_end();
+}
+
+/*
+ * Found: the fencing target is lost when the leader that crashes came in by
+ * a direct handover and was the elector too. n0 leads and is the elector,
+ * n1 is next in line for both, n2 is quiet. n0 hands over to n1: the
+ * handover's decision has no leader_host (reg_handover leaves it to "the
+ * elector's next decision", and none comes), and n1 becomes the elector
+ * too. n1 crashes: n2 is the elector now and elects itself; n1's record
+ * went with its session and the decision in force has no leader_host, so
+ * elected's previous_host is empty and n2's takeover cannot name n1's host
+ * (zkelect_get_node_host: ENOLEADER; zkelectd's ZKELECT_PREVIOUS_HOST
+ * empty). On f7a94c5 n2 followed, had read n1's record, and got "host-n1".
+ */
+static void
+test_found_previous_host_lost_after_handover(void)
+{
+    int64_t c1;
+
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n0", "/g", 1) == 0);
+    N[0].grp[0].host = "host-n0";
+    fz_nominate(&N[0], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n1", "/g", 1) == 0);
+    N[1].grp[0].host = "host-n1";
+    fz_nominate(&N[1], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    fz_quiet = FZ_QUIET_NOCB;
+    CU_ASSERT_FATAL(fz_node_open(&N[2], "n2", "/g", 1) == 0);
+    fz_quiet = FZ_FOLLOW;
+    N[2].grp[0].host = "host-n2";
+    N[2].grp[0].takeover_host_of = "n1";
+    N[2].grp[0].takeover_host_rc = 1;
+    fz_nominate(&N[2], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
+    CU_ASSERT_FATAL(fz_is_elector(&N[0], 0));
+    zkelect_unnominate(N[0].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    CU_ASSERT_FATAL(fz_is_elector(&N[1], 0));
+    c1 = crash(1);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"previous\":\"n1\""));
+    if (!fz_znode_has("/g/elected", "\"previous_host\":\"host-n1\""))
+        fz_print_state("previous_host after the crash of a leader and elector", N, 3);
+    CU_ASSERT(fz_znode_has("/g/elected", "\"previous_host\":\"host-n1\""));
+    CU_ASSERT_EQUAL(N[2].grp[0].takeover_host_rc, 0);
+    CU_ASSERT_STRING_EQUAL(N[2].grp[0].takeover_host, "host-n1");
+    crash_end(c1);
+    fz_end();
+}
+
+/* ---- more: an elector that was quiet, unsubscribing, slots ----------------------- */
+
+/*
+ * n8, quiet, is next in line for the elector (it registered right after
+ * n9). n1 hands over to n2 while n8 lets the change go; then n9, the
+ * elector, leaves: n8 is the elector and takes the decision in force from
+ * `elected` as it is now (not its stale view). n2 then crashes: n8 decides
+ * n4 at epoch 3 (the next after the handover's 2).
+ */
+static void
+test_quiet_becomes_elector(void)
+{
+    int64_t c2;
+
+    fz_begin();
+    join(0, "n9", FZ_FOLLOW, false);
+    join(4, "n8", FZ_QUIET_NOCB, false);
+    join(1, "n1", FZ_FOLLOW, true);
+    join(2, "n2", FZ_FOLLOW, true);
+    join(3, "n4", FZ_FOLLOW, true);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    zkelect_unnominate(N[0].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_elector(&N[4], 0));
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_TAKEOVER), 1);
+    c2 = crash(2);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[3], 0));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"leader\":\"n4\""));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"epoch\":3,"));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"previous\":\"n2\""));
+    CU_ASSERT_EQUAL(fz_count(&N[4], 0, ZKELECT_EV_DECISION), 1);
+    crash_end(c2);
+    fz_end();
+}
+
+/*
+ * A subscriber that unsubscribes: n8 follows while subscribed (it hears
+ * the change to n2), then unsubscribes and is quiet again: the next change
+ * (n2 hands over to n4) costs it no request.
+ */
+static void
+test_unsubscribe_quiet_again(void)
+{
+    struct seen s;
+    struct zkelect_stats s0;
+    int id;
+
+    memset(&s, 0, sizeof(s));
+    fz_begin();
+    cast(FZ_FOLLOW);
+    id = zkelect_subscribe(N[4].grp[0].g, ZKELECT_MASK_LEADER, sub_cb, &s);
+    CU_ASSERT_FATAL(id > 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    CU_ASSERT(strstr(s.log, "n2:READY:2") != NULL);
+    CU_ASSERT(zkelect_unsubscribe(N[4].grp[0].g, id) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    s0 = stats(&N[4]);
+    zkelect_unnominate(N[2].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[3], 0));
+    CU_ASSERT_EQUAL(stats(&N[4]).requests, s0.requests);
+    CU_ASSERT(strstr(s.log, "n4") == NULL);
+    fz_end();
+}
+
+struct twait {
+    zkelect_group_t *g;
+};
+
+static int
+twait_fn(void *arg)
+{
+    struct twait *w = arg;
+
+    return zkelect_wait_leader(w->g, ZKELECT_STATUS_READY, 1, 200);
+}
+
+/*
+ * A wait that times out (n8 waits to lead itself, and does not) leaves the
+ * group quiet again: the next change costs it no request.
+ */
+static void
+test_wait_timeout_quiet_again(void)
+{
+    struct twait w;
+    struct zkelect_stats s0;
+
+    fz_begin();
+    cast(FZ_FOLLOW);
+    w.g = N[4].grp[0].g;
+    CU_ASSERT_EQUAL(fz_run_settling(twait_fn, &w, SETTLE_MS), ZKELECT_ETIMEDOUT);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    s0 = stats(&N[4]);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(stats(&N[4]).requests, s0.requests);
+    fz_end();
+}
+
+static void
+put(const char *path, const char *json)
+{
+    int rc;
+
+    if (fakezk_exists(path))
+        rc = fakezk_set(path, json, (int)strlen(json));
+    else
+        rc = fakezk_create(path, json, (int)strlen(json), 0);
+    CU_ASSERT(rc == 0);
+}
+
+/* The slots of quiet N's view, asked by the application: "id:epoch id:epoch". */
+struct slots_arg {
+    struct fz_node *n;
+    struct zkelect_slot s[4];
+    int count;
+};
+
+static int
+slots_fn(void *arg)
+{
+    struct slots_arg *a = arg;
+
+    a->count = zkelect_get_leaders(a->n->grp[0].g, a->s, 4);
+    return 0;
+}
+
+/*
+ * Two slots (config leaders = 2): n1 in slot 0, n2 in slot 1; n4 quiet.
+ * n2 crashes: the elector's decision names n4 for slot 1 and wakes it; n4
+ * becomes READY in slot 1. The quiet, uninvolved n8 sends nothing, and
+ * zkelect_get_leaders on it answers both slots.
+ */
+static void
+test_slot_wake(void)
+{
+    struct zkelect_stats s0;
+    struct slots_arg a;
+    int64_t c2;
+
+    fz_begin();
+    CU_ASSERT(fakezk_mkdirs("/g") == 0);
+    put("/g/config", "{\"v\":1,\"settle_ms\":0,\"leaders\":2}");
+    join(0, "n9", FZ_FOLLOW, false);
+    join(1, "n1", FZ_FOLLOW, true);
+    join(2, "n2", FZ_FOLLOW, true);
+    join(3, "n4", FZ_QUIET_NOCB, true);
+    join(5, "n7", FZ_FOLLOW, false);
+    join(4, "n8", FZ_QUIET_NOCB, true);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    CU_ASSERT_FATAL(zkelect_group_slot(N[2].grp[0].g) == 1);
+    s0 = stats(&N[4]);
+    c2 = crash(2);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_EQUAL(zkelect_group_slot(N[3].grp[0].g), 1);
+    CU_ASSERT_EQUAL(fz_count(&N[3], 0, ZKELECT_EV_READY), 1);
+    CU_ASSERT_EQUAL(election_version("n4"), 1);
+    CU_ASSERT_EQUAL(stats(&N[4]).requests, s0.requests);
+    memset(&a, 0, sizeof(a));
+    a.n = &N[4];
+    fz_run_settling(slots_fn, &a, SETTLE_MS);
+    CU_ASSERT_EQUAL(a.count, 2);
+    if (a.count == 2) {
+        CU_ASSERT_STRING_EQUAL(a.s[0].id, "n1");
+        CU_ASSERT_STRING_EQUAL(a.s[1].id, "n4");
+        CU_ASSERT(a.s[1].status == ZKELECT_STATUS_READY);
+    }
+    crash_end(c2);
+    fz_end();
+}
+
+struct moved {
+    struct fz_node *n;
+    uint64_t requests;
+};
+
+static bool
+moved(void *arg)
+{
+    struct moved *m = arg;
+    struct zkelect_group_state st;
+
+    memset(&st, 0, sizeof(st));
+    st.size = sizeof(st);
+    (void)zkelect_get_state(m->n->grp[0].g, &st);
+    return stats(m->n).requests != m->requests || st.stuck != 0;
+}
+
+/*
+ * The view a quiet member let go is incomplete by design: the safety-net
+ * scan (once a second; a group with nothing heard for 2 s and an incomplete
+ * view is "stuck") must not count it nor re-drive it. After a change, n8
+ * sends nothing and is never found stuck for 3.5 s (the library's timers
+ * run meanwhile).
+ */
+static void
+test_quiet_not_stuck(void)
+{
+    struct moved m;
+
+    fz_begin();
+    cast(FZ_FOLLOW);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    m.n = &N[4];
+    m.requests = stats(&N[4]).requests;
+    CU_ASSERT(fz_settle_until(moved, &m, 3500) != 0);
+    if (moved(&m))
+        fz_print_state("a quiet member re-driven", N, 6);
+    fz_end();
+}
+
+/*
+ * The wake reaches a quiet member that is disconnected when the decision is
+ * written: the notification comes after the reconnect (the client's watch
+ * on its election znode is set again), and n2 takes over.
+ */
+static void
+test_wake_while_disconnected(void)
+{
+    int64_t c1, s2;
+
+    fz_begin();
+    cast(FZ_QUIET_NOCB);
+    s2 = fz_sid(&N[2]);
+    CU_ASSERT(fakezk_disconnect(s2, FZ_BACK) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    c1 = crash(1);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_znode_has("/g/elected", "\"leader\":\"n2\""));
+    CU_ASSERT_EQUAL(election_version("n2"), 1);
+    CU_ASSERT(fakezk_reconnect(s2, FZ_BACK) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_TAKEOVER), 1);
+    crash_end(c1);
+    fz_end();
+}
+
+struct hostq {
+    struct fz_node *n;
+    const char *id;
+    char host[256];
+    int rc;
+};
+
+static int
+hostq_fn(void *arg)
+{
+    struct hostq *q = arg;
+
+    q->rc = zkelect_get_node_host(q->n->grp[0].g, q->id, q->host, sizeof(q->host));
+    return q->rc;
+}
+
+/* N's answer for ID's host, asked by the application ("" and the code when
+   unknown). */
+static const char *
+host_of(struct fz_node *n, const char *id, struct hostq *q)
+{
+    memset(q, 0, sizeof(*q));
+    q->n = n;
+    q->id = id;
+    (void)fz_run_settling(hostq_fn, q, SETTLE_MS);
+    return q->host;
+}
+
+/*
+ * zkelect_get_node_host on a quiet member reads on request too: n1 (on
+ * "h1") crashes, the elector elects n2 (on "h2"); n8, which followed
+ * neither, answers n2's host and n1's, from the decision.
+ */
+static void
+test_node_host_on_request(void)
+{
+    struct hostq q;
+    int64_t c1;
+
+    fz_begin();
+    join(0, "n9", FZ_FOLLOW, false);
+    join_host = "h1";
+    join(1, "n1", FZ_FOLLOW, true);
+    join_host = "h2";
+    join(2, "n2", FZ_FOLLOW, true);
+    join(3, "n4", FZ_FOLLOW, true);
+    join(5, "n7", FZ_FOLLOW, false);
+    join(4, "n8", FZ_QUIET_NOCB, true);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    c1 = crash(1);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    CU_ASSERT_STRING_EQUAL(host_of(&N[4], "n2", &q), "h2");
+    CU_ASSERT_EQUAL(q.rc, 0);
+    CU_ASSERT_STRING_EQUAL(host_of(&N[4], "n1", &q), "h1");
+    CU_ASSERT_EQUAL(q.rc, 0);
+    crash_end(c1);
+    fz_end();
+}
+
+static CU_TestInfo quiet_tests[] = {
+    {"uninvolved_leave", test_uninvolved_leave},
+    {"uninvolved_crash", test_uninvolved_crash},
+    {"found_wake_heard_by_next_in_line", test_found_wake_heard_by_next_in_line},
+    {"subscriber", test_subscriber},
+    {"wake_by_decision", test_wake_by_decision},
+    {"wake_by_handover", test_wake_by_handover},
+    {"wake_last_one", test_wake_last_one},
+    {"decision_for_gone_fails", test_decision_for_gone_fails},
+    {"leader_on_request", test_leader_on_request},
+    {"wait_leader_quiet", test_wait_leader_quiet},
+    {"no_leader_events", test_no_leader_events},
+    {"previous_host", test_previous_host},
+    {"previous_host_after_handover", test_previous_host_after_handover},
+    {"found_previous_host_lost_after_handover", test_found_previous_host_lost_after_handover},
+    {"quiet_becomes_elector", test_quiet_becomes_elector},
+    {"unsubscribe_quiet_again", test_unsubscribe_quiet_again},
+    {"wait_timeout_quiet_again", test_wait_timeout_quiet_again},
+    {"slot_wake", test_slot_wake},
+    {"quiet_not_stuck", test_quiet_not_stuck},
+    {"node_host_on_request", test_node_host_on_request},
+    {"wake_while_disconnected", test_wake_while_disconnected},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+    {"quiet", NULL, NULL, NULL, NULL, quiet_tests},
+    CU_SUITE_INFO_NULL,
+};
+
+int
+main(int argc, char **argv)
+{
+    return cutest_main(argc, argv, suites);
+}

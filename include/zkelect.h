@@ -324,8 +324,9 @@ struct zkelect_group_options {
  * flag, a zkelect_wait_leader() in progress. Any other member watches
  * nothing that changes with the leader (the elector wakes it when it elects
  * it), and zkelect_get_leader(), zkelect_get_leaders() and
- * zkelect_get_node_host() read the leader from ZooKeeper when called
- * (doc/PROTOCOL.md §2, "Who follows"). The handle's on_event never makes a
+ * zkelect_get_node_host() read the leader from ZooKeeper when called (from
+ * a callback they answer from the view) (doc/PROTOCOL.md §2, "Who
+ * follows"). The handle's on_event never makes a
  * group follow: it sees "+leader-changed" from groups that follow. */
 #define ZKELECT_GROUP_NO_LEADER_EVENTS 0x4u
 

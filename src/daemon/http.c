@@ -106,8 +106,63 @@ view_role(const struct zkd *d, const struct view *v)
     return v->st.registered ? "candidate" : "none";
 }
 
+/*
+ * The leader as the library says it. A node that does not follow the leader
+ * (events_follow) has the library read it from ZooKeeper: at most once a
+ * second here, so that a load balancer probing every node costs a bounded
+ * load (an answer is then at most that old). A node that leads, takes over
+ * or steps down follows: its answer is always fresh.
+ */
+#define HTTP_LEADER_CACHE_MS 1000
+static pthread_mutex_t leader_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    uint64_t at_ms;                     /* CLOCK_MONOTONIC of the read, 0 none */
+    bool have_leader;
+    struct zkelect_leader l;
+    struct zkelect_slot slots[ZKD_SLOTS_MAX];
+    int nslots;
+} leader_cache;
+
 static void
-view_get(struct zkd *d, struct view *v)
+view_leader(zkelect_group_t *g, struct view *v, uint64_t now)
+{
+    bool cached = false;
+
+    if (zkelect_group_slot(g) < 0) {
+        pthread_mutex_lock(&leader_mu);
+        if (leader_cache.at_ms != 0 && now - leader_cache.at_ms < HTTP_LEADER_CACHE_MS) {
+            v->have_leader = leader_cache.have_leader;
+            v->l = leader_cache.l;
+            memcpy(v->slots, leader_cache.slots, sizeof(v->slots));
+            v->nslots = leader_cache.nslots;
+            cached = true;
+        }
+        if (cached) {
+            /* not leading now (zkelect_group_slot): never "this node",
+               whatever the read a moment ago said */
+            int i;
+            v->l.is_self = 0;
+            for (i = 0; i < ZKD_SLOTS_MAX; i++)
+                v->slots[i].is_self = 0;
+        }
+        pthread_mutex_unlock(&leader_mu);
+        if (cached)
+            return;
+    }
+    v->have_leader = zkelect_get_leader(g, &v->l) == 0;
+    v->nslots = zkelect_get_leaders(g, v->slots, ZKD_SLOTS_MAX);
+    pthread_mutex_lock(&leader_mu);
+    leader_cache.at_ms = now;
+    leader_cache.have_leader = v->have_leader;
+    leader_cache.l = v->l;
+    memcpy(leader_cache.slots, v->slots, sizeof(v->slots));
+    leader_cache.nslots = v->nslots;
+    pthread_mutex_unlock(&leader_mu);
+}
+
+/* LEADER: the leader too (view_leader; /health needs none of it). */
+static void
+view_get(struct zkd *d, struct view *v, bool leader)
 {
     zkelect_group_t *g;
     zkelect_t *h;
@@ -128,8 +183,8 @@ view_get(struct zkd *d, struct view *v)
     }
     if (g != NULL) {
         v->have_group = true;
-        v->have_leader = zkelect_get_leader(g, &v->l) == 0;
-        v->nslots = zkelect_get_leaders(g, v->slots, ZKD_SLOTS_MAX);
+        if (leader)
+            view_leader(g, v, now);
         (void)zkelect_get_stats(g, &v->st);
         v->gs.size = sizeof(v->gs);
         (void)zkelect_get_state(g, &v->gs);
@@ -618,17 +673,17 @@ http_handle(struct zkd *d, int fd, char *head)
     }
     target[strcspn(target, "?#")] = '\0';   /* a query string changes nothing */
     if (strcmp(target, "/leader") == 0) {
-        view_get(d, &v);
+        view_get(d, &v, true);
         http_reply(fd, head_only, v.is_leader ? 200 : 503, json, body_leader(d, &v), false);
     } else if (strcmp(target, "/health") == 0) {
-        view_get(d, &v);
+        view_get(d, &v, false);
         http_reply(fd, head_only, v.connected && v.st.registered ? 200 : 503, json,
             body_health(d, &v), false);
     } else if (strcmp(target, "/status") == 0) {
-        view_get(d, &v);
+        view_get(d, &v, true);
         http_reply(fd, head_only, 200, json, body_status(d, &v), false);
     } else if (strcmp(target, "/metrics") == 0) {
-        view_get(d, &v);
+        view_get(d, &v, true);
         http_reply(fd, head_only, 200, "text/plain; version=0.0.4; charset=utf-8",
             body_metrics(d, &v), false);
     } else {

@@ -2069,7 +2069,7 @@ static const char *const codec_successor_fields[] = {
 
 static const char *const codec_succ_fields[] = {
     "slot", "leader", "leader_znode", "successor", "successor_site",
-    "successor_znode", "successor_version", NULL
+    "successor_znode", "successor_version", "successor_host", NULL
 };
 
 /* Index of the first of s->slots[0..n-1] for slot, or -1. */
@@ -2130,6 +2130,9 @@ zke_successor_encode(const struct zke_successor *s, char **out, size_t *outlen)
             x->successor, sizeof(x->successor));
         codec_put_str(&e, it, "successor_site", 0, CODEC_SITE, ZKE_SITE_MAX,
             x->successor_site, sizeof(x->successor_site));
+        if (x->successor_host[0] != '\0')
+            codec_put_str(&e, it, "successor_host", 0, CODEC_TEXT, ZKE_HOST_MAX,
+                x->successor_host, sizeof(x->successor_host));
         codec_put_str(&e, it, "successor_znode", 0, CODEC_ZNODE1,
             ZKE_ZNODE_MAX, x->successor_znode, sizeof(x->successor_znode));
         if (x->successor_version >= 0)
@@ -2217,6 +2220,9 @@ zke_successor_decode(const char *buf, int len, struct zke_successor *s,
         CODEC_TRY(codec_get_str(&d, &xo, "successor_site", CODEC_OPTIONAL,
             CODEC_SITE, ZKE_SITE_MAX, x->successor_site,
             sizeof(x->successor_site)));
+        CODEC_TRY(codec_get_str(&d, &xo, "successor_host", CODEC_OPTIONAL,
+            CODEC_TEXT, ZKE_HOST_MAX, x->successor_host,
+            sizeof(x->successor_host)));
         CODEC_TRY(codec_get_str(&d, &xo, "successor_znode", CODEC_REQUIRED,
             CODEC_ZNODE1, ZKE_ZNODE_MAX, x->successor_znode,
             sizeof(x->successor_znode)));

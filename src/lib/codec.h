@@ -315,6 +315,8 @@ struct zke_succ {
                                                  leader, not "" */
     char successor[ZKE_ID_MAX + 1];           /* required node id, not the leader */
     char successor_site[ZKE_SITE_MAX + 1];    /* optional site, "" */
+    char successor_host[ZKE_HOST_MAX + 1];    /* optional (omitted when ""): its host, for
+                                                 the handover decision's leader_host */
     char successor_znode[ZKE_ZNODE_MAX + 1];  /* required election znode name of the
                                                  successor, not "" */
     int32_t successor_version;                /* optional, 0..INT32_MAX: the version of

@@ -1349,6 +1349,7 @@ succession_add(struct zke_successor *s, int k, const char *leader, const char *l
     snprintf(e->leader_znode, sizeof(e->leader_znode), "%s", lznode);
     snprintf(e->successor, sizeof(e->successor), "%s", m->rec.id);
     snprintf(e->successor_site, sizeof(e->successor_site), "%s", m->rec.site);
+    snprintf(e->successor_host, sizeof(e->successor_host), "%s", m->rec.host);
     snprintf(e->successor_znode, sizeof(e->successor_znode), "%s", m->znode);
     e->successor_version = m->version;
 }

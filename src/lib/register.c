@@ -618,7 +618,7 @@ reg_handover(struct zkelect_group *g, struct zke_elected *e)
         snprintf(e->leader_znode, sizeof(e->leader_znode), "%s", g->succ.successor_znode);
         snprintf(e->previous, sizeof(e->previous), "%s", g->self.id);
         snprintf(e->previous_host, sizeof(e->previous_host), "%s", g->self.host);
-        e->leader_host[0] = '\0'; /* the successor's: the elector's next decision */
+        snprintf(e->leader_host, sizeof(e->leader_host), "%s", g->succ.successor_host);
         e->epoch = g->succ_next_epoch;
     } else {
         snprintf(sl->leader, sizeof(sl->leader), "%s", g->succ.successor);

@@ -1317,6 +1317,69 @@ test_leader_values(void)
     CU_ASSERT_EQUAL(g_leader.since_ms, 0);
 }
 
+/* issue 18: the leader znode carries the decision's previous leader and the
+   leader's own record (site, host, priority), so that a watcher needs no
+   read of nodes/<leader>; both optional, refused when malformed, and
+   written back as read */
+static void
+test_leader_member_values(void)
+{
+    struct zke_leader l;
+    char *out = NULL;
+    size_t n;
+
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_leader, LEA("'n1'", "'READY'", "7",
+        ",'previous':'n0','member':{'site':'dc1','host':'h1.example','priority':-3}")), 0);
+    CU_ASSERT_STRING_EQUAL(g_leader.previous, "n0");
+    CU_ASSERT(g_leader.has_member);
+    CU_ASSERT_STRING_EQUAL(g_leader.site, "dc1");
+    CU_ASSERT_STRING_EQUAL(g_leader.host, "h1.example");
+    CU_ASSERT_EQUAL(g_leader.priority, -3);
+    l = g_leader;
+    CU_ASSERT_EQUAL_FATAL(zke_leader_encode(&l, &out, &n), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"previous\":\"n0\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"member\":{\"site\":\"dc1\",\"host\":\"h1.example\","
+                                  "\"priority\":-3}"));
+    memset(&g_leader, 0, sizeof(g_leader));
+    CU_ASSERT_EQUAL(zke_leader_decode(out, (int)n, &g_leader, errbuf, sizeof(errbuf)), 0);
+    CU_ASSERT(memcmp(&g_leader, &l, sizeof(l)) == 0);
+    free(out);
+    /* absent: no member, no previous, and none written */
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_leader, LEA("'n1'", "'READY'", "7", "")), 0);
+    CU_ASSERT(!g_leader.has_member);
+    CU_ASSERT_STRING_EQUAL(g_leader.previous, "");
+    l = g_leader;
+    CU_ASSERT_EQUAL_FATAL(zke_leader_encode(&l, &out, &n), 0);
+    CU_ASSERT_PTR_NULL(strstr(out, "member"));
+    CU_ASSERT_PTR_NULL(strstr(out, "previous"));
+    free(out);
+    /* malformed: named */
+    CU_ASSERT_NOT_EQUAL(decode_lit(dec_leader, LEA("'n1'", "'READY'", "7",
+        ",'member':{'priority':'high'}")), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(errbuf, "member.priority"));
+    CU_ASSERT_NOT_EQUAL(decode_lit(dec_leader, LEA("'n1'", "'READY'", "7",
+        ",'member':[]")), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(errbuf, "member"));
+    CU_ASSERT_NOT_EQUAL(decode_lit(dec_leader, LEA("'n1'", "'READY'", "7",
+        ",'previous':'bad id'")), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(errbuf, "previous"));
+}
+
+/* issue 18: a succession entry's successor_host (the handover decision's
+   leader_host): optional, omitted when "" */
+static void
+test_successor_host_values(void)
+{
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_successor, SUC("[" SE(",'successor_host':'h5'") "]")),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(g_successor.nslots, 1);
+    CU_ASSERT_STRING_EQUAL(g_successor.slots[0].successor_host, "h5");
+    CU_ASSERT_EQUAL_FATAL(decode_lit(dec_successor, SUC("[" SE("") "]")), 0);
+    CU_ASSERT_STRING_EQUAL(g_successor.slots[0].successor_host, "");
+    CU_ASSERT_NOT_EQUAL(decode_lit(dec_successor, SUC("[" SE(",'successor_host':5") "]")), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(errbuf, "successor_host"));
+}
+
 static void
 test_config_values(void)
 {
@@ -1676,6 +1739,8 @@ static CU_TestInfo values_tests[] = {
     { "elected_values", test_elected_values },
     { "elected_nulls", test_elected_nulls },
     { "leader_values", test_leader_values },
+    { "leader_member_values", test_leader_member_values },
+    { "successor_host_values", test_successor_host_values },
     { "config_values", test_config_values },
     { "config_defaults", test_config_defaults },
     { "switchover_values", test_switchover_values },

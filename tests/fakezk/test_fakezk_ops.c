@@ -481,7 +481,77 @@ test_switchover_scheduled(void)
     fz_end();
 }
 
+/*
+ * Issue 18: a new group's requests to its first READY. Many groups of one
+ * member each under /gg (the node is elector and leader of each): the
+ * registration's multi creates each group's znodes, the elector uses the
+ * registration's listing, reads config and switchover exists-first and no
+ * history, and the groups after the first read their first view
+ * exists-first. 27 requests a group on the fake before; at most 20 now (a group whose
+ * znodes existed before: see existing_group_requests).
+ */
+#define NGROUPS 8
+
+static bool
+all_ready(void *a)
+{
+    int i;
+
+    (void)a;
+    for (i = 0; i < NGROUPS; i++)
+        if (!fz_is_ready(&N[0], i))
+            return false;
+    return true;
+}
+
+static void
+test_new_group_requests(void)
+{
+    struct zkelect_stats st;
+    uint64_t total = 0;
+    int i;
+
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/gg/a", NGROUPS) == 0);
+    for (i = 0; i < NGROUPS; i++)
+        fz_nominate(&N[0], i, 10);
+    CU_ASSERT_FATAL(fz_settle_until(all_ready, NULL, WAIT_MS) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    for (i = 0; i < NGROUPS; i++) {
+        CU_ASSERT_FATAL(zkelect_get_stats(N[0].grp[i].g, &st) == 0);
+        printf("new group %d: %llu requests to READY and quiet\n", i,
+               (unsigned long long)st.requests);
+        if (i > 0)                   /* the first creates the parents too */
+            CU_ASSERT(st.requests <= 20);
+        total += st.requests;
+    }
+    CU_ASSERT(total <= 20 * NGROUPS + 4);
+    fz_end();
+}
+
+/* The same groups when their znodes are there already (an operator's
+   `zkelect init`, say): the registration's multi finds the base and goes
+   again without it (one request more), and the group reaches READY. */
+static void
+test_existing_group_requests(void)
+{
+    struct zkelect_stats st;
+
+    fz_begin();
+    CU_ASSERT(fakezk_mkdirs("/g/nodes") == 0);   /* base and nodes/, no election/ */
+    open_node(0, "n1", true, NULL);
+    CU_ASSERT_FATAL(fz_settle_until(ready0, NULL, WAIT_MS) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fakezk_exists("/g/election"));
+    CU_ASSERT_FATAL(zkelect_get_stats(N[0].grp[0].g, &st) == 0);
+    printf("group with base and nodes/ there: %llu requests\n", (unsigned long long)st.requests);
+    CU_ASSERT(st.requests <= 21);
+    fz_end();
+}
+
 static CU_TestInfo ops_tests[] = {
+    {"new_group_requests", test_new_group_requests},
+    {"existing_group_requests", test_existing_group_requests},
     {"settle_expect", test_settle_expect},
     {"settle_timer", test_settle_timer},
     {"settle_operator", test_settle_operator},

@@ -125,7 +125,11 @@
  *               znode. After the registration's STAT_MINE a node that does
  *               not follow reads `elected` (and the leader znode if unread).
  *   mutants:    MUT_NOWAKE (no touch), MUT_WAKE_LATE (the wake reads
- *               `elected` before it re-arms)
+ *               `elected` before it re-arms), MUT_STAT_NOREAD (no read
+ *               after the registration's STAT_MINE), MUT_ELECTOR_NOREAD (a
+ *               new elector does not read what it left unread);
+ *               MUT_RESYNC_NOREARM (no re-arm at a reconnect) is not caught
+ *               within the budgets tried (README)
  *   property:   L8 a named node learns it: when everything delivered has
  *               been processed (QUIET), a connected, registered node that
  *               `elected` names (its registration) has a view naming it
@@ -1196,7 +1200,9 @@ inline elector_start(n) {               /* elector_start */
 #ifdef WAKE
     /* issue 19: it follows from now on: what it left unread as a quiet
        member is read (and watched) again (sent at the handler's end) */
+#ifndef MUT_ELECTOR_NOREAD
     wk = (!e_rd[n] -> WK_EL : 0) + (!l_rd[n] -> WK_LD : 0);
+#endif
 #endif
     if
     :: he[n] && e_ld[n] != NONE &&
@@ -1909,7 +1915,9 @@ end_node:
                 /* issue 19: the own-znode watch first (a re-arm cut off by
                    the disconnect is not known to the client: SetWatches
                    does not restore it), then the reads */
+#ifndef MUT_RESYNC_NOREARM
                 if :: reg[i] == RG_DONE && my_seq[i] != 0 -> send(i, Q_STAT_MINE, my_seq[i], 1, 0, 0) :: else fi;
+#endif
 #endif
                 read_elected(i); read_leader(i);
                 if
@@ -2113,7 +2121,9 @@ end_node:
                        reads `elected` once (a decision written since the
                        resync's read), and the leader znode if it dropped a
                        notification of it meanwhile */
+#ifndef MUT_STAT_NOREAD
                     if :: !b && !FOLLOWS(i) -> wk = WK_EL + (!l_rd[i] -> WK_LD : 0) :: else fi
+#endif
 #endif
                 :: rc == NONODE -> list_election(i, 0)
                 :: else

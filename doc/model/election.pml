@@ -477,7 +477,8 @@ hidden byte tch;                        /* issue 19: the multi being applied tou
 hidden byte wk;                         /* issue 19: what the handler sends last (WK_*) */
 #define WK_MINE 1                       /* the own-znode exists with watch (the re-arm) */
 #define WK_EL   2                       /* read_elected */
-#define WK_LD   4                       /* read_leader */
+#define WK_LD   4                       /* the leader znode: exists with watch (as after a
+                                           NodeDeleted: absent, it is fresh for PIPE) */
 #endif
 
 /* ---------------------------------------------------------------------
@@ -2078,6 +2079,11 @@ end_node:
             if
             :: rc == OK -> read_leader(i)
             :: rc == NONODE -> l_rd[i] = 1; vc = 1
+#ifdef WAKE
+                /* issue 19: the wake's exists may answer for a view still
+                   holding the znode (elsewhere the view is clear already) */
+                ; hl[i] = 0; l_ver[i] = 0; l_own[i] = 0; l_id[i] = NONE; l_st[i] = 0; l_ep[i] = 0
+#endif
 #ifdef PIPE
                 ; lx[i] = 1             /* absent, watched, nothing read since */
 #endif
@@ -2295,7 +2301,9 @@ end_node:
 #ifdef WAKE
         /* issue 19: the wake's requests, in this order (MUT_WAKE_LATE:
            `elected` read before the re-arm), or the reads a quiet node owes
-           (after the STAT_MINE of its registration, or as a new elector) */
+           (after the STAT_MINE of its registration, or as a new elector).
+           The leader znode with an exists (DESIGN-19): its reply NONODE is
+           a fresh absent view (issue 18 A pipelines on it), OK reads it */
         if
         :: wk && CONNECTED(i) ->
 #ifdef MUT_WAKE_LATE
@@ -2305,7 +2313,14 @@ end_node:
             if :: wk & WK_MINE -> send(i, Q_STAT_MINE, my_seq[i], 1, 0, 0) :: else fi;
             if :: wk & WK_EL -> send(i, Q_GET_EL, 0, 0, 0, 0) :: else fi;
 #endif
-            if :: wk & WK_LD -> read_leader(i) :: else fi
+            if
+            :: wk & WK_LD ->
+#ifdef PIPE
+                lx[i] = 0;
+#endif
+                send(i, Q_EX_LD, 0, 0, 0, 0)
+            :: else
+            fi
         :: else
         fi;
         wk = 0;

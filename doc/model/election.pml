@@ -109,6 +109,31 @@
  *               handover writes what the current `successor` says, made for
  *               the decision it replaces and for this leader's registration
  *
+ * Issue 19 (DESIGN-19.md, quiet members and the wake; single-slot model):
+ *   WAKE        on unless NO_WAKE is defined (NO_WAKE: the model of before,
+ *               every member re-reads on every notification). A node that
+ *               does not follow (not the elector, role MEMBER or NONE, its
+ *               view's decision not naming its registration, the leader
+ *               znode not its own) drops notifications on `elected` and the
+ *               leader znode (that part of its view unread). Every node
+ *               watches its own election znode (W_mn: armed by STAT_MINE,
+ *               re-armed on the wake and at each reconnect); a decision
+ *               naming another node at a new epoch, and the handover,
+ *               touch the named registration's znode in the same multi
+ *               (the multi fails, NONODE, when it is gone): the wake
+ *               (EV_W_MINE) re-arms, then reads `elected` and the leader
+ *               znode. After the registration's STAT_MINE a node that does
+ *               not follow reads `elected` (and the leader znode if unread).
+ *   mutants:    MUT_NOWAKE (no touch), MUT_WAKE_LATE (the wake reads
+ *               `elected` before it re-arms), MUT_STAT_NOREAD (no read
+ *               after the registration's STAT_MINE), MUT_ELECTOR_NOREAD (a
+ *               new elector does not read what it left unread);
+ *               MUT_RESYNC_NOREARM (no re-arm at a reconnect) is not caught
+ *               within the budgets tried (README)
+ *   property:   L8 a named node learns it: when everything delivered has
+ *               been processed (QUIET), a connected, registered node that
+ *               `elected` names (its registration) has a view naming it
+ *
  * Safety: the monitor process asserts S1, S3, S7, S8 and L1 in every state
  * (issue 16: L3, L4, L5 too); S2, S4, S5, S6 (issue 16: S9, S10) are
  * assertions where the step happens (issue 18: S16, S17). Liveness (-DLIVE): the LTL
@@ -173,6 +198,12 @@
 #if defined(RESIGN) && (defined(SETTLE) || defined(HOLDS) || MAX_DRAIN > 0 || MAX_SCHED > 0)
 #error "MAX_RESIGN > 0 is not modelled with issue 16's knobs"
 #endif
+#ifndef NO_WAKE
+#define WAKE                    /* issue 19: quiet members and the wake */
+#endif
+#if !defined(WAKE) && (defined(MUT_NOWAKE) || defined(MUT_WAKE_LATE))
+#error "MUT_NOWAKE and MUT_WAKE_LATE are mutants of the wake: not with NO_WAKE"
+#endif
 #if defined(SETTLE) || defined(HOLDS) || MAX_DRAIN > 0 || MAX_SCHED > 0
 #define DR16                    /* issue 16's state is part of the model */
 #endif
@@ -222,6 +253,7 @@
 #define EV_W_SW       27        /* watch: switchover requested */
 #define EV_W_CFG      28        /* watch: config changed (a drain starts or ends) */
 #define EV_W_SU       30        /* watch: successor changed (issue 18 B) */
+#define EV_W_MINE     31        /* watch: own election znode changed, the wake (issue 19) */
 
 /* ZooKeeper return codes (the ones the C code tells apart) */
 #define OK          0
@@ -297,6 +329,10 @@ brow W[3];                              /* watches on elected (0), leader (1), e
                                            0 none, 1 armed, 2 fired while disconnected */
 #endif
 byte W_pr[N], W_pst[N];                 /* predecessor watch: seq, state as above */
+#ifdef WAKE
+byte W_mn[N];                           /* issue 19: the watch on the node's own election znode
+                                           (its current registration), state as above */
+#endif
 
 #define SID(n) ((n) + 1 + N * inc[n])   /* session id of node n's current handle */
 
@@ -422,6 +458,7 @@ bool frz[N];                    /* ghost: ACTIVE when frozen, until its step-dow
 byte rdy_ep[N];                 /* ghost: the epoch at which each node last became READY */
 bool bounds_ok = 1;                     /* the model's bounds (queues, epochs) held */
 bool L1_quiescent_stable = 1;
+bool L8_named_learns = 1;               /* issue 19: a named node learns it (see the monitor) */
 bool started;                           /* init is done */
 
 /* Scratch of a single d_step (every step writes them before reading them
@@ -435,6 +472,14 @@ hidden byte hb;                         /* the decision being written carries a 
 #ifdef RESIGN
 hidden byte qe, sx, zs, zu;             /* a request's 6th byte; the one being sent; scratch */
 #endif
+#ifdef WAKE
+hidden byte tch;                        /* issue 19: the multi being applied touches a znode */
+hidden byte wk;                         /* issue 19: what the handler sends last (WK_*) */
+#define WK_MINE 1                       /* the own-znode exists with watch (the re-arm) */
+#define WK_EL   2                       /* read_elected */
+#define WK_LD   4                       /* the leader znode: exists with watch (as after a
+                                           NodeDeleted: absent, it is fresh for PIPE) */
+#endif
 
 /* ---------------------------------------------------------------------
  * Predicates
@@ -444,6 +489,15 @@ hidden byte qe, sx, zs, zu;             /* a request's 6th byte; the one being s
 #define ROLE_LEADING(r) ((r) == R_CREATING || (r) == R_PROGRESS || (r) == R_READYING || \
                          (r) == R_READY || (r) == R_STEPPING || (r) == R_DELETING)
 #define ACTING(n) (role[n] == R_PROGRESS || role[n] == R_READYING || role[n] == R_READY)
+/* issue 19: the view's decision names this node's registration */
+#define KNOWS(n) (he[n] && e_ld[n] == n && my_seq[n] != 0 && e_rg[n] == my_seq[n])
+#ifdef WAKE
+/* issue 19: the group follows `elected` and the leader znode (re-arms and
+   re-reads on their notifications): the elector, or a node in play (a role
+   other than MEMBER/NONE, named by the decision it last read, or the leader
+   znode in view its own). The model has no leader-change subscribers. */
+#define FOLLOWS(n) (is_el[n] || (role[n] != R_MEMBER && role[n] != R_NONE) || KNOWS(n) || MINE(n))
+#endif
 #ifdef ONLY_ELIG
 #define ELIG(n) ((n) == ONLY_ELIG)      /* one eligible node (the others never lead) */
 #else
@@ -517,6 +571,12 @@ hidden byte qe, sx, zs, zu;             /* a request's 6th byte; the one being s
    a fenced node never resumes READY without taking over again) */
 #define S8N(n) (crashed[n] || role[n] != R_READY || actv[n])
 #define S8 (S8N(0) && S8N(1) && S8N(2))
+/* L8 (issue 19): a named node learns it. Checked when everything delivered
+   has been processed (QUIET, below): a running, connected node whose
+   current registration `elected` names has a view that names it. */
+#define L8N(n) (crashed[n] || fz[n] || !live[n] || !conn[n] || !CONNECTED(n) || reg[n] != RG_DONE || \
+                REG[n] == 0 || my_seq[n] != REG[n] || E_ver == 0 || E_ld != n || E_rg != REG[n] || KNOWS(n))
+#define L8 (L8N(0) && L8N(1) && L8N(2))
 
 /* Everything delivered has been processed: the timers (watchdog, tens of
    seconds) are slower than message delivery and processing. */
@@ -639,6 +699,24 @@ inline leader_gone() {
     trigger(WLD, EV_W_LD, 1)           /* NodeDeleted */
 }
 
+#ifdef WAKE
+/* issue 19: the touch (setData of node m's election znode with seq s, the
+   same data, version -1) in a writer's multi: NONODE when that registration
+   is gone (the multi fails as a whole) ... */
+inline touch_check(m, s) {
+    if :: s == 0 || REG[m] != s -> zrc = NONODE :: else fi
+}
+/* ... and, applied, NodeDataChanged for m's own-znode watch */
+inline touch_fire(m) {
+    T(printf("TRACE zk: touch of node %d's znode (watch %d)\n", m, W_mn[m]));
+    if
+    :: W_mn[m] == 1 && conn[m] -> evsend(m, EV_W_MINE, 0, 0, 0, 0, 0); W_mn[m] = 0
+    :: W_mn[m] == 1 && !conn[m] -> W_mn[m] = 2
+    :: else
+    fi
+}
+#endif
+
 /* a check op on elected (zoo_check_op_init) */
 inline check_elected(v) {
     if
@@ -687,6 +765,10 @@ inline zk_apply(n, nr) {
         fi
     :: qk == Q_FIND_MINE -> x0 = REG[n]      /* the guid is per session: REG[n] is ours */
     :: qk == Q_STAT_MINE -> x0 = qa; zrc = ((qa != 0 && REG[n] == qa) -> OK : NONODE)
+#ifdef WAKE
+        ; x1 = qb;                      /* qb: the re-arm of the wake or of a reconnect */
+        if :: zrc == OK && !nr -> W_mn[n] = 1 :: else fi   /* issue 19: the own-znode watch */
+#endif
     :: qk == Q_LIST ->
         x0 = qa; x1 = REG[0]; x2 = REG[1]; x3 = REG[2];
         if :: qa && !nr -> W[WCH].s[n] = 1 :: else fi
@@ -717,6 +799,19 @@ inline zk_apply(n, nr) {
         :: zrc == OK && qb != 0 && H_ver != 0 && H_ver != qb -> zrc = BADVERSION
         :: else
         fi;
+#ifdef WAKE
+        /* op 3 (issue 19): a decision naming a node other than the writer
+           at a new epoch touches that registration's znode (the named node
+           qc % 4, its seq (qc % 64) / 4); MUT_NOWAKE: never */
+        tch = 0;
+#ifndef MUT_NOWAKE
+        if
+        :: zrc == OK && qc % 4 != NONE && qc % 4 != n && (E_ver == 0 || E_ep != qd) ->
+            tch = 1; touch_check(qc % 4, (qc % 64) / 4)
+        :: else
+        fi;
+#endif
+#endif
         if
         :: zrc == OK ->
 #ifndef DR16
@@ -749,8 +844,15 @@ inline zk_apply(n, nr) {
             S_lrg = (E_ld == NONE -> 0 : E_rg);
             trigger(WSU, EV_W_SU, 0)
 #endif
+#ifdef WAKE
+            ;
+            if :: tch -> touch_fire(E_ld) :: else fi
+#endif
         :: else -> qc = qc % 64
         fi;
+#ifdef WAKE
+        tch = 0;
+#endif
         x0 = qc % 4; x1 = qd; x2 = qc / 4
 #ifdef RESIGN
         ; x3 = qe                       /* the successor written with it */
@@ -867,6 +969,19 @@ inline zk_apply(n, nr) {
         :: else
         fi;
         if :: zrc == OK && REG[n] == 0 -> zrc = NONODE; x1 = 3 :: else fi;
+#ifdef WAKE
+        /* issue 19: the handover touches the successor's znode (the last
+           op; 4 when it is gone); MUT_NOWAKE: not */
+        tch = 0;
+#ifndef MUT_NOWAKE
+        if
+        :: zrc == OK && qb != 0 && qd % 4 != n ->
+            tch = 1; touch_check(qd % 4, qd / 4);
+            if :: zrc != OK -> x1 = 4 :: else fi
+        :: else
+        fi;
+#endif
+#endif
         if
         :: zrc == OK ->
             if
@@ -900,8 +1015,15 @@ inline zk_apply(n, nr) {
             zt = REG[n]; REG[n] = 0;
             trigger(WCH, EV_W_CH, 0);
             trigger_pred(zt); zt = 0
+#ifdef WAKE
+            ; W_mn[n] = 0;              /* its NodeDeleted: the leaver is gone */
+            if :: tch -> touch_fire(qd % 4) :: else fi
+#endif
         :: else
         fi
+#ifdef WAKE
+        ; tch = 0
+#endif
 #endif
     :: qk == Q_DELETE || qk == Q_FENCE ->
         if
@@ -942,6 +1064,9 @@ inline zk_expire(n) {
     T(printf("TRACE zk: session of node %d expires\n", n));
     live[n] = 0; exp_pend[n] = 0;
     W[WEL].s[n] = 0; W[WLD].s[n] = 0; W[WCH].s[n] = 0; W_pr[n] = 0; W_pst[n] = 0;
+#ifdef WAKE
+    W_mn[n] = 0;
+#endif
 #ifdef RESIGN
     W[WSU].s[n] = 0;
 #endif
@@ -997,10 +1122,9 @@ end_srv:
 #define EAGER(kk) ((kk) <= Q_GET_HIST && (kk) != Q_REGISTER)
 
 inline send(n, kk, v0, v1, v2, v3) {
-    if
-    :: EAGER(kk) && len(rq[n]) == 0 && conn[n] && live[n] -> eag = 1
-    :: else
-    fi;
+    /* (an expression, not an if: the node's d_step is at spin's limit of
+       jump labels) */
+    eag = ((EAGER(kk) && len(rq[n]) == 0 && conn[n] && live[n]) -> 1 : eag);
     bounds_ok = (len(rq[n]) < RQ);
     assert(bounds_ok);
 #ifdef RESIGN
@@ -1074,6 +1198,13 @@ inline elector_start(n) {               /* elector_start */
 #endif
     list_election(n, 1);
     send_history(n);
+#ifdef WAKE
+    /* issue 19: it follows from now on: what it left unread as a quiet
+       member is read (and watched) again (sent at the handler's end) */
+#ifndef MUT_ELECTOR_NOREAD
+    wk = (!e_rd[n] -> WK_EL : 0) + (!l_rd[n] -> WK_LD : 0);
+#endif
+#endif
     if
     :: he[n] && e_ld[n] != NONE &&
        !(hl[n] && l_id[n] == e_ld[n] && l_ep[n] == e_ep[n] && l_st[n] == ST_READY) ->
@@ -1781,6 +1912,14 @@ end_node:
                 c_sess[i] = CS_CONNECTED; c_sid[i] = SID(i); noticed[i] = 0;
                 /* group_resync */
                 e_rd[i] = 0; l_rd[i] = 0;
+#ifdef WAKE
+                /* issue 19: the own-znode watch first (a re-arm cut off by
+                   the disconnect is not known to the client: SetWatches
+                   does not restore it), then the reads */
+#ifndef MUT_RESYNC_NOREARM
+                if :: reg[i] == RG_DONE && my_seq[i] != 0 -> send(i, Q_STAT_MINE, my_seq[i], 1, 0, 0) :: else fi;
+#endif
+#endif
                 read_elected(i); read_leader(i);
                 if
                 :: reg[i] == RG_PENDING -> do_register(i)
@@ -1822,8 +1961,20 @@ end_node:
             live[i] = 1; conn[i] = 1;
             evsend(i, EV_CONNECTED, 0, 0, 0, 0, 0)
         /* group_on_watch */
+#ifdef WAKE
+        /* issue 19: a group that does not follow drops the notification
+           (no request) and marks that part of its view unread */
+        :: k == EV_W_EL && !FOLLOWS(i) -> e_rd[i] = 0
+        :: k == EV_W_EL && FOLLOWS(i) -> read_elected(i)
+        :: k == EV_W_LD && !FOLLOWS(i) -> l_rd[i] = 0
+#ifdef PIPE
+            ; lx[i] = 0
+#endif
+        :: k == EV_W_LD && FOLLOWS(i) ->
+#else
         :: k == EV_W_EL -> read_elected(i)
         :: k == EV_W_LD ->
+#endif
 #ifdef PIPE
             lx[i] = 0;
 #endif
@@ -1844,6 +1995,14 @@ end_node:
         :: k == EV_W_CH -> if :: is_el[i] -> list_election(i, 1) :: else fi
         :: k == EV_W_PRED -> if :: a == pred[i] -> list_election(i, 0) :: else fi
         :: k == EV_W_SW -> if :: is_el[i] -> ee = 1 :: else fi     /* on_switchover_reply */
+#ifdef WAKE
+        /* issue 19: the wake (own znode touched by a decision naming this
+           node): re-arm first, then read `elected` and the leader znode,
+           back to back (a later touch notifies again, an earlier decision
+           is in the read); MUT_WAKE_LATE reads `elected` first */
+        :: k == EV_W_MINE ->
+            if :: reg[i] == RG_DONE && my_seq[i] != 0 -> wk = WK_MINE + WK_EL + WK_LD :: else fi
+#endif
         :: k == EV_W_CFG -> if :: is_el[i] -> ee = 1 :: else fi    /* the config / member record re-read */
 #ifdef RESIGN
         /* issue 18 B: a leader reads `successor` again */
@@ -1920,6 +2079,11 @@ end_node:
             if
             :: rc == OK -> read_leader(i)
             :: rc == NONODE -> l_rd[i] = 1; vc = 1
+#ifdef WAKE
+                /* issue 19: the wake's exists may answer for a view still
+                   holding the znode (elsewhere the view is clear already) */
+                ; hl[i] = 0; l_ver[i] = 0; l_own[i] = 0; l_id[i] = NONE; l_st[i] = 0; l_ep[i] = 0
+#endif
 #ifdef PIPE
                 ; lx[i] = 1             /* absent, watched, nothing read since */
 #endif
@@ -1956,6 +2120,17 @@ end_node:
             :: else ->
                 if
                 :: rc == OK -> czx[i] = 1; cs = 1
+#ifdef WAKE
+                    ;
+                    /* issue 19: the registration's STAT_MINE (not a re-arm):
+                       its watch is armed now; a node that does not follow
+                       reads `elected` once (a decision written since the
+                       resync's read), and the leader znode if it dropped a
+                       notification of it meanwhile */
+#ifndef MUT_STAT_NOREAD
+                    if :: !b && !FOLLOWS(i) -> wk = WK_EL + (!l_rd[i] -> WK_LD : 0) :: else fi
+#endif
+#endif
                 :: rc == NONODE -> list_election(i, 0)
                 :: else
                 fi
@@ -2122,7 +2297,35 @@ end_node:
                 fi
             fi
         :: k == Q_FENCE -> skip
-        fi
+        fi;
+#ifdef WAKE
+        /* issue 19: the wake's requests, in this order (MUT_WAKE_LATE:
+           `elected` read before the re-arm), or the reads a quiet node owes
+           (after the STAT_MINE of its registration, or as a new elector).
+           The leader znode with an exists (DESIGN-19): its reply NONODE is
+           a fresh absent view (issue 18 A pipelines on it), OK reads it */
+        if
+        :: wk && CONNECTED(i) ->
+#ifdef MUT_WAKE_LATE
+            if :: wk & WK_EL -> send(i, Q_GET_EL, 0, 0, 0, 0) :: else fi;
+            if :: wk & WK_MINE -> send(i, Q_STAT_MINE, my_seq[i], 1, 0, 0) :: else fi;
+#else
+            if :: wk & WK_MINE -> send(i, Q_STAT_MINE, my_seq[i], 1, 0, 0) :: else fi;
+            if :: wk & WK_EL -> send(i, Q_GET_EL, 0, 0, 0, 0) :: else fi;
+#endif
+            if
+            :: wk & WK_LD ->
+#ifdef PIPE
+                lx[i] = 0;
+#endif
+                send(i, Q_EX_LD, 0, 0, 0, 0)
+            :: else
+            fi
+        :: else
+        fi;
+        wk = 0;
+#endif
+        skip
         /* ---- the application finishes its takeover (zkelect_takeover_done) ---- */
         :: act == A_APP ->
             T(printf("TRACE node %d: takeover of epoch %d done, ok %d\n", i, app_ep[i], ok));
@@ -2313,6 +2516,9 @@ inline reconnect(n) {
     if :: W[WSU].s[n] == 2 -> W[WSU].s[n] = 0; evsend(n, EV_W_SU, 0, 0, 0, 0, 0) :: else fi;
 #endif
     if :: W_pst[n] == 2 -> evsend(n, EV_W_PRED, 0, W_pr[n], 0, 0, 0); W_pst[n] = 0; W_pr[n] = 0 :: else fi;
+#ifdef WAKE
+    if :: W_mn[n] == 2 -> W_mn[n] = 0; evsend(n, EV_W_MINE, 0, 0, 0, 0, 0) :: else fi;
+#endif
     qk = 0; qa = 0; qb = 0; qc = 0; qd = 0; fa = 0
 }
 
@@ -2580,6 +2786,7 @@ end_mon:
     :: atomic { !S7 -> S7_one_active_service = 0; assert(S7_one_active_service) }
     :: atomic { !S8 -> S8_ready_is_active = 0; assert(S8_ready_is_active) }
     :: atomic { QUIESCENT && !STABLE -> L1_quiescent_stable = 0; assert(L1_quiescent_stable) }
+    :: atomic { QUIET && !L8 -> L8_named_learns = 0; assert(L8_named_learns) }
 #ifdef DR16
     :: atomic { QUIESCENT && (HELD(0) || HELD(1) || HELD(2)) -> L3_hold_ends = 0; assert(L3_hold_ends) }
     :: atomic { QUIET && (FORCED(0) || FORCED(1) || FORCED(2)) -> L4_forced_not_held = 0; assert(L4_forced_not_held) }
@@ -2618,6 +2825,9 @@ init {
                 REG[n] = n + 1; reg[n] = RG_DONE; my_seq[n] = n + 1; czx[n] = 1;
                 role[n] = R_MEMBER; e_rd[n] = 1; l_rd[n] = 1;
                 W[WEL].s[n] = 1; W[WLD].s[n] = 1
+#ifdef WAKE
+                ; W_mn[n] = 1           /* issue 19: STAT_MINE armed it */
+#endif
 #ifdef PIPE
                 ; lx[n] = 1             /* the leader znode absent, watched */
 #endif
@@ -2661,6 +2871,9 @@ init {
             hl[n] = 1; l_id[n] = ld; l_st[n] = ST_READY; l_ep[n] = 1;
             l_ver[n] = 2; l_own[n] = ld + 1; l_rd[n] = 1;
             W[WEL].s[n] = 1; W[WLD].s[n] = 1;
+#ifdef WAKE
+            W_mn[n] = 1;                /* issue 19: STAT_MINE armed it */
+#endif
             if
             :: n > 0 -> pred[n] = n; W_pr[n] = n; W_pst[n] = 1
             :: else

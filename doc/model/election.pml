@@ -109,7 +109,7 @@
  *               handover writes what the current `successor` says, made for
  *               the decision it replaces and for this leader's registration
  *
- * Issue 19 (DESIGN-19.md, quiet members and the wake; single-slot model):
+ * The wake, issue 18 (PROTOCOL.md §2, quiet members and the wake; single-slot model):
  *   WAKE        on unless NO_WAKE is defined (NO_WAKE: the model of before,
  *               every member re-reads on every notification). A node that
  *               does not follow (not the elector, role MEMBER or NONE, its
@@ -199,7 +199,7 @@
 #error "MAX_RESIGN > 0 is not modelled with issue 16's knobs"
 #endif
 #ifndef NO_WAKE
-#define WAKE                    /* issue 19: quiet members and the wake */
+#define WAKE                    /* the wake (issue 18): quiet members and the wake */
 #endif
 #if !defined(WAKE) && (defined(MUT_NOWAKE) || defined(MUT_WAKE_LATE))
 #error "MUT_NOWAKE and MUT_WAKE_LATE are mutants of the wake: not with NO_WAKE"
@@ -253,7 +253,7 @@
 #define EV_W_SW       27        /* watch: switchover requested */
 #define EV_W_CFG      28        /* watch: config changed (a drain starts or ends) */
 #define EV_W_SU       30        /* watch: successor changed (issue 18 B) */
-#define EV_W_MINE     31        /* watch: own election znode changed, the wake (issue 19) */
+#define EV_W_MINE     31        /* watch: own election znode changed, the wake (issue 18, the wake) */
 
 /* ZooKeeper return codes (the ones the C code tells apart) */
 #define OK          0
@@ -330,7 +330,7 @@ brow W[3];                              /* watches on elected (0), leader (1), e
 #endif
 byte W_pr[N], W_pst[N];                 /* predecessor watch: seq, state as above */
 #ifdef WAKE
-byte W_mn[N];                           /* issue 19: the watch on the node's own election znode
+byte W_mn[N];                           /* the wake (issue 18): the watch on the node's own election znode
                                            (its current registration), state as above */
 #endif
 
@@ -458,7 +458,7 @@ bool frz[N];                    /* ghost: ACTIVE when frozen, until its step-dow
 byte rdy_ep[N];                 /* ghost: the epoch at which each node last became READY */
 bool bounds_ok = 1;                     /* the model's bounds (queues, epochs) held */
 bool L1_quiescent_stable = 1;
-bool L8_named_learns = 1;               /* issue 19: a named node learns it (see the monitor) */
+bool L8_named_learns = 1;               /* the wake (issue 18): a named node learns it (see the monitor) */
 bool started;                           /* init is done */
 
 /* Scratch of a single d_step (every step writes them before reading them
@@ -473,8 +473,8 @@ hidden byte hb;                         /* the decision being written carries a 
 hidden byte qe, sx, zs, zu;             /* a request's 6th byte; the one being sent; scratch */
 #endif
 #ifdef WAKE
-hidden byte tch;                        /* issue 19: the multi being applied touches a znode */
-hidden byte wk;                         /* issue 19: what the handler sends last (WK_*) */
+hidden byte tch;                        /* the wake (issue 18): the multi being applied touches a znode */
+hidden byte wk;                         /* the wake (issue 18): what the handler sends last (WK_*) */
 #define WK_MINE 1                       /* the own-znode exists with watch (the re-arm) */
 #define WK_EL   2                       /* read_elected */
 #define WK_LD   4                       /* the leader znode: exists with watch (as after a
@@ -489,10 +489,10 @@ hidden byte wk;                         /* issue 19: what the handler sends last
 #define ROLE_LEADING(r) ((r) == R_CREATING || (r) == R_PROGRESS || (r) == R_READYING || \
                          (r) == R_READY || (r) == R_STEPPING || (r) == R_DELETING)
 #define ACTING(n) (role[n] == R_PROGRESS || role[n] == R_READYING || role[n] == R_READY)
-/* issue 19: the view's decision names this node's registration */
+/* the wake (issue 18): the view's decision names this node's registration */
 #define KNOWS(n) (he[n] && e_ld[n] == n && my_seq[n] != 0 && e_rg[n] == my_seq[n])
 #ifdef WAKE
-/* issue 19: the group follows `elected` and the leader znode (re-arms and
+/* the wake (issue 18): the group follows `elected` and the leader znode (re-arms and
    re-reads on their notifications): the elector, or a node in play (a role
    other than MEMBER/NONE, named by the decision it last read, or the leader
    znode in view its own). The model has no leader-change subscribers. */
@@ -571,7 +571,7 @@ hidden byte wk;                         /* issue 19: what the handler sends last
    a fenced node never resumes READY without taking over again) */
 #define S8N(n) (crashed[n] || role[n] != R_READY || actv[n])
 #define S8 (S8N(0) && S8N(1) && S8N(2))
-/* L8 (issue 19): a named node learns it. Checked when everything delivered
+/* L8 (issue 18, the wake): a named node learns it. Checked when everything delivered
    has been processed (QUIET, below): a running, connected node whose
    current registration `elected` names has a view that names it. */
 #define L8N(n) (crashed[n] || fz[n] || !live[n] || !conn[n] || !CONNECTED(n) || reg[n] != RG_DONE || \
@@ -700,7 +700,7 @@ inline leader_gone() {
 }
 
 #ifdef WAKE
-/* issue 19: the touch (setData of node m's election znode with seq s, the
+/* the wake (issue 18): the touch (setData of node m's election znode with seq s, the
    same data, version -1) in a writer's multi: NONODE when that registration
    is gone (the multi fails as a whole) ... */
 inline touch_check(m, s) {
@@ -767,7 +767,7 @@ inline zk_apply(n, nr) {
     :: qk == Q_STAT_MINE -> x0 = qa; zrc = ((qa != 0 && REG[n] == qa) -> OK : NONODE)
 #ifdef WAKE
         ; x1 = qb;                      /* qb: the re-arm of the wake or of a reconnect */
-        if :: zrc == OK && !nr -> W_mn[n] = 1 :: else fi   /* issue 19: the own-znode watch */
+        if :: zrc == OK && !nr -> W_mn[n] = 1 :: else fi   /* the wake (issue 18): the own-znode watch */
 #endif
     :: qk == Q_LIST ->
         x0 = qa; x1 = REG[0]; x2 = REG[1]; x3 = REG[2];
@@ -800,7 +800,7 @@ inline zk_apply(n, nr) {
         :: else
         fi;
 #ifdef WAKE
-        /* op 3 (issue 19): a decision naming a node other than the writer
+        /* op 3 (issue 18, the wake): a decision naming a node other than the writer
            at a new epoch touches that registration's znode (the named node
            qc % 4, its seq (qc % 64) / 4); MUT_NOWAKE: never */
         tch = 0;
@@ -970,7 +970,7 @@ inline zk_apply(n, nr) {
         fi;
         if :: zrc == OK && REG[n] == 0 -> zrc = NONODE; x1 = 3 :: else fi;
 #ifdef WAKE
-        /* issue 19: the handover touches the successor's znode (the last
+        /* the wake (issue 18): the handover touches the successor's znode (the last
            op; 4 when it is gone); MUT_NOWAKE: not */
         tch = 0;
 #ifndef MUT_NOWAKE
@@ -1199,7 +1199,7 @@ inline elector_start(n) {               /* elector_start */
     list_election(n, 1);
     send_history(n);
 #ifdef WAKE
-    /* issue 19: it follows from now on: what it left unread as a quiet
+    /* the wake (issue 18): it follows from now on: what it left unread as a quiet
        member is read (and watched) again (sent at the handler's end) */
 #ifndef MUT_ELECTOR_NOREAD
     wk = (!e_rd[n] -> WK_EL : 0) + (!l_rd[n] -> WK_LD : 0);
@@ -1913,7 +1913,7 @@ end_node:
                 /* group_resync */
                 e_rd[i] = 0; l_rd[i] = 0;
 #ifdef WAKE
-                /* issue 19: the own-znode watch first (a re-arm cut off by
+                /* the wake (issue 18): the own-znode watch first (a re-arm cut off by
                    the disconnect is not known to the client: SetWatches
                    does not restore it), then the reads */
 #ifndef MUT_RESYNC_NOREARM
@@ -1962,7 +1962,7 @@ end_node:
             evsend(i, EV_CONNECTED, 0, 0, 0, 0, 0)
         /* group_on_watch */
 #ifdef WAKE
-        /* issue 19: a group that does not follow drops the notification
+        /* the wake (issue 18): a group that does not follow drops the notification
            (no request) and marks that part of its view unread */
         :: k == EV_W_EL && !FOLLOWS(i) -> e_rd[i] = 0
         :: k == EV_W_EL && FOLLOWS(i) -> read_elected(i)
@@ -1996,7 +1996,7 @@ end_node:
         :: k == EV_W_PRED -> if :: a == pred[i] -> list_election(i, 0) :: else fi
         :: k == EV_W_SW -> if :: is_el[i] -> ee = 1 :: else fi     /* on_switchover_reply */
 #ifdef WAKE
-        /* issue 19: the wake (own znode touched by a decision naming this
+        /* the wake (issue 18): the wake (own znode touched by a decision naming this
            node): re-arm first, then read `elected` and the leader znode,
            back to back (a later touch notifies again, an earlier decision
            is in the read); MUT_WAKE_LATE reads `elected` first */
@@ -2080,7 +2080,7 @@ end_node:
             :: rc == OK -> read_leader(i)
             :: rc == NONODE -> l_rd[i] = 1; vc = 1
 #ifdef WAKE
-                /* issue 19: the wake's exists may answer for a view still
+                /* the wake (issue 18): the wake's exists may answer for a view still
                    holding the znode (elsewhere the view is clear already) */
                 ; hl[i] = 0; l_ver[i] = 0; l_own[i] = 0; l_id[i] = NONE; l_st[i] = 0; l_ep[i] = 0
 #endif
@@ -2122,7 +2122,7 @@ end_node:
                 :: rc == OK -> czx[i] = 1; cs = 1
 #ifdef WAKE
                     ;
-                    /* issue 19: the registration's STAT_MINE (not a re-arm):
+                    /* the wake (issue 18): the registration's STAT_MINE (not a re-arm):
                        its watch is armed now; a node that does not follow
                        reads `elected` once (a decision written since the
                        resync's read), and the leader znode if it dropped a
@@ -2299,10 +2299,10 @@ end_node:
         :: k == Q_FENCE -> skip
         fi;
 #ifdef WAKE
-        /* issue 19: the wake's requests, in this order (MUT_WAKE_LATE:
+        /* the wake (issue 18): the wake's requests, in this order (MUT_WAKE_LATE:
            `elected` read before the re-arm), or the reads a quiet node owes
            (after the STAT_MINE of its registration, or as a new elector).
-           The leader znode with an exists (DESIGN-19): its reply NONODE is
+           The leader znode with an exists (PROTOCOL.md §2): its reply NONODE is
            a fresh absent view (issue 18 A pipelines on it), OK reads it */
         if
         :: wk && CONNECTED(i) ->
@@ -2826,7 +2826,7 @@ init {
                 role[n] = R_MEMBER; e_rd[n] = 1; l_rd[n] = 1;
                 W[WEL].s[n] = 1; W[WLD].s[n] = 1
 #ifdef WAKE
-                ; W_mn[n] = 1           /* issue 19: STAT_MINE armed it */
+                ; W_mn[n] = 1           /* the wake (issue 18): STAT_MINE armed it */
 #endif
 #ifdef PIPE
                 ; lx[n] = 1             /* the leader znode absent, watched */
@@ -2872,7 +2872,7 @@ init {
             l_ver[n] = 2; l_own[n] = ld + 1; l_rd[n] = 1;
             W[WEL].s[n] = 1; W[WLD].s[n] = 1;
 #ifdef WAKE
-            W_mn[n] = 1;                /* issue 19: STAT_MINE armed it */
+            W_mn[n] = 1;                /* the wake (issue 18): STAT_MINE armed it */
 #endif
             if
             :: n > 0 -> pred[n] = n; W_pr[n] = n; W_pst[n] = 1

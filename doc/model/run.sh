@@ -12,13 +12,13 @@
 #   two-slot model, -DSLOTS=2, and its mutants; README.md, "Issue 17"; and
 #   issue 18's pipelined takeover, -DPIPE, and the leader's resign with the
 #   successor record, -DMAX_RESIGN=1, and their mutants; README.md, "Issue 18";
-#   and issue 19's quiet members and the wake, on in every check, with its
-#   checks and mutants, also in the default set; README.md, "Issue 19")
+#   and issue 18's quiet members and the wake, on in every check, with its
+#   checks and mutants, also in the default set; README.md, "Issue 18, second part")
 #   sh doc/model/run.sh --slots    only issue 17's: the two-slot checks of
 #                                  every tier and their mutants
 #   sh doc/model/run.sh --issue18  only issue 18's: its checks of every tier
 #                                  and its mutants
-#   sh doc/model/run.sh --issue19  only issue 19's checks and mutants
+#   sh doc/model/run.sh --wake  only the wake's (issue 18) checks and mutants
 #
 # Prints one "ok - ..." or "FAIL - ..." line per check and a summary; exits 0
 # only when every check went as expected. Works from any directory and from a
@@ -35,9 +35,9 @@ MEMLIM=${MODEL_MEMLIM:-4096}
 mode=${1:---bounded}
 
 case $mode in
---bounded|--mutants|--test|--deep|--deep-only|--slots|--issue18|--issue19) ;;
+--bounded|--mutants|--test|--deep|--deep-only|--slots|--issue18|--wake) ;;
 -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
-*) echo "run.sh: unknown option $mode (--mutants, --test, --deep, --slots, --issue18, --issue19)" >&2; exit 2 ;;
+*) echo "run.sh: unknown option $mode (--mutants, --test, --deep, --slots, --issue18, --wake)" >&2; exit 2 ;;
 esac
 
 if ! command -v spin >/dev/null 2>&1; then
@@ -206,7 +206,7 @@ deep_dr() {
         "-DSTABLE_START=1 -DMAX_DRAIN=1 $CRASH1" "$SAFE" "-m100000"
     check "issue 16: a drain, a failed takeover" pass -O1 \
         "-DSTABLE_START=1 -DMAX_DRAIN=1 $TFAIL1" "$SAFE" "-m100000"
-    # (hash-compacted since issue 19's wake: 18.4 M states; exhaustive, the
+    # (hash-compacted since the wake (issue 18): 18.4 M states; exhaustive, the
     # 4 GB bound stops it at 10.6 M)
     check "issue 16: holds, settle on, one crash (any node), hash-compact" pass -O1 \
         "$HOLDS $CRASH1" "-DSAFETY -DHC4" "-m100000 -w27"
@@ -325,7 +325,7 @@ mutants_18() {
         S4_leader_writes_follow_decision -O0 "-DPIPE -DMUT_PIPE_STALE $P18CS" "$SAFE" "-m100000"
     # node 1 expires and registers again: the elector rewrites the record
     # twice (node 2, then node 1 again), the leader (node 0) hands over with
-    # the one it read before (node 2, still registered). (Issue 19: the
+    # the one it read before (node 2, still registered). (The wake, issue 18: the
     # successor's crash no longer reaches S17: the touch of its gone
     # registration fails the handover.)
     check "mutant MUT_SUCC_NOCHECK (the handover does not check successor's version)" \
@@ -395,22 +395,22 @@ deep_slots() {
         "$SL -DLIVE -DMAXFAULTS=3" "$LIVE" "-m200000 -a -f"
 }
 
-# issue 19 (README.md, "Issue 19"): quiet members and the wake. On in every
+# the wake, issue 18 (README.md, "Issue 18, second part"): quiet members and the wake. On in every
 # check above; these aim at it. W19: node 2 alone eligible, so every
 # decision names a member that is neither the elector nor in play (the
 # first election: nodes 0 and 1 registered, node 2 starting)
 W19="-DONLY_ELIG=2 -DSTABLE_START=4"
 EARLY1="-DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_SWITCH=0 -DMAX_TFAIL=0 -DMAX_CRASH=0 -DMAX_FREEZE=0"
-bounded_19() {
+bounded_wake() {
     # an early watchdog: the decision naming node 2 is replaced (no
     # leader) and written again while node 2 handles its wake
-    check "issue 19: the wake, first election, node 2 alone eligible, an early watchdog" pass -O0 \
+    check "the wake (issue 18): first election, node 2 alone eligible, an early watchdog" pass -O0 \
         "$W19 $EARLY1" "$SAFE" "-m100000"
-    check "issue 19: liveness, first election, node 2 alone eligible" pass -O0 \
+    check "the wake (issue 18): liveness, first election, node 2 alone eligible" pass -O0 \
         "-DLIVE $W19 -DMAXFAULTS=0" "$LIVE" "-m200000 -a -f"
 }
 
-mutants_19() {
+mutants_wake() {
     # node 0 (leader, elector) crashes; node 1, the new elector, names node 2
     check "mutant MUT_NOWAKE (no touch), a decision after the leader's crash" \
         L8_named_learns -O0 "-DMUT_NOWAKE -DSTABLE_START=0 $CRASH1" "$SAFE" "-m100000"
@@ -429,17 +429,17 @@ mutants_19() {
 }
 
 case $mode in
---bounded) bounded; bounded_dr; bounded_slots; bounded_18; bounded_19; mutants_19 ;;
+--bounded) bounded; bounded_dr; bounded_slots; bounded_18; bounded_wake; mutants_wake ;;
 --mutants) mutants_fast; mutants_slow; mutants_deep; mutants_dr; mutants_dr_more; mutants_slots; mutants_18;
-    mutants_19 ;;
+    mutants_wake ;;
 --test) bounded; mutants_fast; mutants_slow; bounded_dr; mutants_dr; bounded_slots; mutants_slots;
-    bounded_18; mutants_18; bounded_19; mutants_19 ;;
---deep-only) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_19 ;;
---deep) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_19; mutants_fast; mutants_slow;
-    mutants_deep; mutants_dr; mutants_dr_more; mutants_slots; mutants_18; mutants_19 ;;
+    bounded_18; mutants_18; bounded_wake; mutants_wake ;;
+--deep-only) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_wake ;;
+--deep) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_wake; mutants_fast; mutants_slow;
+    mutants_deep; mutants_dr; mutants_dr_more; mutants_slots; mutants_18; mutants_wake ;;
 --slots) bounded_slots; mutants_slots; deep_slots ;;
 --issue18) bounded_18; mutants_18; deep_18 ;;
---issue19) bounded_19; mutants_19 ;;
+--wake) bounded_wake; mutants_wake ;;
 esac
 
 t_end=$(date +%s)

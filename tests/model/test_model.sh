@@ -3,9 +3,9 @@
 # (doc/model/README.md): the bounded safety check, the bounded liveness
 # checks (issue 16's settle, holds, drain and scheduled switchover too;
 # issue 17's two-slot model, -DSLOTS=2; issue 18's pipelined takeover and
-# the leader's resign with the successor record; issue 19's quiet members
+# the leader's resign with the successor record; issue 18's quiet members
 # and the wake, on in every check), and the fast mutants (issue 17's seven,
-# issue 18's three, issue 19's six too), each of which must be caught.
+# issue 18's three, the wake's (issue 18) six too), each of which must be caught.
 # About 5 minutes (the slowest mutants run in the full tier, run.sh --deep).
 # Prints "ok"/"FAIL" per check and "test_model: N passed, N failed" last;
 # exits 1 on any failure. Needs spin (Debian package "spin"): without it the

@@ -350,16 +350,19 @@ fill_leader(struct zkelect_group *g, struct zkelect_leader *out)
 
 /* ---- the leader on request (a group that does not follow) ------------------ */
 
+/* A waiter's refresh: the group, and the number of its call (the calls run
+   in order on the library thread; the waiter's frame may be gone by the
+   time its call runs, after a timeout, so the call touches only the
+   group). */
 struct refresh {
     struct zkelect_group *g;
-    bool sent;                        /* the reads are out (library thread) */
+    uint64_t n;
 };
 
 static void
 call_refresh(struct zkelect *h, void *arg)
 {
-    struct refresh *rf = arg;
-    struct zkelect_group *g = rf->g;
+    struct zkelect_group *g = arg;
 
     (void)h;
     if (!g->closed && group_connected(g)) {
@@ -367,7 +370,18 @@ call_refresh(struct zkelect *h, void *arg)
         view_read_elected(g);
         view_read_leaders(g);
     }
-    rf->sent = true;
+    g->refresh_ran++;
+    group_release(g);
+}
+
+/* Post a refresh; h->mu held. */
+static void
+refresh_post(struct zkelect_group *g, struct refresh *rf)
+{
+    rf->g = g;
+    rf->n = ++g->refresh_posted;
+    g->refs++;
+    zke_call(g->h, call_refresh, g);
 }
 
 static bool
@@ -376,8 +390,9 @@ pred_refreshed(void *arg)
     struct refresh *rf = arg;
     struct zkelect_group *g = rf->g;
 
-    return rf->sent && ((g->elected_read && view_leaders_read(g) && !g->elected_unwatched) ||
-                        g->closed || g->h->sess != SESS_CONNECTED);
+    return g->closed || g->h->sess != SESS_CONNECTED ||
+           (g->refresh_ran >= rf->n && g->elected_read && view_leaders_read(g) &&
+            !g->elected_unwatched);
 }
 
 /*
@@ -390,14 +405,15 @@ static void
 leader_refresh(struct zkelect_group *g)
 {
     struct zkelect *h = g->h;
-    struct refresh rf = {g, false};
+    struct refresh rf;
 
     if (pthread_equal(pthread_self(), h->thread) || group_follows(g) ||
         h->sess != SESS_CONNECTED || g->closed)
         return;
     g->leader_waiters++;
+    refresh_post(g, &rf);
     pthread_mutex_unlock(&h->mu);
-    (void)zke_call_wait(h, call_refresh, &rf, pred_refreshed, &rf, h->session_timeout_ms);
+    (void)zke_call_wait(h, NULL, NULL, pred_refreshed, &rf, h->session_timeout_ms);
     pthread_mutex_lock(&h->mu);
     g->leader_waiters--;
 }
@@ -523,7 +539,7 @@ ZKELECT_API int
 zkelect_wait_leader(zkelect_group_t *g, enum zkelect_status status, int self, int timeout_ms)
 {
     struct leader_wait w = {g, status, self};
-    struct refresh rf = {g, false};
+    struct refresh rf;
     uint64_t start = zke_now_ms(), spent;
     bool quiet;
     int rc;
@@ -536,9 +552,11 @@ zkelect_wait_leader(zkelect_group_t *g, enum zkelect_status status, int self, in
     pthread_mutex_lock(&g->h->mu);
     quiet = !group_follows(g) && g->h->sess == SESS_CONNECTED && !g->closed;
     g->leader_waiters++;
+    if (quiet)
+        refresh_post(g, &rf);
     pthread_mutex_unlock(&g->h->mu);
     if (quiet)
-        (void)zke_call_wait(g->h, call_refresh, &rf, pred_refreshed, &rf, timeout_ms);
+        (void)zke_call_wait(g->h, NULL, NULL, pred_refreshed, &rf, timeout_ms);
     spent = zke_now_ms() - start;
     rc = zke_call_wait(g->h, NULL, NULL, pred_leader, &w,
                        spent < (uint64_t)timeout_ms ? timeout_ms - (int)spent : 0);

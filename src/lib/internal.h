@@ -370,6 +370,8 @@ struct zkelect_group {
                                          leader subscriber */
     int leader_waiters;               /* zkelect_wait_leader() and on-request reads in
                                          progress: the group follows meanwhile */
+    uint64_t refresh_posted;          /* on-request reads posted (api.c) ... */
+    uint64_t refresh_ran;             /* ... and run on the library thread */
     struct lview lv0;                 /* slot 0's leader znode, `leader` */
     struct lview *lvx;                /* slots 1..ZKE_LEADERS_MAX-1 (heap, allocated when
                                          a group first has more than one slot) */

@@ -491,8 +491,9 @@ reg_on_watch_mine_reply(struct zkelect_group *g, struct zev *ev)
 {
     if (ev->rc == ZNONODE && g->reg == REG_DONE && !g->leaving)
         reg_lost(g, *ev->req->arg ? ev->req->arg : "one of our znodes is missing");
-    else if (zkerr_outcome_unknown(ev->rc) && *ev->req->arg && g->reg == REG_DONE)
-        g->recheck_mine = true; /* the same session may come back: check again then */
+    else if (zkerr_outcome_unknown(ev->rc) && g->reg == REG_DONE)
+        g->recheck_mine = true; /* the same session may come back: check (and watch:
+                                   the wake's, below) again then */
 }
 
 /* Rewrite our member record (after it was overwritten, or to repair it). */

@@ -347,6 +347,40 @@ test_wake_by_decision(void)
 }
 
 /*
+ * The wake's watch survives a re-arm cut off by a disconnect: a foreign
+ * client touches quiet n2's election znode (as a wake would), and the exists
+ * that arms its watch again is lost with the connection, not applied. After
+ * the reconnect n2 must watch its znode again: n1 crashes, the elector
+ * elects n2 and touches its znode, and n2 takes over at once (the watchdog
+ * is far: without the watch n2 would never hear it was elected).
+ */
+static void
+test_wake_rearm_lost(void)
+{
+    char path[256];
+    int64_t sid, c1;
+
+    fz_begin();
+    fz_watchdog_ms = 60000;
+    cast(FZ_QUIET_NOCB);
+    sid = fz_sid(&N[2]);
+    CU_ASSERT_FATAL(fakezk_find("/g/election/n2_", path, sizeof(path)));
+    fakezk_fail_match(sid, "exists", "/g/election/n2_", 1, false, FZ_BACK);
+    CU_ASSERT(fakezk_set(path, "n2", 2) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fakezk_fault_fired());
+    fakezk_reconnect(sid, FZ_BACK);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    c1 = crash(1);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_znode_has("/g/elected", "\"leader\":\"n2\""));
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_WATCHDOG), 0);
+    crash_end(c1);
+    fz_end();
+}
+
+/*
  * n2 is quiet (on_event with ZKELECT_GROUP_NO_LEADER_EVENTS) and the leader
  * resigns: its own multi hands over to n2, the standing successor, and
  * touches n2's election znode; n2 takes over, and the elector writes no
@@ -1034,6 +1068,7 @@ static CU_TestInfo quiet_tests[] = {
     {"subscriber", test_subscriber},
     {"wake_by_decision", test_wake_by_decision},
     {"wake_by_handover", test_wake_by_handover},
+    {"wake_rearm_lost", test_wake_rearm_lost},
     {"wake_last_one", test_wake_last_one},
     {"decision_for_gone_fails", test_decision_for_gone_fails},
     {"leader_on_request", test_leader_on_request},

@@ -309,11 +309,11 @@ struct zkelect_group_options {
 #define ZKELECT_GROUP_NOWAIT 0x1u
 
 /* The takeover callback does no work that READY must wait for (or there is
- * none): the library sends the PROGRESS create and the READY update back to
- * back, one round trip instead of two (doc/PROTOCOL.md §4). Both stay
- * conditional on the decision; the callback is still called, when the
- * PROGRESS create is confirmed, and a failure it returns steps the node
- * down. A group without a takeover callback always works this way. */
+ * none): the library creates the leader znode READY, one write instead of
+ * two (doc/PROTOCOL.md §4). The create stays conditional on the decision;
+ * the callback is still called, when the create is confirmed, and a failure
+ * it returns steps the node down. A group without a takeover callback
+ * always works this way. */
 #define ZKELECT_GROUP_TAKEOVER_NOOP 0x2u
 
 /* The group's on_event gets no "+leader-changed" events (every other event

@@ -96,7 +96,6 @@ zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *o, zkelect_
     g->on_stepdown = o->on_stepdown;
     g->cb_data = o->cb_data;
     g->elected_version = LV0(g)->version = -1;
-    LV0(g)->deleted_at_version = -1;
     g->nlv = 1;
     g->ev_slot = -1;
     g->config_version = g->history_version = -1;

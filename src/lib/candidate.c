@@ -85,78 +85,70 @@ leader_request(struct zkelect_group *g, enum req_kind kind, int status, uint64_t
 }
 
 /* The READY multi of role_epoch, checked against the version of `elected`
-   that named us and the leader znode's VERSION. Its number, or 0 (not sent). */
-static uint64_t
+   that named us and the leader znode's VERSION. False: not sent. */
+static bool
 leader_send_ready(struct zkelect_group *g, int version)
 {
     struct req *r;
     size_t len;
 
     if ((r = leader_request(g, REQ_LEADER_READY, ZKELECT_STATUS_READY, g->role_epoch, &len)) == NULL)
-        return 0;
-    r->attempt = ++g->ready_seq;
+        return false;
+    g->ready_direct = false; /* a READY write of its own: the version moves */
     zoo_check_op_init(&r->ops[0], g->p_elected, g->role_elected_version);
     zoo_set_op_init(&r->ops[1], CL(g)->path, r->payload[0], (int)len, version, NULL);
     memset(r->results, 0, sizeof(r->results));
     req_sent(r, zoo_amulti(g->h->zh, 2, r->ops, r->results, multi_completion, r));
-    return g->ready_seq;
+    return true;
 }
 
 static void ready_result(struct zkelect_group *g, int rc);
 
+/*
+ * Create our leader znode while `elected` is still the version that names
+ * us. A takeover with no work (no takeover callback, or
+ * ZKELECT_GROUP_TAKEOVER_NOOP) creates it READY: one write, the two phases
+ * in one. The create is the exclusive step either way: it fails if any
+ * leader znode is there (NODEEXISTS) or if `elected` moved (BADVERSION), and
+ * nothing the takeover does is waited for (doc/PROTOCOL.md §4; the Spin
+ * model's PIPE, doc/model/README.md).
+ */
 static void
 leader_create(struct zkelect_group *g)
 {
     uint64_t epoch = cand_epoch(g);
+    bool direct = g->takeover_noop;
     struct req *r;
     size_t len;
 
-    if ((r = leader_request(g, REQ_LEADER_CREATE, ZKELECT_STATUS_PROGRESS, epoch, &len)) == NULL)
+    if ((r = leader_request(g, REQ_LEADER_CREATE,
+                            direct ? ZKELECT_STATUS_READY : ZKELECT_STATUS_PROGRESS, epoch,
+                            &len)) == NULL)
         return;
     g->role_epoch = epoch;
-    group_role_set(g, ROLE_CREATING, 0, epoch, 0, "elected at epoch %llu",
-                   (unsigned long long)epoch);
+    g->ready_direct = direct;
+    g->ready_early = false;
+    group_role_set(g, ROLE_CREATING, 0, epoch, 0, "elected at epoch %llu%s",
+                   (unsigned long long)epoch, direct ? ": creating the leader znode READY" : "");
     g->role_elected_version = g->elected_version;
-    /* create only while `elected` is still the version that names us */
     zoo_check_op_init(&r->ops[0], g->p_elected, g->elected_version);
     zoo_create_op_init(&r->ops[1], CL(g)->path, r->payload[0], (int)len, group_acl(g),
                        ZOO_EPHEMERAL, NULL, 0);
     memset(r->results, 0, sizeof(r->results));
     req_sent(r, zoo_amulti(g->h->zh, 2, r->ops, r->results, multi_completion, r));
-    g->ready_inflight = 0;
-    g->ready_early = false;
-    /*
-     * A takeover with no work: READY goes right behind PROGRESS (one round
-     * trip, not two). The server applies our session's requests in order,
-     * and this READY is checked against the same version of `elected` and
-     * version 0 of the leader znode. It can only succeed on the znode the
-     * create above made, as long as "absent" in our view is fresh: from an
-     * exists that found none and left a watch (any znode created later,
-     * before that version of `elected` was written, is notified before
-     * `elected`'s reply), or from a deletion processed while this version
-     * of `elected` already named us (after it only we can create one: every
-     * create checks the version). Otherwise the two steps, as with work.
-     * (The Spin model's PIPE with PIPE_DEL; doc/model/README.md.)
-     */
-    if (g->takeover_noop && CL(g)->read && CL(g)->version < 0 && !CL(g)->have &&
-        (CL(g)->watched_absent || (CL(g)->deleted_at_version >= 0 &&
-                                   CL(g)->deleted_at_version == g->elected_version)))
-        g->ready_inflight = leader_send_ready(g, 0);
 }
 
 static void
 leader_set_ready(struct zkelect_group *g)
 {
-    if ((g->ready_inflight || g->ready_early) && !g->repairing) {
-        /* sent with the PROGRESS create: its reply settles it */
-        group_role_set(g, ROLE_READYING, 0, g->role_epoch, 0, "takeover done; READY sent with PROGRESS");
-        if (g->ready_early) {
-            g->ready_early = false;
-            ready_result(g, g->ready_early_rc);
-        }
+    if (g->ready_early && !g->repairing) {
+        /* created READY (leader_create): nothing to write */
+        g->ready_early = false;
+        group_role_set(g, ROLE_READYING, 0, g->role_epoch, 0, "takeover done; created READY");
+        ready_result(g, ZOK);
         return;
     }
-    if (leader_send_ready(g, CL(g)->version) != 0)
+    if (leader_send_ready(g, CL(g)->version))
         group_role_set(g, ROLE_READYING, 0, g->role_epoch, 0, g->repairing ? "repairing" : "takeover done");
 }
 
@@ -173,6 +165,7 @@ leader_retake(struct zkelect_group *g)
         return;
     g->role_epoch = epoch;
     g->role_elected_version = g->elected_version;
+    g->ready_direct = g->ready_early = false; /* PROGRESS again: READY is written */
     group_role_set(g, ROLE_CREATING, 0, epoch, 0, "still elected at epoch %llu: taking over again",
                    (unsigned long long)epoch);
     zoo_check_op_init(&r->ops[0], g->p_elected, g->elected_version);
@@ -245,8 +238,9 @@ start_takeover(struct zkelect_group *g)
     view_watch_successor(g);
     cand_set_active(g, true);
     group_role_set(g, ROLE_PROGRESS, ZKELECT_EV_TAKEOVER, g->role_epoch, 0,
-                   "elected at epoch %llu: leader znode PROGRESS, taking over",
-                   (unsigned long long)g->role_epoch);
+                   "elected at epoch %llu: leader znode %s, taking over",
+                   (unsigned long long)g->role_epoch,
+                   g->ready_early ? "created READY (no takeover work)" : "PROGRESS");
     if (g->on_takeover)
         rc = g->on_takeover(g->cb_data, g, g->role_epoch);
     cand_takeover_result(g, g->role_epoch, rc);
@@ -349,10 +343,13 @@ cand_on_leader_create_reply(struct zkelect_group *g, struct zev *ev)
         CL(g)->owner = g->h->session_id;
         memset(&CL(g)->l, 0, sizeof(struct zke_leader));
         snprintf(CL(g)->l.id, sizeof(CL(g)->l.id), "%s", g->self.id);
-        CL(g)->l.status = ZKELECT_STATUS_PROGRESS;
+        CL(g)->l.status = g->ready_direct ? ZKELECT_STATUS_READY : ZKELECT_STATUS_PROGRESS;
         CL(g)->l.epoch = g->role_epoch;
         CL(g)->have = true;
-        view_publish_leader(g);
+        /* created READY: published with +ready, after +takeover */
+        g->ready_early = g->ready_direct;
+        if (!g->ready_direct)
+            view_publish_leader(g);
         start_takeover(g);
         return;
     }
@@ -401,16 +398,6 @@ cand_on_leader_retake_reply(struct zkelect_group *g, struct zev *ev)
 void
 cand_on_leader_ready_reply(struct zkelect_group *g, struct zev *ev)
 {
-    if (g->ready_inflight != 0 && ev->req->attempt == g->ready_inflight) {
-        /* the READY sent with PROGRESS */
-        g->ready_inflight = 0;
-        if (g->role == ROLE_PROGRESS && g->role_epoch == ev->req->token) {
-            /* the takeover callback has not finished: keep the outcome */
-            g->ready_early = true;
-            g->ready_early_rc = ev->rc;
-            return;
-        }
-    }
     if (g->role != ROLE_READYING || g->role_epoch != ev->req->token)
         return;
     ready_result(g, ev->rc);
@@ -423,7 +410,10 @@ ready_result(struct zkelect_group *g, int rc)
     if (rc == ZOK) {
         bool repair = g->repairing;
         g->repairing = false;
-        CL(g)->version++;
+        if (g->ready_direct)
+            g->ready_direct = false; /* created READY: version 0 */
+        else
+            CL(g)->version++;
         if (CL(g)->have && strcmp(CL(g)->l.id, g->self.id) == 0)
             CL(g)->l.status = ZKELECT_STATUS_READY;
         if (repair) {
@@ -635,8 +625,10 @@ cand_step(struct zkelect_group *g)
                                "leadership verified after reconnect: leader znode and elected are ours");
             else if (CL(g)->l.status == ZKELECT_STATUS_READY)
                 leader_retake(g); /* READY, but nothing acts (a retake unanswered) */
-            else
+            else {
+                g->ready_direct = g->ready_early = false; /* PROGRESS: READY is written */
                 start_takeover(g);
+            }
             return;
         }
         cand_lost(g, !named ? "leadership not confirmed after reconnect: elected names another node"

@@ -221,8 +221,8 @@ group_follows(struct zkelect_group *g)
  * Read again what the group let go while it did not follow (it follows
  * now). WAKE: our election znode was touched, a decision elects us: read
  * `elected` whatever the view says. A leader znode let go is read with an
- * exists first: an absence found so is fresh (a pipelined READY may rely on
- * it, candidate.c), and a znode found is read next.
+ * exists first (it sets the watch whether or not the znode is there), and a
+ * znode found is read next.
  */
 void
 view_follow(struct zkelect_group *g, bool wake)
@@ -241,8 +241,6 @@ view_follow(struct zkelect_group *g, bool wake)
             continue;
         v->unwatched = false;
         v->read = false;
-        v->watched_absent = false;
-        v->deleted_at_version = -1;
         group_send_exists(g, REQ_EXISTS_LEADER, v->path, v->path);
     }
 }
@@ -345,7 +343,6 @@ view_slots_update(struct zkelect_group *g)
         memset(v, 0, sizeof(*v));
         snprintf(v->path, sizeof(v->path), "%s-%d", LV0(g)->path, k);
         v->version = -1;
-        v->deleted_at_version = -1;
     }
     k = g->nlv;
     g->nlv = want;
@@ -414,23 +411,15 @@ on_leader_reply(struct zkelect_group *g, struct zev *ev)
     v = LV(g, k);
     if (ev->req->kind == REQ_EXISTS_LEADER) {
         if (ev->rc == ZOK) {
-            /* there is one again: the view is stale until it is read (a
-               candidate must not act on "absent" meanwhile: its pipelined
-               READY could land on that znode) */
+            /* there is one again: the view is stale until it is read */
             v->read = false;
-            v->watched_absent = false;
-            v->deleted_at_version = -1;
             view_read_leader_slot(g, k);
         } else if (ev->rc == ZNONODE) {
             v->read = true;
-            v->watched_absent = true;
-            v->deleted_at_version = -1;
             view_changed(g);
         }
         return;
     }
-    v->watched_absent = false;
-    v->deleted_at_version = -1;
     if (ev->rc == ZNONODE) {
         v->have = false;
         v->version = -1;
@@ -1006,8 +995,7 @@ group_on_session(struct zkelect_group *g, enum sess_state prev, enum sess_state 
         g->succ_watch = g->succ_have = false;
         for (k = 0; k < g->nlv; k++) {
             LV(g, k)->version = -1;
-            LV(g, k)->have = LV(g, k)->read = LV(g, k)->watched_absent = false;
-            LV(g, k)->deleted_at_version = -1;
+            LV(g, k)->have = LV(g, k)->read = false;
         }
         reg_new_guid(g->guid);
         if (g->leaving && g->reg == REG_NONE)
@@ -1042,8 +1030,6 @@ group_on_watch(struct zkelect_group *g, int type, const char *path)
                 v->version = -1;
                 v->owner = 0;
                 v->read = false;
-                v->watched_absent = false;
-                v->deleted_at_version = -1;
             }
             return;
         }
@@ -1069,15 +1055,11 @@ group_on_watch(struct zkelect_group *g, int type, const char *path)
             v->owner = 0;
             memset(&v->l, 0, sizeof(struct zke_leader));
             v->read = true;
-            v->watched_absent = false;
-            v->deleted_at_version = cand_named_slot(g, k) ? g->elected_version : -1;
             group_send_exists(g, REQ_EXISTS_LEADER, v->path, v->path);
             view_changed(g);
         } else {
             /* created or changed: stale until read again (as above) */
             v->read = false;
-            v->watched_absent = false;
-            v->deleted_at_version = -1;
             view_read_leader_slot(g, k);
         }
     } else if (strcmp(path, g->p_election) == 0) {

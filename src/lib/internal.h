@@ -291,12 +291,6 @@ struct lview {
     int32_t version;                  /* its version, -1 = absent */
     int64_t owner;                    /* its ephemeralOwner */
     bool read;                        /* a read completed (present or not) */
-    /* "absent" is fresh enough for a pipelined READY (candidate.c, leader_create):
-       from an exists that found none and left a watch, with no notification
-       since; or from a deletion processed while `elected` (this version) already
-       named us: after it only we can create the znode */
-    bool watched_absent;
-    int32_t deleted_at_version;       /* -1: no such deletion */
     bool unwatched;                   /* a notification was let go (the group did not
                                          follow): no watch, no read; stale until read */
     char pub_id[ZKE_ID_MAX + 1];      /* last published leader (for LEADER_CHANGED) */
@@ -411,11 +405,9 @@ struct zkelect_group {
     int32_t role_elected_version;     /* elected version the takeover is based on */
     uint64_t failed_epoch;            /* epoch whose takeover failed (never retried) */
     bool takeover_ok;                 /* the takeover of role_epoch completed */
-    bool takeover_noop;               /* no takeover work: READY sent with PROGRESS */
-    uint64_t ready_inflight;          /* that READY's request number (0: none) awaits its reply */
-    uint64_t ready_seq;               /* numbers the READY requests */
-    bool ready_early;                 /* ... answered before the takeover finished: */
-    int ready_early_rc;               /* ... with this */
+    bool takeover_noop;               /* no takeover work: the leader znode created READY */
+    bool ready_direct;                /* the leader znode is created READY (no work) */
+    bool ready_early;                 /* ... and was: READY once the takeover returns */
     bool active;                      /* the application may act: its takeover callback
                                          was called and its step-down has not ended */
     bool watched;                     /* counted in h->n_watch (fence_update) */

@@ -1,10 +1,10 @@
 /*
  * test_fakezk_handover.c - issue 18's shorter paths on the scripted fake:
- * the no-op takeover (READY sent right behind the PROGRESS create) and the
+ * the no-op takeover (the leader znode created READY, one write) and the
  * direct handover of a resigning leader (it writes the elector's standing
  * successor decision itself).
  *
- * Run one test: tests/fakezk/test_fakezk_handover handover:noop_ready_with_progress
+ * Run one test: tests/fakezk/test_fakezk_handover handover:noop_created_ready
  * FAKEZK_VERBOSE=1 prints the library's log and events.
  */
 #include "config.h"
@@ -34,14 +34,15 @@ until_create_reply(int64_t sid)
 }
 
 /*
- * A group whose takeover has no work: when the reply of the PROGRESS create
- * is due, the server has the READY update already (it was sent right
- * behind, one round trip instead of two), and the node has not started its
- * takeover yet. It ends READY once, with one +takeover. (Before issue 18
- * the tree showed PROGRESS here: READY was sent only after the reply.)
+ * A group whose takeover has no work creates its leader znode READY: when
+ * the create's reply is due the tree shows it READY at version 0 (one
+ * write, no update behind it), and the node has not started its takeover
+ * yet. It ends READY once, with one +takeover, and the znode is still at
+ * version 0. (Before issue 18 the tree showed PROGRESS here; before the
+ * direct create, READY was an update sent right behind: version 1.)
  */
 static void
-test_noop_ready_with_progress(void)
+test_noop_created_ready(void)
 {
     char buf[256];
     int64_t sid;
@@ -56,10 +57,12 @@ test_noop_ready_with_progress(void)
     until_create_reply(sid);
     CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER), 0);
     CU_ASSERT_STRING_EQUAL(fz_tree_leader("/g", buf, sizeof(buf)), "n1:READY:1");
+    CU_ASSERT_EQUAL(fakezk_version("/g/leader"), 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_is_ready(&N[0], 0));
     CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER), 1);
     CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_READY), 1);
+    CU_ASSERT_EQUAL(fakezk_version("/g/leader"), 0);
     fz_end();
 }
 
@@ -85,13 +88,13 @@ test_callback_not_pipelined(void)
 }
 
 /*
- * `elected` is rewritten (same decision, new version) before the pipelined
- * pair reaches the server: both are refused (the READY as well: it checks
- * the same version), -takeover-abort, and the node takes over on the new
+ * `elected` is rewritten (same decision, new version) before the READY
+ * create reaches the server: it is refused (it checks the version that
+ * named the node), -takeover-abort, and the node takes over on the new
  * version: one +takeover, one +ready, READY at epoch 1.
  */
 static void
-test_noop_pair_refused(void)
+test_noop_create_refused(void)
 {
     char data[4096], buf[256];
     int64_t sid;
@@ -107,7 +110,7 @@ test_noop_pair_refused(void)
     CU_ASSERT_FATAL(fz_deliver_until(sid, "reply multi /g/elected rc=0"));
     fakezk_defer_apply(sid, true);     /* the pair waits for its replies */
     CU_ASSERT_FATAL(fakezk_deliver_one(sid));
-    fz_flush();                        /* create and READY sent, not applied */
+    fz_flush();                        /* the READY create sent, not applied */
     len = fakezk_get("/g/elected", data, sizeof(data));
     CU_ASSERT_FATAL(len > 0);
     CU_ASSERT(fakezk_set("/g/elected", data, len) == 0);
@@ -123,9 +126,9 @@ test_noop_pair_refused(void)
 
 /*
  * The flag with a takeover callback that finishes later
- * (zkelect_takeover_done): the READY reply arrives while the takeover runs
- * and is kept; the node is READY when the callback is done, without
- * sending another READY.
+ * (zkelect_takeover_done): the leader znode was created READY before the
+ * takeover ran; the node is READY when the callback is done, without
+ * writing anything.
  */
 static void
 test_noop_deferred_callback(void)
@@ -148,6 +151,46 @@ test_noop_deferred_callback(void)
     CU_ASSERT(fz_is_ready(&N[0], 0));
     CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_READY), 1);
     CU_ASSERT_EQUAL(fakezk_requests(sid), sent);   /* nothing sent for READY */
+    CU_ASSERT_EQUAL(fakezk_version("/g/leader"), 0);
+    fz_end();
+}
+
+static bool
+node_ready(void *arg)
+{
+    return fz_is_ready(arg, 0);
+}
+
+/*
+ * The flag with a takeover callback that fails: the leader znode, created
+ * READY, is released after the step-down, the node never reports +ready,
+ * and the elector's watchdog moves the leadership to the other candidate.
+ */
+static void
+test_noop_callback_fails(void)
+{
+    fz_begin();
+    fz_takeover_noop = true;
+    fz_watchdog_ms = 300;
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n2", "/g", 1) == 0);
+    CU_ASSERT_FATAL(fz_node_open(&N[2], "n9", "/g", 1) == 0);
+    N[0].grp[0].takeover_mode = ZKELECT_EBUSY;
+    N[2].grp[0].ineligible = true;
+    fz_nominate(&N[2], 0, 10);     /* n9 first: the elector, never elected */
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    fz_nominate(&N[0], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    fz_nominate(&N[1], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER) == 1);
+    CU_ASSERT(zkelect_takeover_done(N[0].grp[0].g, N[0].grp[0].takeover_epoch, ZKELECT_EIO) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER_FAILED), 1);
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_READY), 0);
+    CU_ASSERT(!fz_is_ready(&N[0], 0));
+    CU_ASSERT(fz_eventually(node_ready, &N[1]));   /* the watchdog moves on */
+    CU_ASSERT(fakezk_owner("/g/leader") == fz_sid(&N[1]));
     fz_end();
 }
 
@@ -181,7 +224,7 @@ test_noop_cleared(void)
 /*
  * A handover between three no-op nodes: the READY leader resigns, another
  * takes over; every leader is READY once per epoch and no takeover is
- * aborted (the pipelined READY never lands on a znode it did not create).
+ * aborted.
  */
 static void
 test_noop_three_nodes_handover(void)
@@ -266,11 +309,9 @@ test_direct_handover(void)
 }
 
 /*
- * The direct handover between no-op takeovers goes in one round trip after
- * the notification: the leave deletes the leader znode before it writes
- * the decision, so the successor re-arms its watch (absent) before it reads
- * the decision, and sends READY right behind its create: when the create's
- * reply is due, the tree shows it READY already.
+ * The direct handover between no-op takeovers takes one write after the
+ * notification: when the successor's create reply is due, the tree shows
+ * it READY already, at version 0.
  */
 static void
 test_direct_handover_pipelined(void)
@@ -289,6 +330,7 @@ test_direct_handover_pipelined(void)
     fakezk_hold(sid, false);
     CU_ASSERT_FATAL(fz_deliver_until(sid, "reply multi /g/elected"));
     CU_ASSERT_STRING_EQUAL(fz_tree_leader("/g", buf, sizeof(buf)), "n2:READY:2");
+    CU_ASSERT_EQUAL(fakezk_version("/g/leader"), 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_is_ready(&N[2], 0));
     CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
@@ -550,10 +592,11 @@ test_ancestors_once(void)
 }
 
 static CU_TestInfo handover_tests[] = {
-    {"noop_ready_with_progress", test_noop_ready_with_progress},
+    {"noop_created_ready", test_noop_created_ready},
     {"callback_not_pipelined", test_callback_not_pipelined},
-    {"noop_pair_refused", test_noop_pair_refused},
+    {"noop_create_refused", test_noop_create_refused},
     {"noop_deferred_callback", test_noop_deferred_callback},
+    {"noop_callback_fails", test_noop_callback_fails},
     {"noop_cleared", test_noop_cleared},
     {"noop_three_nodes_handover", test_noop_three_nodes_handover},
     {"direct_handover", test_direct_handover},

@@ -1262,7 +1262,8 @@ inline leader_set_ready(n) {            /* leader_set_ready */
    version that names us), create the leader znode READY at the epoch}. No
    freshness condition: the create fails (NODEEXISTS) if any leader znode is
    there, or (BADVERSION) if `elected` moved, and is handled as the PROGRESS
-   create's failures are; its success is READY at once (direct_ready) */
+   create's failures are; its success is READY at once (the Q_CREATE
+   reply, on_leader_create_reply) */
 inline leader_create_direct(n) {
     role[n] = R_CREATING; r_ep[n] = e_ep[n]; r_ev[n] = e_ver[n];
     send(n, Q_CREATE, e_ver[n], e_ep[n], 1, 0)

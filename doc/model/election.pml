@@ -110,9 +110,9 @@
  *               not check successor's version), MUT_SUCC_STALE (nor elected's:
  *               a record for any elected version is used; not caught in the
  *               single-slot model, README)
- *   properties: S18 a READY leader znode's owner is not running its
- *               takeover's work (READY is visible only once the work is
- *               done); S16 a handover's epoch is above every epoch decided; S17 a
+ *   properties: S18 (PIPE) a READY leader znode's owner has finished a
+ *               takeover with work at its epoch, or has no work (READY is
+ *               visible only once the work is done); S16 a handover's epoch is above every epoch decided; S17 a
  *               handover writes what the current `successor` says, made for
  *               the decision it replaces and for this leader's registration
  *
@@ -459,7 +459,11 @@ bool S5_stop_before_delete = 1;
 bool S6_ready_never_takeover_failed = 1;
 bool S7_one_active_service = 1;
 bool S8_ready_is_active = 1;
+#ifdef PIPE
 bool S18_ready_after_work = 1;          /* issue 18 A: READY visible only once the work is done */
+byte fin_ep[N];                         /* ghost (S18): the epoch of the node's last takeover
+                                           finished (its work done, ok) */
+#endif
 #ifdef RESIGN
 bool S16_handover_epoch_fresh = 1;      /* a handover's epoch is above every epoch decided */
 bool S17_handover_current_record = 1;   /* a handover writes the current record's choice, for
@@ -589,12 +593,18 @@ hidden byte wk;                         /* the wake (issue 18): what the handler
    a fenced node never resumes READY without taking over again) */
 #define S8N(n) (crashed[n] || role[n] != R_READY || actv[n])
 #define S8 (S8N(0) && S8N(1) && S8N(2))
+#ifdef PIPE
 /* S18 (issue 18 A): a READY leader znode's owner (its session live, its
-   process running) is not running its takeover's work: READY is visible
-   only once the takeover is done (a takeover with no work has none: its
-   create writes READY) */
-#define S18N(o) (!(L_ver != 0 && L_st == ST_READY && L_own == SID(o) && live[o] && !crashed[o]) || !app[o])
+   process running) has finished a takeover with work at that epoch:
+   READY is visible only once the work is done (a takeover with no work
+   has none: its create writes READY). "Finished once at the epoch", not
+   "no takeover running": a READY leader whose READY reply was lost and
+   whose view is older (PROGRESS) takes over again with its znode READY
+   (cand_step, SUSPENDED), two disconnects, the model of before too */
+#define S18N(o) (!(L_ver != 0 && L_st == ST_READY && L_own == SID(o) && live[o] && !crashed[o]) || \
+                 NOOP(o) || fin_ep[o] == L_ep)
 #define S18 (S18N(0) && S18N(1) && S18N(2))
+#endif
 /* L8 (issue 18, the wake): a named node learns it. Checked when everything delivered
    has been processed (QUIET, below): a running, connected node whose
    current registration `elected` names has a view that names it. */
@@ -1387,7 +1397,11 @@ inline takeover_result(n, epoch, ok) {  /* takeover_result */
     if
     :: role[n] == R_PROGRESS && r_ep[n] == epoch ->
         if
-        :: ok -> t_ok[n] = 1; leader_set_ready(n)
+        :: ok -> t_ok[n] = 1;
+#ifdef PIPE
+            fin_ep[n] = epoch;          /* ghost (S18): the work is done */
+#endif
+            leader_set_ready(n)
         :: else ->
             f_ep[n] = epoch; t_ok[n] = 0;
 #ifdef MUT_RELEASE_FIRST
@@ -2458,7 +2472,9 @@ end_node:
         S3_expired_never_acts = S3; assert(S3_expired_never_acts);
         S7_one_active_service = S7; assert(S7_one_active_service);
         S8_ready_is_active = S8; assert(S8_ready_is_active);
+#ifdef PIPE
         S18_ready_after_work = S18; assert(S18_ready_after_work);
+#endif
 #endif
         act = 0; k = 0; rc = 0; a = 0; b = 0; c = 0; d = 0; vc = 0; cs = 0; ok = 0
         }   /* d_step */
@@ -2792,7 +2808,9 @@ end_mon:
     :: atomic { !S3 -> S3_expired_never_acts = 0; assert(S3_expired_never_acts) }
     :: atomic { !S7 -> S7_one_active_service = 0; assert(S7_one_active_service) }
     :: atomic { !S8 -> S8_ready_is_active = 0; assert(S8_ready_is_active) }
+#ifdef PIPE
     :: atomic { !S18 -> S18_ready_after_work = 0; assert(S18_ready_after_work) }
+#endif
     :: atomic { QUIESCENT && !STABLE -> L1_quiescent_stable = 0; assert(L1_quiescent_stable) }
     :: atomic { QUIET && !L8 -> L8_named_learns = 0; assert(L8_named_learns) }
 #ifdef DR16
@@ -2901,6 +2919,9 @@ init {
         ps_ep[0] = 1;                   /* the old rule never cleared it */
 #endif
         rdy_ep[ld] = 1;
+#ifdef PIPE
+        fin_ep[ld] = 1;                 /* (S18) its takeover of epoch 1 finished */
+#endif
 #ifdef HOLDS
         af[0] = 1;                      /* the leader was elected lately: anti-flap runs */
 #endif
@@ -2918,6 +2939,9 @@ init {
             L_st = ST_PROGRESS; L_ver = 1;
             wd[0] = 1; ps_ep[0] = 1;
             rdy_ep[1] = 0; last_ep = 0; last_nd = NONE; srv_ep = 0; srv_nd = NONE
+#ifdef PIPE
+            ; fin_ep[1] = 0
+#endif
         :: else
         fi;
 #ifdef RESIGN

@@ -73,17 +73,21 @@
  *               MUT_EPOCH_PER_SLOT, MUT_NOT_STICKY, MUT_WD_SLOT0)
  *
  * Issue 18 (DESIGN-18.md; single-slot model only, every knob off by default):
- *   PIPE        A: a group without a takeover callback (the takeover is done
- *               at once). A candidate whose view shows the leader znode
- *               ABSENT from a watched read (the exists reply, `lx`), with no
- *               leader read sent or notification processed since, sends the
- *               create and at once READY (check elected, leader version 0)
- *               (`leader_create_pipe`); else the two steps as before. The
- *               create's reply: OK -> READYING (READY on its way), failed ->
- *               the READY's reply is ignored (role not READYING).
- *   PIPE_DEL    with PIPE: a NodeDeleted of the leader znode processed while
- *               the view names this node counts as fresh too (a proposal,
- *               README "Issue 18")
+ *   PIPE        A, the direct READY create (the name is the knob's first
+ *               meaning, the pipelined create + READY, kept so the checks'
+ *               flags stay as they were): a takeover with no work (no
+ *               takeover callback, or ZKELECT_GROUP_TAKEOVER_NOOP) sends ONE
+ *               multi {check elected (the version that names it), create
+ *               the leader znode READY at the epoch} (`leader_create_direct`,
+ *               Q_CREATE with its status byte set); no setData follows and
+ *               no freshness condition is needed (the create fails,
+ *               NODEEXISTS or BADVERSION, as the PROGRESS create does). Its
+ *               reply OK: READY at once (ACTIVE, +ready); failed: as the
+ *               PROGRESS create's failures. A takeover WITH work is the
+ *               two-phase one (create PROGRESS, the work, READY multi).
+ *   WORK_NODE   with PIPE: this node's takeovers have work (a takeover
+ *               callback, the A_APP step); the others' none. Without PIPE
+ *               every takeover has work.
  *   MAX_RESIGN  B (default 0): times the READY leader resigns (unnominate):
  *               it steps down (its elector stops), then sends the handover
  *               multi {check successor version, set elected (its version) to
@@ -99,13 +103,16 @@
  *               Leaders read and watch it (Q_GET_SU, EV_W_SU).
  *   HO_DELETE_FIRST  with MAX_RESIGN: the handover's ops ordered delete
  *               leader, then set elected (a proposal, README "Issue 18")
- *   mutants:    MUT_PIPE_NOCHECK (the pipelined READY does not check
- *               elected), MUT_PIPE_STALE (pipelined on any absent view: a
- *               leader read in flight), MUT_SUCC_NOCHECK (the handover does
+ *   mutants:    MUT_PIPE_NOCHECK (the direct READY create does not check
+ *               elected), MUT_PIPE_WORK (a takeover WITH work creates the
+ *               leader znode READY: READY visible before the work is
+ *               done; with WORK_NODE), MUT_SUCC_NOCHECK (the handover does
  *               not check successor's version), MUT_SUCC_STALE (nor elected's:
  *               a record for any elected version is used; not caught in the
  *               single-slot model, README)
- *   properties: S16 a handover's epoch is above every epoch decided; S17 a
+ *   properties: S18 (PIPE) a READY leader znode's owner has finished a
+ *               takeover with work at its epoch, or has no work (READY is
+ *               visible only once the work is done); S16 a handover's epoch is above every epoch decided; S17 a
  *               handover writes what the current `successor` says, made for
  *               the decision it replaces and for this leader's registration
  *
@@ -135,7 +142,7 @@
  *               `elected` names (its registration) has a view naming it
  *
  * Safety: the monitor process asserts S1, S3, S7, S8 and L1 in every state
- * (issue 16: L3, L4, L5 too); S2, S4, S5, S6 (issue 16: S9, S10) are
+ * (issue 16: L3, L4, L5 too; issue 18: S18); S2, S4, S5, S6 (issue 16: S9, S10) are
  * assertions where the step happens (issue 18: S16, S17). Liveness (-DLIVE): the LTL
  * formula `live`, checked with pan -a -f.
  */
@@ -204,6 +211,21 @@
 #if !defined(WAKE) && (defined(MUT_NOWAKE) || defined(MUT_WAKE_LATE))
 #error "MUT_NOWAKE and MUT_WAKE_LATE are mutants of the wake: not with NO_WAKE"
 #endif
+#ifdef PIPE
+/* issue 18 A: a takeover with no work creates the leader znode READY at
+   once; WORK_NODE's takeovers have work (the two phases) */
+#ifdef WORK_NODE
+#define NOOP(n) ((n) != WORK_NODE)
+#else
+#define NOOP(n) 1
+#endif
+#endif
+#if defined(MUT_PIPE_WORK) && !(defined(PIPE) && defined(WORK_NODE))
+#error "MUT_PIPE_WORK needs PIPE and WORK_NODE (a node whose takeovers have work)"
+#endif
+#if defined(MUT_PIPE_NOCHECK) && !defined(PIPE)
+#error "MUT_PIPE_NOCHECK is a mutant of the direct READY create: needs PIPE"
+#endif
 #if defined(SETTLE) || defined(HOLDS) || MAX_DRAIN > 0 || MAX_SCHED > 0
 #define DR16                    /* issue 16's state is part of the model */
 #endif
@@ -230,7 +252,8 @@
 #define Q_EX_PRED   9           /* aexists predecessor (watch) */
 #define Q_GET_HIST  10          /* aget history */
 #define Q_DECIDE    11          /* amulti: elected + history, versioned */
-#define Q_CREATE    12          /* amulti: check elected, create leader PROGRESS */
+#define Q_CREATE    12          /* amulti: check elected, create leader PROGRESS (c: READY,
+                                   issue 18 A's direct create) */
 #define Q_READY     13          /* amulti: check elected, set leader READY */
 #define Q_DELETE    14          /* adelete leader (version) */
 #define Q_FENCE     15          /* adelete stale leader (elector, version) */
@@ -395,12 +418,6 @@ bool wd_f[N];                   /* g->watchdog_fenced */
 byte ps_ep[N];                  /* g->progress_seen_epoch */
 byte tc_ep[N];                  /* g->takeover_check_epoch */
 bool rrt[N];                    /* g->release_retry: DELETING, release again once re-read */
-#ifdef PIPE
-/* issue 18 A: pipelined takeovers (a group without a takeover callback) */
-bool lx[N];                     /* the leader znode ABSENT from a watched read (the exists
-                                   reply), no leader read sent or notification processed since */
-bool pp[N];                     /* CREATING: READY was sent right behind the create */
-#endif
 #ifdef RESIGN
 /* issue 18 B: the leaver's state and views */
 bool lv[N];                     /* unnominate called (resign): the node leaves for good */
@@ -442,6 +459,11 @@ bool S5_stop_before_delete = 1;
 bool S6_ready_never_takeover_failed = 1;
 bool S7_one_active_service = 1;
 bool S8_ready_is_active = 1;
+#ifdef PIPE
+bool S18_ready_after_work = 1;          /* issue 18 A: READY visible only once the work is done */
+byte fin_ep[N];                         /* ghost (S18): the epoch of the node's last takeover
+                                           finished (its work done, ok) */
+#endif
 #ifdef RESIGN
 bool S16_handover_epoch_fresh = 1;      /* a handover's epoch is above every epoch decided */
 bool S17_handover_current_record = 1;   /* a handover writes the current record's choice, for
@@ -478,7 +500,7 @@ hidden byte wk;                         /* the wake (issue 18): what the handler
 #define WK_MINE 1                       /* the own-znode exists with watch (the re-arm) */
 #define WK_EL   2                       /* read_elected */
 #define WK_LD   4                       /* the leader znode: exists with watch (as after a
-                                           NodeDeleted: absent, it is fresh for PIPE) */
+                                           NodeDeleted) */
 #endif
 
 /* ---------------------------------------------------------------------
@@ -571,6 +593,18 @@ hidden byte wk;                         /* the wake (issue 18): what the handler
    a fenced node never resumes READY without taking over again) */
 #define S8N(n) (crashed[n] || role[n] != R_READY || actv[n])
 #define S8 (S8N(0) && S8N(1) && S8N(2))
+#ifdef PIPE
+/* S18 (issue 18 A): a READY leader znode's owner (its session live, its
+   process running) has finished a takeover with work at that epoch:
+   READY is visible only once the work is done (a takeover with no work
+   has none: its create writes READY). "Finished once at the epoch", not
+   "no takeover running": a READY leader whose READY reply was lost and
+   whose view is older (PROGRESS) takes over again with its znode READY
+   (cand_step, SUSPENDED), two disconnects, the model of before too */
+#define S18N(o) (!(L_ver != 0 && L_st == ST_READY && L_own == SID(o) && live[o] && !crashed[o]) || \
+                 NOOP(o) || fin_ep[o] == L_ep)
+#define S18 (S18N(0) && S18N(1) && S18N(2))
+#endif
 /* L8 (issue 18, the wake): a named node learns it. Checked when everything delivered
    has been processed (QUIET, below): a running, connected node whose
    current registration `elected` names has a view that names it. */
@@ -860,6 +894,9 @@ inline zk_apply(n, nr) {
     :: qk == Q_CREATE ->
 #ifdef MUT_CREATE_NOCHECK
         zrc = OK;
+#elif defined(MUT_PIPE_NOCHECK)
+        /* mutant (issue 18 A): the direct READY create (qc) does not check elected */
+        if :: qc -> zrc = OK :: else -> check_elected(qa) fi;
 #else
         check_elected(qa);
 #endif
@@ -872,6 +909,13 @@ inline zk_apply(n, nr) {
             S4_leader_writes_follow_decision = (E_ld == n && E_rg == REG[n] && E_ep == qb);
             assert(S4_leader_writes_follow_decision);
             L_ver = 1; L_own = SID(n); L_id = n; L_st = ST_PROGRESS; L_ep = qb;
+            if
+            :: qc ->                    /* issue 18 A: created READY (a READY write: S2) */
+                S2_ready_epochs_increase = (qb > srv_ep || (qb == srv_ep && n == srv_nd));
+                assert(S2_ready_epochs_increase);
+                srv_ep = qb; srv_nd = n; L_st = ST_READY
+            :: else
+            fi;
             trigger(WLD, EV_W_LD, 0)
         :: else
         fi;
@@ -881,10 +925,6 @@ inline zk_apply(n, nr) {
         zrc = OK;
 #else
         check_elected(qa);
-#endif
-#ifdef MUT_PIPE_NOCHECK
-        /* mutant (issue 18 A): the pipelined READY (qd) does not check elected */
-        if :: qd -> zrc = OK :: else fi;
 #endif
         if
         :: zrc == OK && L_ver == 0 -> zrc = NONODE
@@ -1143,9 +1183,6 @@ inline read_elected(n) {                /* read_elected -> send_get */
 }
 
 inline read_leader(n) {                 /* read_leader -> send_get */
-#ifdef PIPE
-    lx[n] = 0;                          /* issue 18 A: a leader read in flight */
-#endif
     if :: CONNECTED(n) -> send(n, Q_GET_LD, 0, 0, 0, 0) :: else fi
 }
 
@@ -1215,9 +1252,14 @@ inline elector_start(n) {               /* elector_start */
 
 /* ---- the candidate --------------------------------------------------- */
 
+#ifdef MUT_PIPE_WORK
+#define WORK_CREATE_ST 1                /* mutant: a takeover with work creates READY */
+#else
+#define WORK_CREATE_ST 0
+#endif
 inline leader_create(n) {               /* leader_create */
     role[n] = R_CREATING; r_ep[n] = e_ep[n]; r_ev[n] = e_ver[n];
-    send(n, Q_CREATE, e_ver[n], e_ep[n], 0, 0)
+    send(n, Q_CREATE, e_ver[n], e_ep[n], WORK_CREATE_ST, 0)
 }
 
 inline leader_set_ready(n) {            /* leader_set_ready */
@@ -1226,19 +1268,15 @@ inline leader_set_ready(n) {            /* leader_set_ready */
 }
 
 #ifdef PIPE
-/* issue 18 A: a takeover with no work, the leader znode absent in a fresh
-   view: the create and, at once, READY (checked against the same `elected`
-   version, on the leader znode's version 0) in the same session queue; qd
-   of the READY marks it pipelined (MUT_PIPE_NOCHECK) */
-#ifdef MUT_PIPE_STALE
-#define PIPE_FRESH(n) 1                 /* mutant: pipelined on any view */
-#else
-#define PIPE_FRESH(n) lx[n]
-#endif
-inline leader_create_pipe(n) {
-    role[n] = R_CREATING; r_ep[n] = e_ep[n]; r_ev[n] = e_ver[n]; pp[n] = 1;
-    send(n, Q_CREATE, e_ver[n], e_ep[n], 0, 0);
-    send(n, Q_READY, e_ver[n], 1, e_ep[n], 1)
+/* issue 18 A: a takeover with no work: one multi {check elected (the
+   version that names us), create the leader znode READY at the epoch}. No
+   freshness condition: the create fails (NODEEXISTS) if any leader znode is
+   there, or (BADVERSION) if `elected` moved, and is handled as the PROGRESS
+   create's failures are; its success is READY at once (the Q_CREATE
+   reply, on_leader_create_reply) */
+inline leader_create_direct(n) {
+    role[n] = R_CREATING; r_ep[n] = e_ep[n]; r_ev[n] = e_ver[n];
+    send(n, Q_CREATE, e_ver[n], e_ep[n], 1, 0)
 }
 #endif
 
@@ -1253,13 +1291,12 @@ inline start_takeover(n) {              /* start_takeover: the callback runs on 
     role[n] = R_PROGRESS; t_ok[n] = 0;
     actv[n] = 1;                         /* cand_set_active(g, true) */
 #ifdef PIPE
-    /* issue 18 A: no takeover callback: the takeover is done at once; a
-       pipelined READY is on its way already, else cand_step (the tail of
-       the step) sends it: PROGRESS with t_ok, still named */
-    t_ok[n] = 1;
+    /* issue 18 A: a takeover with no work is done at once (a retake's:
+       cand_step, the tail of the step, sends READY: PROGRESS with t_ok,
+       still named) */
     if
-    :: pp[n] -> role[n] = R_READYING
-    :: else -> cs = 1
+    :: NOOP(n) -> t_ok[n] = 1; cs = 1
+    :: else -> app[n] = 1; app_ep[n] = r_ep[n]
     fi
 #else
     app[n] = 1; app_ep[n] = r_ep[n]
@@ -1360,7 +1397,11 @@ inline takeover_result(n, epoch, ok) {  /* takeover_result */
     if
     :: role[n] == R_PROGRESS && r_ep[n] == epoch ->
         if
-        :: ok -> t_ok[n] = 1; leader_set_ready(n)
+        :: ok -> t_ok[n] = 1;
+#ifdef PIPE
+            fin_ep[n] = epoch;          /* ghost (S18): the work is done */
+#endif
+            leader_set_ready(n)
         :: else ->
             f_ep[n] = epoch; t_ok[n] = 0;
 #ifdef MUT_RELEASE_FIRST
@@ -1403,7 +1444,7 @@ inline cand_step(n) {
                 :: l_st[n] == ST_READY && actv[n] -> role[n] = R_READY; became_ready(n)
                 :: l_st[n] == ST_READY && !actv[n] -> leader_retake(n)  /* nothing acts */
 #ifdef PIPE
-                :: else -> start_takeover(n); leader_set_ready(n)
+                :: else -> start_takeover(n); if :: NOOP(n) -> leader_set_ready(n) :: else fi
 #else
                 :: else -> start_takeover(n)
 #endif
@@ -1463,8 +1504,8 @@ inline cand_step(n) {
             :: named && f_ep[n] != e_ep[n] && mine -> r_ep[n] = l_ep[n]; leader_delete(n)
             :: named && f_ep[n] != e_ep[n] && !mine && l_ver[n] != 0 -> role[n] = R_WAITING
 #ifdef PIPE
-            :: named && f_ep[n] != e_ep[n] && !mine && l_ver[n] == 0 && PIPE_FRESH(n) -> leader_create_pipe(n)
-            :: named && f_ep[n] != e_ep[n] && !mine && l_ver[n] == 0 && !PIPE_FRESH(n) -> leader_create(n)
+            :: named && f_ep[n] != e_ep[n] && !mine && l_ver[n] == 0 && NOOP(n) -> leader_create_direct(n)
+            :: named && f_ep[n] != e_ep[n] && !mine && l_ver[n] == 0 && !NOOP(n) -> leader_create(n)
 #else
             :: named && f_ep[n] != e_ep[n] && !mine && l_ver[n] == 0 -> leader_create(n)
 #endif
@@ -1739,10 +1780,6 @@ inline normalize(n) {
     if :: app[n] -> skip :: else -> app_ep[n] = 0 fi;
     if :: wd[n] -> skip :: else -> wd_f[n] = 0 fi;     /* (wd_ep is read: kept) */
     if :: reg[n] == RG_DONE -> skip :: else -> czx[n] = 0 fi;
-#ifdef PIPE
-    if :: l_ver[n] != 0 -> lx[n] = 0 :: else fi;
-    if :: role[n] != R_CREATING -> pp[n] = 0 :: else fi;
-#endif
 #ifdef RESIGN
     if
     :: SU_VIEW(n) -> skip
@@ -1891,9 +1928,6 @@ end_node:
             :: c_sess[i] == CS_CONNECTING -> skip
             :: else ->
                 c_sess[i] = CS_CONNECTING; noticed[i] = 1;
-#ifdef PIPE
-                lx[i] = 0;
-#endif
 #ifndef MUT_NO_SUSPEND
                 /* a leader suspends; a step-down goes on (never undone), a
                    release is sent again once heard */
@@ -1937,9 +1971,6 @@ end_node:
             lost(i);                    /* -leadership-lost: the application stops */
             role[i] = (reg[i] != RG_NONE -> R_MEMBER : R_NONE);
             if :: reg[i] != RG_NONE -> reg[i] = RG_PENDING :: else fi;
-#ifdef PIPE
-            lx[i] = 0;
-#endif
 #ifdef RESIGN
             if :: lv[i] -> reg[i] = RG_NONE; role[i] = R_NONE; rrt[i] = 0 :: else fi;  /* gone */
 #endif
@@ -1967,25 +1998,13 @@ end_node:
         :: k == EV_W_EL && !FOLLOWS(i) -> e_rd[i] = 0
         :: k == EV_W_EL && FOLLOWS(i) -> read_elected(i)
         :: k == EV_W_LD && !FOLLOWS(i) -> l_rd[i] = 0
-#ifdef PIPE
-            ; lx[i] = 0
-#endif
         :: k == EV_W_LD && FOLLOWS(i) ->
 #else
         :: k == EV_W_EL -> read_elected(i)
         :: k == EV_W_LD ->
 #endif
-#ifdef PIPE
-            lx[i] = 0;
-#endif
             if
             :: a ->                     /* deleted: act at once, re-arm with an exists-watch */
-#ifdef PIPE_DEL
-                /* a NodeDeleted processed while the view names us (elected
-                   read before the deletion): fresh too, since after it only
-                   the node that version names can create the znode */
-                if :: he[i] && e_ld[i] == i && e_rg[i] == my_seq[i] && reg[i] == RG_DONE -> lx[i] = 1 :: else fi;
-#endif
                 hl[i] = 0; l_ver[i] = 0; l_own[i] = 0; l_id[i] = NONE; l_st[i] = 0; l_ep[i] = 0;
                 l_rd[i] = 1;
                 if :: CONNECTED(i) -> send(i, Q_EX_LD, 0, 0, 0, 0) :: else fi;
@@ -2083,9 +2102,6 @@ end_node:
                 /* the wake (issue 18): the wake's exists may answer for a view still
                    holding the znode (elsewhere the view is clear already) */
                 ; hl[i] = 0; l_ver[i] = 0; l_own[i] = 0; l_id[i] = NONE; l_st[i] = 0; l_ep[i] = 0
-#endif
-#ifdef PIPE
-                ; lx[i] = 1             /* absent, watched, nothing read since */
 #endif
             :: else
             fi
@@ -2235,7 +2251,18 @@ end_node:
             :: role[i] != R_CREATING || r_ep[i] != a -> skip
             :: else ->
                 if
+#ifdef PIPE
+                :: rc == OK && NOOP(i) ->
+                    /* issue 18 A: created READY: the takeover (no work) is
+                       done, READY at once */
+                    l_ver[i] = 1; l_own[i] = c_sid[i]; l_id[i] = i; l_st[i] = ST_READY;
+                    l_ep[i] = r_ep[i]; hl[i] = 1;
+                    actv[i] = 1;        /* cand_set_active(g, true) */
+                    role[i] = R_READY; became_ready(i)
+                :: rc == OK && !NOOP(i) ->
+#else
                 :: rc == OK ->
+#endif
                     l_ver[i] = 1; l_own[i] = c_sid[i]; l_id[i] = i; l_st[i] = ST_PROGRESS;
                     l_ep[i] = r_ep[i]; hl[i] = 1;
                     start_takeover(i)
@@ -2303,7 +2330,7 @@ end_node:
            `elected` read before the re-arm), or the reads a quiet node owes
            (after the STAT_MINE of its registration, or as a new elector).
            The leader znode with an exists (PROTOCOL.md §2): its reply NONODE is
-           a fresh absent view (issue 18 A pipelines on it), OK reads it */
+           an absent view, OK reads it */
         if
         :: wk && CONNECTED(i) ->
 #ifdef MUT_WAKE_LATE
@@ -2313,14 +2340,7 @@ end_node:
             if :: wk & WK_MINE -> send(i, Q_STAT_MINE, my_seq[i], 1, 0, 0) :: else fi;
             if :: wk & WK_EL -> send(i, Q_GET_EL, 0, 0, 0, 0) :: else fi;
 #endif
-            if
-            :: wk & WK_LD ->
-#ifdef PIPE
-                lx[i] = 0;
-#endif
-                send(i, Q_EX_LD, 0, 0, 0, 0)
-            :: else
-            fi
+            if :: wk & WK_LD -> send(i, Q_EX_LD, 0, 0, 0, 0) :: else fi
         :: else
         fi;
         wk = 0;
@@ -2452,6 +2472,9 @@ end_node:
         S3_expired_never_acts = S3; assert(S3_expired_never_acts);
         S7_one_active_service = S7; assert(S7_one_active_service);
         S8_ready_is_active = S8; assert(S8_ready_is_active);
+#ifdef PIPE
+        S18_ready_after_work = S18; assert(S18_ready_after_work);
+#endif
 #endif
         act = 0; k = 0; rc = 0; a = 0; b = 0; c = 0; d = 0; vc = 0; cs = 0; ok = 0
         }   /* d_step */
@@ -2785,6 +2808,9 @@ end_mon:
     :: atomic { !S3 -> S3_expired_never_acts = 0; assert(S3_expired_never_acts) }
     :: atomic { !S7 -> S7_one_active_service = 0; assert(S7_one_active_service) }
     :: atomic { !S8 -> S8_ready_is_active = 0; assert(S8_ready_is_active) }
+#ifdef PIPE
+    :: atomic { !S18 -> S18_ready_after_work = 0; assert(S18_ready_after_work) }
+#endif
     :: atomic { QUIESCENT && !STABLE -> L1_quiescent_stable = 0; assert(L1_quiescent_stable) }
     :: atomic { QUIET && !L8 -> L8_named_learns = 0; assert(L8_named_learns) }
 #ifdef DR16
@@ -2827,9 +2853,6 @@ init {
                 W[WEL].s[n] = 1; W[WLD].s[n] = 1
 #ifdef WAKE
                 ; W_mn[n] = 1           /* the wake (issue 18): STAT_MINE armed it */
-#endif
-#ifdef PIPE
-                ; lx[n] = 1             /* the leader znode absent, watched */
 #endif
             :: else ->
                 c_sess[n] = CS_CONNECTING; reg[n] = RG_PENDING; role[n] = R_NONE;
@@ -2896,6 +2919,9 @@ init {
         ps_ep[0] = 1;                   /* the old rule never cleared it */
 #endif
         rdy_ep[ld] = 1;
+#ifdef PIPE
+        fin_ep[ld] = 1;                 /* (S18) its takeover of epoch 1 finished */
+#endif
 #ifdef HOLDS
         af[0] = 1;                      /* the leader was elected lately: anti-flap runs */
 #endif
@@ -2913,6 +2939,9 @@ init {
             L_st = ST_PROGRESS; L_ver = 1;
             wd[0] = 1; ps_ep[0] = 1;
             rdy_ep[1] = 0; last_ep = 0; last_nd = NONE; srv_ep = 0; srv_nd = NONE
+#ifdef PIPE
+            ; fin_ep[1] = 0
+#endif
         :: else
         fi;
 #ifdef RESIGN

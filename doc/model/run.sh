@@ -10,7 +10,7 @@
 #   (each tier includes issue 16's checks: settle, holds, drain, scheduled
 #   switchover, and their mutants; README.md, "Issue 16"; issue 17's
 #   two-slot model, -DSLOTS=2, and its mutants; README.md, "Issue 17"; and
-#   issue 18's pipelined takeover, -DPIPE, and the leader's resign with the
+#   issue 18's direct READY create, -DPIPE, and the leader's resign with the
 #   successor record, -DMAX_RESIGN=1, and their mutants; README.md, "Issue 18";
 #   and issue 18's quiet members and the wake, on in every check, with its
 #   checks and mutants, also in the default set; README.md, "Issue 18, second part")
@@ -294,24 +294,37 @@ deep() {
     # one fault; see README.md, Results.
 }
 
-# issue 18 (README.md, "Issue 18"): A, the create and READY pipelined
-# (-DPIPE: a group without a takeover callback); B, the READY leader
+# issue 18 (README.md, "Issue 18"): A, the direct READY create (-DPIPE: a
+# takeover with no work creates the leader znode READY in one multi; with
+# -DWORK_NODE=n node n's takeovers have work: create PROGRESS, the work,
+# READY); B, the READY leader
 # resigns (-DMAX_RESIGN=1) and hands over with the elector's successor record
 P18CS="-DSTABLE_START=1 -DMAXFAULTS=2 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_FREEZE=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DCRASH_NODE=1"
+# P18CS with a failed takeover allowed too (any two of: the crash, the
+# switchover, a failed takeover)
+P18CT="-DSTABLE_START=1 -DMAXFAULTS=2 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_FREEZE=0 -DMAX_EARLY=0 -DCRASH_NODE=1"
 R18B="-DMAX_RESIGN=1 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_FREEZE=0 -DMAX_TFAIL=0 -DMAX_EARLY=0"
 R18="$R18B -DSTABLE_START=2"
 # the READY leader (node 0, the elector) resigns after node 1's expiry: the
 # successor (node 1, registered again) is not the next elector (node 2)
 HO19="-DMAX_RESIGN=1 -DSTABLE_START=0 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_FREEZE=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_SWITCH=0 -DEXP_NODE=1"
 bounded_18() {
-    # A: the leader (node 1) crashes: every node reads the leader znode
-    # absent from its exists watch, the candidate pipelines; a switchover
-    # may move the decision between its create and its READY
-    check "issue 18: pipelined takeovers, the leader crashes, a switchover" pass -O1 \
+    # A: the leader (node 1) crashes, the named candidate creates its
+    # leader znode READY; a switchover may move the decision before the
+    # create is applied
+    check "issue 18: direct READY creates, the leader crashes, a switchover" pass -O1 \
         "-DPIPE $P18CS" "$SAFE" "-m100000"
+    # the same, node 2's takeovers with work (two phases; its takeover may
+    # fail), node 0's without: the elector may name either
+    check "issue 18: direct READY creates, node 2's takeovers have work, the leader crashes, a switchover, a failed takeover" pass -O1 \
+        "-DPIPE -DWORK_NODE=2 $P18CT" "$SAFE" "-m100000"
+    # L2 with both kinds of takeover: either leader crashes, or a switchover
+    check "issue 18: liveness, direct READY creates, node 2's takeovers have work, a crash or a switchover" pass -O1 \
+        "-DLIVE -DPIPE -DWORK_NODE=2 -DSTABLE_START=2 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_FREEZE=0" \
+        "$LIVE" "-m200000 -a -f"
     # B: either leader resigns (handover or ordinary leave), any node may
     # crash (the successor too: the elector rewrites the record); A on
-    check "issue 18: the READY leader resigns (either leader), a crash, pipelined" pass -O1 \
+    check "issue 18: the READY leader resigns (either leader), a crash, direct READY creates" pass -O1 \
         "-DPIPE $R18 -DMAX_SWITCH=0" "$SAFE" "-m100000"
     # L2 after a resign of the leader that is also the elector
     check "issue 18: liveness, the READY leader (the elector) resigns" pass -O1 \
@@ -319,10 +332,10 @@ bounded_18() {
 }
 
 mutants_18() {
-    check "mutant MUT_PIPE_NOCHECK (the pipelined READY does not check elected)" \
+    check "mutant MUT_PIPE_NOCHECK (the direct READY create does not check elected)" \
         S4_leader_writes_follow_decision -O0 "-DPIPE -DMUT_PIPE_NOCHECK $P18CS" "$SAFE" "-m100000"
-    check "mutant MUT_PIPE_STALE (pipelined while a leader read is in flight)" \
-        S4_leader_writes_follow_decision -O0 "-DPIPE -DMUT_PIPE_STALE $P18CS" "$SAFE" "-m100000"
+    check "mutant MUT_PIPE_WORK (a takeover with work creates READY: READY before the work)" \
+        S18_ready_after_work -O0 "-DPIPE -DWORK_NODE=2 -DMUT_PIPE_WORK $P18CS" "$SAFE" "-m100000"
     # node 1 expires and registers again: the elector rewrites the record
     # twice (node 2, then node 1 again), the leader (node 0) hands over with
     # the one it read before (node 2, still registered). (The wake, issue 18: the
@@ -333,18 +346,18 @@ mutants_18() {
 }
 
 deep_18() {
-    check "issue 18: pipelined takeovers, stable start, 1 fault" pass -O1 \
+    check "issue 18: direct READY creates, stable start, 1 fault" pass -O1 \
         "-DPIPE -DSTABLE_START=0 -DMAXFAULTS=1" "$SAFE" "-m100000"
+    check "issue 18: direct READY creates, node 2's takeovers have work, stable start, 1 fault" pass -O1 \
+        "-DPIPE -DWORK_NODE=2 -DSTABLE_START=0 -DMAXFAULTS=1" "$SAFE" "-m100000"
     # (the leader node 0, also the elector; either leader, or node 1 alone:
     # more than 10 M states)
     check "issue 18: the READY leader (the elector) resigns, a switchover" pass -O1 \
         "$R18B -DSTABLE_START=0 -DMAX_CRASH=0" "$SAFE" "-m100000"
     check "issue 18: liveness, the READY leader resigns (either leader)" pass -O1 \
         "-DLIVE -DMAX_RESIGN=1 -DSTABLE_START=2 -DMAXFAULTS=0" "$LIVE" "-m200000 -a -f"
-    # the two changes proposed in README.md "Issue 18" (the model's knobs
-    # PIPE_DEL, HO_DELETE_FIRST): still safe
-    check "issue 18: pipelined also on a NodeDeleted seen while named (PIPE_DEL), 1 fault" pass -O1 \
-        "-DPIPE -DPIPE_DEL -DSTABLE_START=0 -DMAXFAULTS=1" "$SAFE" "-m100000"
+    # the op order proposed in README.md "Issue 18" (the model's knob
+    # HO_DELETE_FIRST): still safe
     check "issue 18: the handover deletes the leader znode before it sets elected (HO_DELETE_FIRST)" pass -O1 \
         "-DPIPE -DHO_DELETE_FIRST $R18 -DMAX_SWITCH=0" "$SAFE" "-m100000"
 }

@@ -2,7 +2,7 @@
 # test_model: the Spin model of the election protocol, default tier
 # (doc/model/README.md): the bounded safety check, the bounded liveness
 # checks (issue 16's settle, holds, drain and scheduled switchover too;
-# issue 17's two-slot model, -DSLOTS=2; issue 18's pipelined takeover and
+# issue 17's two-slot model, -DSLOTS=2; issue 18's direct READY create and
 # the leader's resign with the successor record; issue 18's quiet members
 # and the wake, on in every check), and the fast mutants (issue 17's seven,
 # issue 18's three, the wake's (issue 18) six too), each of which must be caught.

@@ -357,6 +357,11 @@ elector_start(struct zkelect_group *g, struct zev *listing)
         history_store(g, NULL, 0, 0);
         g->history_version = -1;
         g->history_read = true;
+        /* nor a succession: an empty one is then not written at all, and
+           a first one is created (a leftover there fails that create and
+           is overwritten next time, elector_on_succession_reply; it cannot
+           serve a handover: it names registrations of an older decision) */
+        g->succ_zstate = 0;
     } else if (group_connected(g)) {
         struct req *r = req_new(g->h, g, REQ_GET_HISTORY);
         if (r)

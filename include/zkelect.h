@@ -444,7 +444,13 @@ ZKELECT_API int zkelect_wait_leader(zkelect_group_t *g, enum zkelect_status stat
                                     int timeout_ms);
 
 /* Subscribe to events of this group (mask of ZKELECT_MASK(ev) bits). Returns a
- * positive subscription id or a negative code. */
+ * positive subscription id or a negative code. A group of one slot that
+ * follows only for such subscriptions (not the elector, not in play, no
+ * group on_event taking leader events, no wait) watches the leader znode
+ * alone, not `elected`: about 2 requests per leader change. From a callback
+ * its zkelect_get_leader() then takes `elected`, `elected_epoch` and
+ * `previous` from the leader znode, and `reason` is ""; from an application
+ * thread it reads `elected` first (doc/PROTOCOL.md §2, "Who follows"). */
 ZKELECT_API int zkelect_subscribe(zkelect_group_t *g, uint32_t mask, zkelect_event_fn fn, void *data);
 ZKELECT_API int zkelect_unsubscribe(zkelect_group_t *g, int id);
 

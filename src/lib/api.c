@@ -329,7 +329,14 @@ static void
 fill_leader(struct zkelect_group *g, struct zkelect_leader *out)
 {
     memset(out, 0, sizeof(*out));
-    if (g->have_elected) {
+    if (g->elected_unwatched && LV0(g)->have) {
+        /* `elected` let go (a leader subscriber alone, answered from a
+           callback): the leader znode says who was elected, when and after
+           whom */
+        snprintf(out->elected, sizeof(out->elected), "%s", LV0(g)->l.id);
+        out->elected_epoch = LV0(g)->l.epoch;
+        snprintf(out->previous, sizeof(out->previous), "%s", LV0(g)->l.previous);
+    } else if (g->have_elected) {
         snprintf(out->elected, sizeof(out->elected), "%s", g->elected.leader);
         out->elected_epoch = g->elected.epoch;
         snprintf(out->previous, sizeof(out->previous), "%s", g->elected.previous);
@@ -406,7 +413,7 @@ leader_refresh(struct zkelect_group *g)
     struct zkelect *h = g->h;
     struct refresh rf;
 
-    if (pthread_equal(pthread_self(), h->thread) || group_follows(g) ||
+    if (pthread_equal(pthread_self(), h->thread) || (group_follows(g) && !g->elected_unwatched) ||
         h->sess != SESS_CONNECTED || g->closed)
         return;
     g->leader_waiters++;

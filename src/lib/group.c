@@ -218,6 +218,25 @@ group_follows(struct zkelect_group *g)
 }
 
 /*
+ * And `elected` too: all but a group of one slot that follows only for a
+ * zkelect_subscribe() of +leader-changed. The leader znode says all that
+ * such a subscriber is told: who leads, READY or not, the epoch, the
+ * previous leader and the leader's record (doc/PROTOCOL.md §2, "Who
+ * follows"). It pays a re-arm on the znode's deletion and a read on its
+ * creation per change; READY comes with the creation when the takeover has
+ * no work.
+ */
+bool
+group_follows_elected(struct zkelect_group *g)
+{
+    if (!group_follows(g))
+        return false;
+    return g->is_elector || g->leader_waiters > 0 ||
+           (g->on_event != NULL && !g->no_leader_events) || g->nlv > 1 ||
+           g->reg == REG_LEAVING || group_in_play(g);
+}
+
+/*
  * Read again what the group let go while it did not follow (it follows
  * now). WAKE: our election znode was touched, a decision elects us: read
  * `elected` whatever the view says. A leader znode let go is read with an
@@ -231,7 +250,7 @@ view_follow(struct zkelect_group *g, bool wake)
 
     if (!group_connected(g) || g->closed)
         return; /* the resync after the reconnect reads everything */
-    if (wake || g->elected_unwatched) {
+    if (wake || (g->elected_unwatched && group_follows_elected(g))) {
         g->elected_read = false;
         view_read_elected(g);
     }
@@ -751,7 +770,8 @@ group_stuck(struct zkelect_group *g, char *why, size_t len)
         snprintf(why, len, "registration %s with no request outstanding", group_reg_name(g->reg));
         return true;
     }
-    if ((!g->elected_read || !view_leaders_read(g)) && group_follows(g)) {
+    if (((!g->elected_read && group_follows_elected(g)) || !view_leaders_read(g)) &&
+        group_follows(g)) {
         /* (one that does not follow lets its view go, by design) */
         snprintf(why, len, "view incomplete (elected %s, leader %s) with no read outstanding",
                  g->elected_read ? "read" : "unread", view_leaders_read(g) ? "read" : "unread");
@@ -1017,7 +1037,7 @@ group_on_watch(struct zkelect_group *g, int type, const char *path)
     if (reg_on_watch(g, type, path))
         return;
     if (strcmp(path, g->p_elected) == 0 || group_slot_of_path(g, path) >= 0) {
-        if (!group_follows(g)) {
+        if (!group_follows(g) || (strcmp(path, g->p_elected) == 0 && !group_follows_elected(g))) {
             /* nobody here needs it: let it go (no request), stale until
                read again (view_follow) */
             if (strcmp(path, g->p_elected) == 0) {

@@ -43,6 +43,7 @@ void group_send_exists_nowatch(struct zkelect_group *g, enum req_kind kind, cons
 /* ---- group.c: the wake and the shared view ------------------------------- */
 
 bool group_follows(struct zkelect_group *g);
+bool group_follows_elected(struct zkelect_group *g);
 void view_follow(struct zkelect_group *g, bool wake);
 int group_wake_ops(struct zkelect_group *g, struct req *r, int n, const struct zke_elected *e,
                    const struct zke_elected *before);

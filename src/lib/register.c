@@ -871,7 +871,7 @@ reg_on_watch(struct zkelect_group *g, int type, const char *path)
                    an earlier decision is read */
                 group_send_exists(g, REQ_WATCH_MINE, mine, NULL);
                 if (type == ZOO_CHANGED_EVENT)
-                    view_follow(g, !group_follows(g));
+                    view_follow(g, !group_follows_elected(g));
             }
             return true;
         }

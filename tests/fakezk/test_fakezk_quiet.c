@@ -282,7 +282,7 @@ static void
 test_subscriber(void)
 {
     struct seen s;
-    struct zkelect_leader l;
+    char buf[128];
     int64_t c2;
     int id;
 
@@ -304,11 +304,112 @@ test_subscriber(void)
     CU_ASSERT(s.n >= 2);
     CU_ASSERT(strlen(s.log) >= strlen("n4:READY:3") &&
               strcmp(s.log + strlen(s.log) - strlen("n4:READY:3"), "n4:READY:3") == 0);
-    CU_ASSERT(zkelect_get_leader(N[4].grp[0].g, &l) == 0);
-    CU_ASSERT_STRING_EQUAL(l.id, "n4");
-    CU_ASSERT(l.status == ZKELECT_STATUS_READY && l.epoch == 3);
+    CU_ASSERT_STRING_EQUAL(leader_of(&N[4], buf, sizeof(buf)), "n4:READY:3");
     if (strstr(s.log, "n4:READY:3") == NULL)
         fprintf(stderr, "  the subscriber saw: %s\n", s.log);
+    CU_ASSERT(zkelect_unsubscribe(N[4].grp[0].g, id) == 0);
+    crash_end(c2);
+    fz_end();
+}
+
+/*
+ * A subscriber that follows the leader znode alone is elected: n1 hands
+ * over to n2, n2 to n4, n4 to n8 (n7 may not lead). The last handover's
+ * multi wakes n8, which reads `elected`, is in play from then on, takes
+ * over and is READY; it heard every leader. (A wake that read `elected`
+ * only for a group that followed nothing left n8 unaware: no leader.)
+ */
+static void
+test_subscriber_elected(void)
+{
+    struct seen s;
+    int id;
+
+    memset(&s, 0, sizeof(s));
+    fz_begin();
+    fz_takeover_noop = true;
+    cast(FZ_FOLLOW);
+    id = zkelect_subscribe(N[4].grp[0].g, ZKELECT_MASK_LEADER, sub_cb, &s);
+    CU_ASSERT_FATAL(id > 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    zkelect_unnominate(N[2].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[3], 0));
+    zkelect_unnominate(N[3].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[4], 0));
+    CU_ASSERT(strstr(s.log, "n2:READY:2") != NULL);
+    CU_ASSERT(strstr(s.log, "n4:READY:3") != NULL);
+    CU_ASSERT(strstr(s.log, "n8:READY:4") != NULL);
+    if (strstr(s.log, "n8:READY:4") == NULL)
+        fprintf(stderr, "  the subscriber saw: %s\n", s.log);
+    CU_ASSERT(zkelect_unsubscribe(N[4].grp[0].g, id) == 0);
+    fz_end();
+}
+
+/* The decision as N answers it from an application thread (it may read
+   `elected` first: the test thread delivers meanwhile). */
+static void
+elected_of(struct fz_node *n, struct getl *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->n = n;
+    CU_ASSERT(fz_run_settling(getl_fn, a, SETTLE_MS) == 0);
+}
+
+/*
+ * A subscriber that follows for nothing else (n8: no on_event, one slot)
+ * watches the leader znode alone, not `elected`: with takeovers without
+ * work it pays 2 requests per change, the exists that re-arms the watch on
+ * the deletion and the read on the creation (READY already). Both a
+ * graceful leave (n1 hands over to n2) and a crash (n2; n4 takes over). It
+ * hears every leader, READY. From an application thread its
+ * zkelect_get_leader() still names the decision: it reads `elected` first
+ * (reason and all). (Before: 3 requests per change, `elected` re-read.)
+ */
+static void
+test_subscriber_two_requests(void)
+{
+    struct zkelect_stats s0, s1, s2;
+    struct getl a;
+    struct seen s;
+    int64_t c2;
+    int id;
+
+    memset(&s, 0, sizeof(s));
+    fz_begin();
+    fz_takeover_noop = true;
+    cast(FZ_FOLLOW);
+    id = zkelect_subscribe(N[4].grp[0].g, ZKELECT_MASK_LEADER, sub_cb, &s);
+    CU_ASSERT_FATAL(id > 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    s0 = stats(&N[4]);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    s1 = stats(&N[4]);
+    c2 = crash(2);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[3], 0));
+    s2 = stats(&N[4]);
+    CU_ASSERT(s1.requests - s0.requests <= 2);
+    CU_ASSERT(s2.requests - s1.requests <= 2);
+    if (s1.requests - s0.requests > 2 || s2.requests - s1.requests > 2)
+        fprintf(stderr, "  the subscriber: %llu requests for the leave, %llu for the crash\n",
+                (unsigned long long)(s1.requests - s0.requests),
+                (unsigned long long)(s2.requests - s1.requests));
+    CU_ASSERT(strstr(s.log, "n2:READY:2") != NULL);
+    CU_ASSERT(strstr(s.log, "n4:READY:3") != NULL);
+    elected_of(&N[4], &a);
+    CU_ASSERT_EQUAL(a.rc, 0);
+    CU_ASSERT_STRING_EQUAL(a.l.id, "n4");
+    CU_ASSERT_STRING_EQUAL(a.l.elected, "n4");
+    CU_ASSERT_EQUAL(a.l.elected_epoch, 3);
+    CU_ASSERT_STRING_EQUAL(a.l.previous, "n2");
+    CU_ASSERT(a.l.reason[0] != '\0');
     CU_ASSERT(zkelect_unsubscribe(N[4].grp[0].g, id) == 0);
     crash_end(c2);
     fz_end();
@@ -1066,6 +1167,8 @@ static CU_TestInfo quiet_tests[] = {
     {"uninvolved_crash", test_uninvolved_crash},
     {"wake_heard_by_next_in_line", test_wake_heard_by_next_in_line},
     {"subscriber", test_subscriber},
+    {"subscriber_two_requests", test_subscriber_two_requests},
+    {"subscriber_elected", test_subscriber_elected},
     {"wake_by_decision", test_wake_by_decision},
     {"wake_by_handover", test_wake_by_handover},
     {"wake_rearm_lost", test_wake_rearm_lost},

@@ -360,6 +360,26 @@ elected_of(struct fz_node *n, struct getl *a)
     CU_ASSERT(fz_run_settling(getl_fn, a, SETTLE_MS) == 0);
 }
 
+/* On each READY leader: "leader/elected/previous" as zkelect_get_leader()
+   answers from the callback (the library thread: no read, the view). */
+static zkelect_group_t *view_g;
+
+static void
+sub_cb_view(void *data, const struct zkelect_event *ev)
+{
+    struct seen *s = data;
+    struct zkelect_leader l;
+    size_t o = strlen(s->log);
+
+    if (ev->type != ZKELECT_EV_LEADER_CHANGED || ev->status != ZKELECT_STATUS_READY)
+        return;
+    if (zkelect_get_leader(view_g, &l) != 0)
+        return;
+    if (o + 80 < sizeof(s->log))
+        snprintf(s->log + o, sizeof(s->log) - o, "%s%s/%s/%s:%llu", o ? " " : "", l.id,
+                 l.elected, l.previous, (unsigned long long)l.elected_epoch);
+}
+
 /*
  * A subscriber that follows for nothing else (n8: no on_event, one slot)
  * watches the leader znode alone, not `elected`: with takeovers without
@@ -375,16 +395,20 @@ test_subscriber_two_requests(void)
 {
     struct zkelect_stats s0, s1, s2;
     struct getl a;
-    struct seen s;
+    struct seen s, v;
     int64_t c2;
-    int id;
+    int id, idv;
 
     memset(&s, 0, sizeof(s));
+    memset(&v, 0, sizeof(v));
     fz_begin();
     fz_takeover_noop = true;
     cast(FZ_FOLLOW);
     id = zkelect_subscribe(N[4].grp[0].g, ZKELECT_MASK_LEADER, sub_cb, &s);
     CU_ASSERT_FATAL(id > 0);
+    view_g = N[4].grp[0].g;
+    idv = zkelect_subscribe(N[4].grp[0].g, ZKELECT_MASK_LEADER, sub_cb_view, &v);
+    CU_ASSERT_FATAL(idv > 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     s0 = stats(&N[4]);
     zkelect_unnominate(N[1].grp[0].g, 0);
@@ -410,6 +434,12 @@ test_subscriber_two_requests(void)
     CU_ASSERT_EQUAL(a.l.elected_epoch, 3);
     CU_ASSERT_STRING_EQUAL(a.l.previous, "n2");
     CU_ASSERT(a.l.reason[0] != '\0');
+    /* from the callback: the decision as the leader znode tells it */
+    CU_ASSERT(strstr(v.log, "n2/n2/n1:2") != NULL);
+    CU_ASSERT(strstr(v.log, "n4/n4/n2:3") != NULL);
+    if (strstr(v.log, "n4/n4/n2:3") == NULL)
+        fprintf(stderr, "  from the callback: %s\n", v.log);
+    CU_ASSERT(zkelect_unsubscribe(N[4].grp[0].g, idv) == 0);
     CU_ASSERT(zkelect_unsubscribe(N[4].grp[0].g, id) == 0);
     crash_end(c2);
     fz_end();

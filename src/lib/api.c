@@ -874,6 +874,7 @@ group_nominate(struct zkelect_group *g, const struct zkelect_node *n, zkelect_do
     c->self.eligible = n->eligible != 0;
     c->self.healthy = true;
     c->self.max_leaders = nominate_max_leaders(g);
+    c->self.wake = true; /* woken when elected (doc/PROTOCOL.md §2, "The wake") */
     zke_call(g->h, call_nominate, c);
     return 0;
 }

@@ -37,7 +37,7 @@
 #define CODEC_FIELD_SIZE (32 + CODEC_ESC_SIZE)    /* a field path in messages */
 #define CODEC_DEPTH_MAX  64  /* nesting of JSON objects and arrays */
 #define CODEC_NUMBER_MAX 63  /* characters of a number literal (cJSON < 1.7.15 truncates longer ones) */
-#define CODEC_FIELDS_MAX 18  /* known fields of one object (the longest list, elected, has 17) */
+#define CODEC_FIELDS_MAX 19  /* known fields of one object (the longest list, elected, has 18) */
 
 #define CODEC_OPTIONAL 0x0   /* the field may be absent */
 #define CODEC_REQUIRED 0x1   /* the field must be present */
@@ -1167,7 +1167,7 @@ codec_enc_end(struct codec_enc *e, cJSON *root, char **out, size_t *outlen)
 
 static const char *const codec_member_fields[] = {
     "v", "id", "site", "priority", "host", "pid", "version", "tags",
-    "eligible", "healthy", "guid", "max_leaders", NULL
+    "eligible", "healthy", "guid", "max_leaders", "wake", NULL
 };
 
 int
@@ -1205,6 +1205,8 @@ zke_member_encode(const struct zke_member *m, char **out, size_t *outlen)
     if (m->max_leaders != 0)
         codec_put_u64(&e, root, "max_leaders", &codec_int_leaders,
             m->max_leaders);
+    if (m->wake)
+        codec_put_bool(&e, root, "wake", true);
     return codec_enc_end(&e, root, out, outlen);
 }
 
@@ -1258,6 +1260,8 @@ zke_member_decode(const char *buf, int len, struct zke_member *m, char *err,
     CODEC_TRY(codec_get_int(&d, &o, "max_leaders", CODEC_OPTIONAL,
         &codec_int_leaders, &v));
     m->max_leaders = v == 0 ? 1 : (uint32_t)v;
+    /* absent: a release before the wake */
+    CODEC_TRY(codec_get_bool(&d, &o, "wake", CODEC_OPTIONAL, &m->wake));
 out:
     return codec_end(root, rc, m, sizeof(*m));
 }
@@ -1269,7 +1273,7 @@ out:
 static const char *const codec_elected_fields[] = {
     "v", "epoch", "leader", "leader_site", "leader_znode", "previous", "elector",
     "policy", "reason", "at_ms", "switchover_id", "config_version", "excluded",
-    "hold", "slots", "leader_host", "previous_host", NULL
+    "hold", "slots", "leader_host", "previous_host", "wake", NULL
 };
 
 static const char *const codec_hold_fields[] = {
@@ -1431,6 +1435,8 @@ zke_elected_encode(const struct zke_elected *e, char **out, size_t *outlen)
     if (e->previous_host[0] != '\0')
         codec_put_str(&enc, root, "previous_host", 0, CODEC_TEXT, ZKE_HOST_MAX,
             e->previous_host, sizeof(e->previous_host));
+    if (e->wake)
+        codec_put_bool(&enc, root, "wake", true);
     codec_put_str(&enc, root, "elector", 0, CODEC_ID, ZKE_ID_MAX, e->elector,
         sizeof(e->elector));
     codec_put_str(&enc, root, "policy", 0, CODEC_NAME, ZKE_NAME_MAX, e->policy,
@@ -1502,6 +1508,7 @@ zke_elected_decode(const char *buf, int len, struct zke_elected *e, char *err,
         ZKE_HOST_MAX, e->leader_host, sizeof(e->leader_host)));
     CODEC_TRY(codec_get_str(&d, &o, "previous_host", CODEC_OPTIONAL, CODEC_TEXT,
         ZKE_HOST_MAX, e->previous_host, sizeof(e->previous_host)));
+    CODEC_TRY(codec_get_bool(&d, &o, "wake", CODEC_OPTIONAL, &e->wake));
     CODEC_TRY(codec_get_str(&d, &o, "elector", CODEC_REQUIRED, CODEC_ID,
         ZKE_ID_MAX, e->elector, sizeof(e->elector)));
     CODEC_TRY(codec_get_str(&d, &o, "policy", CODEC_REQUIRED, CODEC_NAME,

@@ -141,6 +141,11 @@ struct zke_member {
                                                  serve, 1..ZKE_LEADERS_MAX; the decoder
                                                  stores 1 when absent (every release
                                                  before slots); the encoder omits 0 */
+    bool wake;                                /* optional (omitted when false): this
+                                                 member is woken through its election
+                                                 znode when elected (it may follow
+                                                 nothing); false in every release
+                                                 before the wake */
 };
 
 /* One entry of elected "excluded": a node kept from leading for a while. */
@@ -186,6 +191,10 @@ struct zke_elected {
     char previous_host[ZKE_HOST_MAX + 1];     /* optional (omitted when ""): the previous
                                                  leader's, a fencing target that members
                                                  not following the leader never saw */
+    bool wake;                                /* optional (omitted when false): written by
+                                                 an elector that wakes the node it elects,
+                                                 while every member's record says "wake":
+                                                 members may then follow nothing */
     char elector[ZKE_ID_MAX + 1];             /* required node id */
     char policy[ZKE_NAME_MAX + 1];            /* required name */
     char reason[ZKE_REASON_MAX + 1];          /* required text, may be "" */

@@ -920,6 +920,27 @@ decision_hosts(struct zkelect_group *g, struct zke_elected *e, const struct memb
 }
 
 /*
+ * The decision says "wake" (members may follow nothing: this elector wakes
+ * the node it elects) only while every member's record says it is woken
+ * so. A member of a release before the wake makes it false: it could become
+ * the elector and would wake nobody, so every member follows (doc/PROTOCOL.md
+ * §2, "A release before the wake").
+ */
+static void
+decision_wake(struct zkelect_group *g, struct zke_elected *e)
+{
+    const struct member_cache *m;
+
+    e->wake = true;
+    for (m = g->members; m; m = m->next) {
+        if (!m->seen || (m->loaded && !m->valid))
+            continue; /* gone, or its record gone or unreadable: not a member */
+        if (!m->loaded || !m->rec.wake)
+            e->wake = false; /* unread yet, or a release before the wake */
+    }
+}
+
+/*
  * Write decision E (heap; freed here) to `elected`, with the history entries
  * HE[0..NHE-1] appended, in one multi checked against the versions read.
  * EPOCH is the newest epoch the decision gives (the reply's token).
@@ -1048,6 +1069,7 @@ decide_write(struct zkelect_group *g, const struct member_cache *chosen, const c
         snprintf(e->leader_znode, sizeof(e->leader_znode), "%s", chosen->znode);
     }
     decision_hosts(g, e, chosen);
+    decision_wake(g, e);
     snprintf(e->elector, sizeof(e->elector), "%s", g->self.id);
     snprintf(e->policy, sizeof(e->policy), "%s", g->policy ? zke_policy_name(g->policy) : "none");
     snprintf(e->reason, sizeof(e->reason), "%s", why);
@@ -1762,6 +1784,7 @@ elector_eval_slots(struct zkelect_group *g, struct zkelect_policy_input *in,
         nhe++;
     }
     decision_hosts(g, e, member_find(g, e->leader));
+    decision_wake(g, e);
     if (e->epoch == 0)
         e->epoch = ++base; /* slot 0 never decided yet and empty: still a valid epoch */
     for (k = N; k < ncur; k++)

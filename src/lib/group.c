@@ -209,6 +209,9 @@ group_follows(struct zkelect_group *g)
 {
     const struct sub *s;
 
+    if (!g->have_elected || !g->elected.wake)
+        return true; /* a decision of a release before the wake, or none yet:
+                        nobody might wake this member (PROTOCOL §2) */
     if (g->is_elector || g->leader_waiters > 0 || (g->on_event != NULL && !g->no_leader_events))
         return true;
     for (s = g->subs; s; s = s->next)
@@ -231,6 +234,8 @@ group_follows_elected(struct zkelect_group *g)
 {
     if (!group_follows(g))
         return false;
+    if (!g->have_elected || !g->elected.wake)
+        return true; /* nobody might wake it (group_follows) */
     return g->is_elector || g->leader_waiters > 0 ||
            (g->on_event != NULL && !g->no_leader_events) || g->nlv > 1 ||
            g->reg == REG_LEAVING || group_in_play(g);

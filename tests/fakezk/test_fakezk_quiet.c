@@ -681,9 +681,11 @@ sent_more(void *arg)
 
 /*
  * A quiet member (n8, not eligible) waits for a READY leader while there is
- * none (only the elector, not eligible either): the wait reads the leader
- * once, then follows; n1 joins later and leads; the wait returns 0, before
- * its timeout. (The wait is seen to have begun by the read it sends.)
+ * none (the elector is not eligible either; n7 led and left, so a decision
+ * naming nobody is in force: before any decision every member follows): the
+ * wait reads the leader once, then follows; n1 joins later and leads; the
+ * wait returns 0, before its timeout. (The wait is seen to have begun by the
+ * read it sends.)
  */
 static void
 test_wait_leader_quiet(void)
@@ -696,7 +698,12 @@ test_wait_leader_quiet(void)
     fz_begin();
     join(0, "n9", FZ_FOLLOW, false);
     join(4, "n8", FZ_QUIET_NOCB, false);
+    join(5, "n7", FZ_FOLLOW, true);
+    CU_ASSERT_FATAL(fz_is_ready(&N[5], 0));
+    zkelect_unnominate(N[5].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(!fakezk_exists("/g/leader"));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"wake\":true"));
     w.g = N[4].grp[0].g;
     s.sid = fz_sid(&N[4]);
     s.before = fakezk_requests(s.sid);
@@ -708,7 +715,53 @@ test_wait_leader_quiet(void)
     pthread_join(t, NULL);
     CU_ASSERT_EQUAL(w.rc, 0);
     CU_ASSERT(fz_is_ready(&N[1], 0));
-    CU_ASSERT_STRING_EQUAL(leader_of(&N[4], buf, sizeof(buf)), "n1:READY:1");
+    CU_ASSERT_STRING_EQUAL(leader_of(&N[4], buf, sizeof(buf)), "n1:READY:3");
+    fz_end();
+}
+
+/*
+ * A member of a release before the wake (its record has no "wake": n0,
+ * written here by hand, not eligible) is in the group: the elector's
+ * decisions say no "wake", so nobody may follow nothing (that member could
+ * become the elector and would wake nobody): the otherwise quiet n8 follows
+ * and pays for n1's leave. Once n0 is gone, the next decision the elector
+ * writes (n2 crashes) says "wake" again. (Before the gate n8 stayed quiet:
+ * 0 requests, and no decision said "wake".)
+ */
+static void
+test_release_before_wake(void)
+{
+    struct zkelect_stats s0, s1;
+    const char rec[] = "{\"v\":1,\"id\":\"n0\",\"site\":\"\",\"priority\":0,"
+                       "\"eligible\":false,\"healthy\":true}";
+    const char *enode = "/g/election/n0_0123456789abcdef0123456789abcdef_0000000090";
+    int64_t c2;
+
+    fz_begin();
+    join(0, "n9", FZ_FOLLOW, false);
+    CU_ASSERT_FATAL(fakezk_create("/g/nodes/n0", rec, (int)strlen(rec), 0) == 0);
+    CU_ASSERT_FATAL(fakezk_create(enode, "n0", 2, 0) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    join(1, "n1", FZ_FOLLOW, true);
+    join(2, "n2", FZ_FOLLOW, true);
+    join(3, "n4", FZ_FOLLOW, true);
+    join(4, "n8", FZ_QUIET_NOCB, false);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    CU_ASSERT(!fz_znode_has("/g/elected", "\"wake\""));
+    s0 = stats(&N[4]);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
+    s1 = stats(&N[4]);
+    CU_ASSERT(s1.requests > s0.requests);       /* it follows */
+    CU_ASSERT(fakezk_delete(enode) == 0);
+    CU_ASSERT(fakezk_delete("/g/nodes/n0") == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    c2 = crash(2);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[3], 0));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"wake\":true"));
+    crash_end(c2);
     fz_end();
 }
 
@@ -1198,6 +1251,7 @@ static CU_TestInfo quiet_tests[] = {
     {"wake_heard_by_next_in_line", test_wake_heard_by_next_in_line},
     {"subscriber", test_subscriber},
     {"subscriber_two_requests", test_subscriber_two_requests},
+    {"release_before_wake", test_release_before_wake},
     {"subscriber_elected", test_subscriber_elected},
     {"wake_by_decision", test_wake_by_decision},
     {"wake_by_handover", test_wake_by_handover},

@@ -598,6 +598,13 @@ sb_addf(const char *fmt, ...)
         ",'previous_host':'" A64 A64 A64 A64 "a'"), ETOOBIG, "previous_host") \
     X(elected_previous_host_control, elected, ELE("7", "'n2'",                \
         ",'previous_host':'a\\tb'"), EBADVALUE, "previous_host")              \
+    X(elected_wake_ok, elected, ELE("7", "'n2'", ",'wake':true"), OK, NULL)   \
+    X(elected_wake_string, elected, ELE("7", "'n2'", ",'wake':'yes'"),        \
+        ETYPE, "wake")                                                        \
+    X(member_wake_ok, member, MEM("'n1'", "'dc1'", "5", ",'wake':true"),      \
+        OK, NULL)                                                             \
+    X(member_wake_number, member, MEM("'n1'", "'dc1'", "5", ",'wake':1"),     \
+        ETYPE, "wake")                                                        \
     /* leader */                                                              \
     X(leader_progress_ok, leader, LEA("'n1'", "'PROGRESS'", "3", ""), OK, NULL) \
     X(leader_ready_ok, leader, LEA("'n1'", "'READY'", "3", ",'since_ms':5"),  \
@@ -2308,6 +2315,47 @@ test_rt_elected_hosts(void)
     ROUND_TRIP(elected, &e1, &e2);
 }
 
+/* "wake" (the release that wakes; PROTOCOL §2): a member's and a
+   decision's flag go through a round trip, are omitted when false (a
+   release before it wrote neither), decode as false when absent, and a
+   value that is not a boolean is refused by name. */
+static void
+test_rt_wake(void)
+{
+    char *js = NULL, err[256];
+    size_t n = 0;
+
+    fill_member(&m1);
+    m1.wake = true;
+    ROUND_TRIP(member, &m1, &m2);
+    CU_ASSERT(m2.wake);
+    CU_ASSERT_EQUAL_FATAL(zke_member_encode(&m1, &js, &n), 0);
+    CU_ASSERT(strstr(js, "\"wake\":true") != NULL);
+    free(js);
+    js = NULL;
+    m1.wake = false;
+    CU_ASSERT_EQUAL_FATAL(zke_member_encode(&m1, &js, &n), 0);
+    CU_ASSERT(strstr(js, "\"wake\"") == NULL);
+    CU_ASSERT_EQUAL(zke_member_decode(js, (int)n, &m2, err, sizeof(err)), 0);
+    CU_ASSERT(!m2.wake);
+    free(js);
+    js = NULL;
+    fill_elected(&e1);
+    e1.wake = true;
+    ROUND_TRIP(elected, &e1, &e2);
+    CU_ASSERT(e2.wake);
+    CU_ASSERT_EQUAL_FATAL(zke_elected_encode(&e1, &js, &n), 0);
+    CU_ASSERT(strstr(js, "\"wake\":true") != NULL);
+    free(js);
+    js = NULL;
+    e1.wake = false;
+    CU_ASSERT_EQUAL_FATAL(zke_elected_encode(&e1, &js, &n), 0);
+    CU_ASSERT(strstr(js, "\"wake\"") == NULL);
+    CU_ASSERT_EQUAL(zke_elected_decode(js, (int)n, &e2, err, sizeof(err)), 0);
+    CU_ASSERT(!e2.wake);
+    free(js);
+}
+
 static void
 test_rt_elected_no_leader(void)
 {
@@ -3118,6 +3166,7 @@ static CU_TestInfo encode_tests[] = {
     { "rt_elected", test_rt_elected },
     { "rt_elected_no_leader", test_rt_elected_no_leader },
     { "rt_elected_hosts", test_rt_elected_hosts },
+    { "rt_wake", test_rt_wake },
     { "rt_leader", test_rt_leader },
     { "rt_config", test_rt_config },
     { "rt_config_defaults", test_rt_config_defaults },

@@ -140,6 +140,15 @@
  *   property:   L8 a named node learns it: when everything delivered has
  *               been processed (QUIET), a connected, registered node that
  *               `elected` names (its registration) has a view naming it
+ *   OLD_NODE=n  the wake gate (a rolling upgrade; GATE): node n is of a
+ *               release before the wake: its decisions and handover touch
+ *               nothing and say no wake, it always follows. `elected` says
+ *               wake (E_wk) when a new elector's member view has no old
+ *               node (a new handover copies it); a new node follows before
+ *               any decision and while its last read decision does not say
+ *               wake. mutants: MUT_NOGATE (new nodes quiet whatever the
+ *               decision says), MUT_WAKE_ALWAYS (a new elector says wake
+ *               with an old member)
  *
  * Safety: the monitor process asserts S1, S3, S7, S8 and L1 in every state
  * (issue 16: L3, L4, L5 too; issue 18: S18); S2, S4, S5, S6 (issue 16: S9, S10) are

@@ -140,6 +140,15 @@
  *   property:   L8 a named node learns it: when everything delivered has
  *               been processed (QUIET), a connected, registered node that
  *               `elected` names (its registration) has a view naming it
+ *   OLD_NODE=n  the wake gate (a rolling upgrade; GATE): node n is of a
+ *               release before the wake: its decisions and handover touch
+ *               nothing and say no wake, it always follows. `elected` says
+ *               wake (E_wk) when a new elector's member view has no old
+ *               node (a new handover copies it); a new node follows before
+ *               any decision and while its last read decision does not say
+ *               wake. mutants: MUT_NOGATE (new nodes quiet whatever the
+ *               decision says), MUT_WAKE_ALWAYS (a new elector says wake
+ *               with an old member)
  *
  * Safety: the monitor process asserts S1, S3, S7, S8 and L1 in every state
  * (issue 16: L3, L4, L5 too; issue 18: S18); S2, S4, S5, S6 (issue 16: S9, S10) are
@@ -210,6 +219,17 @@
 #endif
 #if !defined(WAKE) && (defined(MUT_NOWAKE) || defined(MUT_WAKE_LATE))
 #error "MUT_NOWAKE and MUT_WAKE_LATE are mutants of the wake: not with NO_WAKE"
+#endif
+#ifdef OLD_NODE
+/* the wake gate (a rolling upgrade, PROTOCOL.md §2 "A release before the
+   wake"): node OLD_NODE is of a release before the wake */
+#define GATE
+#ifndef WAKE
+#error "OLD_NODE models the wake's gate: not with NO_WAKE"
+#endif
+#endif
+#if (defined(MUT_NOGATE) || defined(MUT_WAKE_ALWAYS)) && !defined(GATE)
+#error "MUT_NOGATE and MUT_WAKE_ALWAYS are mutants of the wake gate: with OLD_NODE=n"
 #endif
 #ifdef PIPE
 /* issue 18 A: a takeover with no work creates the leader znode READY at
@@ -321,6 +341,9 @@ byte E_ver, E_ld = NONE, E_ep, E_rg;    /* elected: version, leader, epoch, lead
 byte L_ver, L_own, L_id = NONE, L_st, L_ep; /* leader: version, ephemeralOwner, id, status, epoch */
 byte H_ver, H_ep;                       /* history: version, epoch of its last entry */
 bool SWP;                               /* switchover: a request not yet acknowledged */
+#ifdef GATE
+bool E_wk;                              /* elected says "wake": true */
+#endif
 #ifdef DR16
 byte DRN = NONE;                        /* config.drains: the drained node (NONE: none) */
 byte BT = NONE;                         /* the node the policy prefers to the leader (preempt) */
@@ -402,6 +425,9 @@ byte l_id[N], l_st[N], l_ep[N]; /* g->leader.id, .status, .epoch */
 byte l_ver[N];                  /* g->leader_version (+1) */
 byte l_own[N];                  /* g->leader_owner */
 bool l_rd[N];                   /* g->leader_read */
+#ifdef GATE
+bool e_wk[N];                   /* g->elected.wake (the wake gate) */
+#endif
 byte pred[N];                   /* g->pred (seq) */
 /* the elector */
 bool is_el[N];                  /* g->is_elector */
@@ -497,6 +523,9 @@ hidden byte qe, sx, zs, zu;             /* a request's 6th byte; the one being s
 #ifdef WAKE
 hidden byte tch;                        /* the wake (issue 18): the multi being applied touches a znode */
 hidden byte wk;                         /* the wake (issue 18): what the handler sends last (WK_*) */
+#ifdef GATE
+hidden byte wkb;                        /* the wake gate: the decision being written says wake */
+#endif
 #define WK_MINE 1                       /* the own-znode exists with watch (the re-arm) */
 #define WK_EL   2                       /* read_elected */
 #define WK_LD   4                       /* the leader znode: exists with watch (as after a
@@ -518,7 +547,19 @@ hidden byte wk;                         /* the wake (issue 18): what the handler
    re-reads on their notifications): the elector, or a node in play (a role
    other than MEMBER/NONE, named by the decision it last read, or the leader
    znode in view its own). The model has no leader-change subscribers. */
+#ifndef GATE
 #define FOLLOWS(n) (is_el[n] || (role[n] != R_MEMBER && role[n] != R_NONE) || KNOWS(n) || MINE(n))
+#elif defined(MUT_NOGATE)
+/* mutant: a new node is quiet whatever the decision says (the gate ignored) */
+#define FOLLOWS(n) ((n) == OLD_NODE || !he[n] || \
+                    is_el[n] || (role[n] != R_MEMBER && role[n] != R_NONE) || KNOWS(n) || MINE(n))
+#else
+/* the wake gate (group_follows): the old node always follows; a new node
+   follows before any decision and while the decision it last read does not
+   say wake (an old elector wakes nobody) */
+#define FOLLOWS(n) ((n) == OLD_NODE || !he[n] || !e_wk[n] || \
+                    is_el[n] || (role[n] != R_MEMBER && role[n] != R_NONE) || KNOWS(n) || MINE(n))
+#endif
 #endif
 #ifdef ONLY_ELIG
 #define ELIG(n) ((n) == ONLY_ELIG)      /* one eligible node (the others never lead) */
@@ -774,6 +815,9 @@ inline zk_apply(n, nr) {
 #ifdef DR16
             if :: E_hd -> x3 = x3 + 64 :: else fi;
 #endif
+#ifdef GATE
+            if :: E_wk -> x3 = x3 + 128 :: else fi;
+#endif
             if :: !nr -> W[WEL].s[n] = 1 :: else fi
         fi
     :: qk == Q_EX_EL ->
@@ -819,6 +863,10 @@ inline zk_apply(n, nr) {
         /* issue 18 B: qd = epoch + 16 * next_epoch, qe = the successor */
         zs = qd / 16; qd = qd % 16;
 #endif
+#ifdef GATE
+        /* the wake gate: qb + 128 when the decision says wake */
+        wkb = qb / 128; qb = qb % 128;
+#endif
         /* op 1: elected, set at version qa-1 or created when qa == 0 */
         if
         :: qa == 0 && E_ver != 0 -> zrc = NODEEXISTS
@@ -840,6 +888,9 @@ inline zk_apply(n, nr) {
         tch = 0;
 #ifndef MUT_NOWAKE
         if
+#ifdef GATE
+        :: n == OLD_NODE -> skip        /* the wake gate: an old elector wakes nobody */
+#endif
         :: zrc == OK && qc % 4 != NONE && qc % 4 != n && (E_ver == 0 || E_ep != qd) ->
             tch = 1; touch_check(qc % 4, (qc % 64) / 4)
         :: else
@@ -867,6 +918,9 @@ inline zk_apply(n, nr) {
             E_hd = (qc >= 64); x3 = E_hd; qc = qc % 64;               /* the hold */
 #endif
             E_ver = (qa == 0 -> 1 : E_ver + 1); E_ld = qc % 4; E_rg = qc / 4; E_ep = qd;
+#ifdef GATE
+            E_wk = wkb;
+#endif
             H_ver = (qb == 0 -> 1 : H_ver + 1); H_ep = qd;
             trigger(WEL, EV_W_EL, 0)
 #ifdef RESIGN
@@ -888,6 +942,9 @@ inline zk_apply(n, nr) {
         tch = 0;
 #endif
         x0 = qc % 4; x1 = qd; x2 = qc / 4
+#ifdef GATE
+        ; x1 = qd + 128 * wkb; wkb = 0  /* the wake gate: the reply says what was written */
+#endif
 #ifdef RESIGN
         ; x3 = qe                       /* the successor written with it */
 #endif
@@ -1015,6 +1072,9 @@ inline zk_apply(n, nr) {
         tch = 0;
 #ifndef MUT_NOWAKE
         if
+#ifdef GATE
+        :: n == OLD_NODE -> skip        /* the wake gate: an old leader's handover wakes nobody */
+#endif
         :: zrc == OK && qb != 0 && qd % 4 != n ->
             tch = 1; touch_check(qd % 4, qd / 4);
             if :: zrc != OK -> x1 = 4 :: else fi
@@ -1034,6 +1094,12 @@ inline zk_apply(n, nr) {
                 S17_handover_current_record = (S_ev == E_ver && S_lrg == REG[n] && S_sd == qd && S_ep == qe);
                 assert(S17_handover_current_record);
                 E_ver++; E_ld = qd % 4; E_rg = qd / 4; E_ep = qe; mx_ep = qe
+#ifdef GATE
+                /* the wake gate: a new leader's handover copies wake (elected
+                   checked at its version: the decision it read); an old
+                   one's writes none */
+                ; if :: n == OLD_NODE -> E_wk = 0 :: else fi
+#endif
 #ifndef HO_DELETE_FIRST
                 ; trigger(WEL, EV_W_EL, 0)     /* the design's op order: set elected, delete leader */
 #endif
@@ -1537,6 +1603,15 @@ inline decide_write(n, who, mode) {
     rg = (mode == 2 -> e_rg[n] : (who == NONE -> 0 : mseq[n].s[who]));
     hi_ep[n] = ep;                      /* zke_history_push on the local copy */
     decid[n] = 1;
+#ifdef GATE
+    /* the wake gate (decision_wake): a new elector says wake while no old
+       node is a member in its view; an old elector never */
+#ifdef MUT_WAKE_ALWAYS
+    wkb = (n != OLD_NODE);              /* mutant: members' records not looked at */
+#else
+    wkb = (n != OLD_NODE && mseq[n].s[OLD_NODE] == 0);
+#endif
+#endif
     T(printf("TRACE node %d: decides epoch %d leader %d (reg %d), mode %d\n", n, ep, who, rg, mode));
 #ifdef RESIGN
     /* issue 18 B: `successor` in the same multi: the policy's choice with
@@ -1547,12 +1622,23 @@ inline decide_write(n, who, mode) {
     if :: hi_ep[n] > zs -> zs = hi_ep[n] :: else fi;
     zs++;
     sx = zu;
+#ifdef GATE
+    send(n, Q_DECIDE, e_ver[n], hi_ver[n] + 128 * wkb, who + 4 * rg + (SWACK -> 128 : 0) + (hb -> 64 : 0), ep + 16 * zs);
+#else
     send(n, Q_DECIDE, e_ver[n], hi_ver[n], who + 4 * rg + (SWACK -> 128 : 0) + (hb -> 64 : 0), ep + 16 * zs);
+#endif
     zs = 0; zu = 0; sx = 0;
+#else
+#ifdef GATE
+    send(n, Q_DECIDE, e_ver[n], hi_ver[n] + 128 * wkb, who + 4 * rg + (SWACK -> 128 : 0) + (hb -> 64 : 0), ep);
 #else
     send(n, Q_DECIDE, e_ver[n], hi_ver[n], who + 4 * rg + (SWACK -> 128 : 0) + (hb -> 64 : 0), ep);
 #endif
+#endif
     rg = 0; ep = 0; hb = 0
+#ifdef GATE
+    ; wkb = 0
+#endif
 }
 
 #ifdef RESIGN
@@ -1978,6 +2064,9 @@ end_node:
             hl[i] = 0; he[i] = 0; l_rd[i] = 0; e_rd[i] = 0;
             l_own[i] = 0; l_id[i] = NONE; l_st[i] = 0; l_ep[i] = 0;     /* unread while !hl */
             e_ld[i] = NONE; e_ep[i] = 0; e_rg[i] = 0;                 /* unread while !he */
+#ifdef GATE
+            e_wk[i] = 0;
+#endif
 #ifdef DR16
             e_hd[i] = 0; sn[i] = 0;     /* a new registration: not seen anything yet */
 #endif
@@ -2065,9 +2154,15 @@ end_node:
             if
             :: rc == NONODE ->
                 he[i] = 0; e_ver[i] = 0; e_ld[i] = NONE; e_ep[i] = 0; e_rg[i] = 0;
+#ifdef GATE
+                e_wk[i] = 0;
+#endif
                 if :: CONNECTED(i) -> send(i, Q_EX_EL, 0, 0, 0, 0) :: else fi
             :: rc == OK ->
                 e_ver[i] = a; e_ld[i] = b; e_ep[i] = c; e_rg[i] = d; he[i] = 1;
+#ifdef GATE
+                e_wk[i] = d / 128; d = d % 128; e_rg[i] = d;
+#endif
 #ifdef DR16
                 e_rg[i] = d % 64; e_hd[i] = d / 64;
 #endif
@@ -2217,6 +2312,10 @@ end_node:
             fi
         :: k == Q_DECIDE ->             /* on_decide_reply */
             decid[i] = 0;
+#ifdef GATE
+            if :: rc == OK -> e_wk[i] = b / 128 :: else fi;
+            b = b % 128;
+#endif
             if
             :: rc == OK ->
 #ifdef HOLDS
@@ -2732,6 +2831,9 @@ end_faults:
         nf++; n_lose++;
         T(printf("TRACE fault: elected deleted\n"));
         E_ver = 0; E_ld = NONE; E_ep = 0; E_rg = 0;
+#ifdef GATE
+        E_wk = 0;
+#endif
         trigger(WEL, EV_W_EL, 0)
        }
 #if MAX_DRAIN > 0

@@ -18,7 +18,8 @@
 #                                  every tier and their mutants
 #   sh doc/model/run.sh --issue18  only issue 18's: its checks of every tier
 #                                  and its mutants
-#   sh doc/model/run.sh --wake  only the wake's (issue 18) checks and mutants
+#   sh doc/model/run.sh --wake  only the wake's (issue 18) checks and mutants,
+#                                  with the wake gate's (-DOLD_NODE=n)
 #
 # Prints one "ok - ..." or "FAIL - ..." line per check and a summary; exits 0
 # only when every check went as expected. Works from any directory and from a
@@ -36,7 +37,7 @@ mode=${1:---bounded}
 
 case $mode in
 --bounded|--mutants|--test|--deep|--deep-only|--slots|--issue18|--wake) ;;
--h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+-h|--help) sed -n '2,29p' "$0"; exit 0 ;;
 *) echo "run.sh: unknown option $mode (--mutants, --test, --deep, --slots, --issue18, --wake)" >&2; exit 2 ;;
 esac
 
@@ -441,18 +442,69 @@ mutants_wake() {
         L1_quiescent_stable -O0 "-DMUT_ELECTOR_NOREAD -DSTABLE_START=0 $CRASH1" "$SAFE" "-m100000"
 }
 
+# the wake gate (README.md, "Issue 18, the wake gate"): node OLD_NODE is of
+# a release before the wake (its decisions wake nobody and say no wake; it
+# always follows); a new elector says wake while no old node is a member in
+# its view; a new node is quiet only while its decision says wake
+GCRASH0="-DSTABLE_START=0 $CRASH1 -DCRASH_NODE=0"
+bounded_gate() {
+    # the old node (0) is the leader and the elector from the start: any
+    # one fault, its decisions (a switchover, a crash of either member, a
+    # failed takeover, ...) wake nobody
+    check "wake gate: old node 0 the elector and leader, 1 fault" pass -O1 \
+        "-DOLD_NODE=0 -DSTABLE_START=0 -DMAXFAULTS=1" "$SAFE" "-m100000"
+    # the new elector (node 0, the leader) crashes, the old node 1 becomes
+    # the elector; a switchover before or after
+    check "wake gate: old node 1 the elector after node 0's crash, a switchover" pass -O1 \
+        "-DOLD_NODE=1 -DSTABLE_START=0 -DMAXFAULTS=2 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_FREEZE=0 -DCRASH_NODE=0" \
+        "$SAFE" "-m100000"
+    # the first election by the old node 0, node 2 alone eligible: before
+    # any decision every member follows
+    check "wake gate: first election by old node 0, node 2 alone eligible" pass -O0 \
+        "-DOLD_NODE=0 $W19 -DMAXFAULTS=0" "$SAFE" "-m100000"
+    check "wake gate: liveness, old node 1 the elector after node 0's crash, node 2 alone eligible" pass -O0 \
+        "-DLIVE -DOLD_NODE=1 -DONLY_ELIG=2 $GCRASH0" "$LIVE" "-m200000 -a -f"
+}
+
+mutants_gate() {
+    # node 0 crashes, the old node 1 names node 2 (no touch), node 2 is
+    # quiet on the first decision (wake false) and never hears it
+    check "mutant MUT_NOGATE (new nodes quiet whatever the decision says), old node 1 the elector" \
+        L8_named_learns -O0 "-DMUT_NOGATE -DOLD_NODE=1 $GCRASH0" "$SAFE" "-m100000"
+    # the same under the liveness claim: node 2 never learns, the watchdog
+    # excludes it, epochs grow until the model's bound (as MUT_NOWAKE's)
+    check "mutant MUT_NOGATE under the liveness claim (node 2 alone eligible)" \
+        bounds_ok -O0 "-DLIVE -DMUT_NOGATE -DOLD_NODE=1 -DONLY_ELIG=2 $GCRASH0" "$LIVE" "-m200000 -a -f"
+    # node 0 (new) writes wake with the old node 1 a member (a switchover to
+    # it), crashes; node 1's takeover fails, it names node 2 (no touch),
+    # quiet: unheard, excluded, named again, until the epoch bound (L8 is
+    # reachable too; the depth-first search meets the bound first)
+    check "mutant MUT_WAKE_ALWAYS (a new elector says wake with an old member)" \
+        bounds_ok -O0 "-DMUT_WAKE_ALWAYS -DOLD_NODE=1 -DSTABLE_START=0 -DMAXFAULTS=3 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_EARLY=0 -DMAX_FREEZE=0 -DCRASH_NODE=0" \
+        "$SAFE" "-m100000"
+}
+
+deep_gate() {
+    # MUT_WAKE_ALWAYS's budgets: a switchover, node 0's crash, a failed
+    # takeover (8.1 M states, ~50 s)
+    check "wake gate: old node 1, a switchover, node 0's crash, a failed takeover" pass -O1 \
+        "-DOLD_NODE=1 -DSTABLE_START=0 -DMAXFAULTS=3 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_EARLY=0 -DMAX_FREEZE=0 -DCRASH_NODE=0" \
+        "$SAFE" "-m100000"
+}
+
 case $mode in
---bounded) bounded; bounded_dr; bounded_slots; bounded_18; bounded_wake; mutants_wake ;;
+--bounded) bounded; bounded_dr; bounded_slots; bounded_18; bounded_wake; mutants_wake; bounded_gate; mutants_gate ;;
 --mutants) mutants_fast; mutants_slow; mutants_deep; mutants_dr; mutants_dr_more; mutants_slots; mutants_18;
-    mutants_wake ;;
+    mutants_wake; mutants_gate ;;
 --test) bounded; mutants_fast; mutants_slow; bounded_dr; mutants_dr; bounded_slots; mutants_slots;
-    bounded_18; mutants_18; bounded_wake; mutants_wake ;;
---deep-only) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_wake ;;
---deep) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_wake; mutants_fast; mutants_slow;
-    mutants_deep; mutants_dr; mutants_dr_more; mutants_slots; mutants_18; mutants_wake ;;
+    bounded_18; mutants_18; bounded_wake; mutants_wake; bounded_gate; mutants_gate ;;
+--deep-only) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_wake; bounded_gate; deep_gate ;;
+--deep) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_wake; bounded_gate; deep_gate;
+    mutants_fast; mutants_slow; mutants_deep; mutants_dr; mutants_dr_more; mutants_slots; mutants_18; mutants_wake;
+    mutants_gate ;;
 --slots) bounded_slots; mutants_slots; deep_slots ;;
 --issue18) bounded_18; mutants_18; deep_18 ;;
---wake) bounded_wake; mutants_wake ;;
+--wake) bounded_wake; mutants_wake; bounded_gate; mutants_gate ;;
 esac
 
 t_end=$(date +%s)

@@ -514,44 +514,32 @@ elector_members(struct zkelect_group *g, struct zev *ev)
     elector_eval(g);
 }
 
-void
-elector_read_member(struct zkelect_group *g, const char *id)
+/* What a read of ID's member record answered (RC, DATA, LEN, VERSION),
+   into M; the caller evaluates. */
+static void
+member_apply(struct zkelect_group *g, struct member_cache *m, int rc, const char *data, int len,
+             int32_t version)
 {
-    char path[ZKE_PATH_MAX];
-
-    snprintf(path, sizeof(path), "%s/%s", g->p_nodes, id);
-    group_send_get(g, REQ_GET_MEMBER, path, id);
-}
-
-void
-elector_on_member_reply(struct zkelect_group *g, struct zev *ev)
-{
-    struct member_cache *m;
     char err[256], path[ZKE_PATH_MAX];
     struct zke_member rec;
     bool was_valid;
 
-    if (!g->is_elector || (m = member_find(g, ev->req->arg)) == NULL)
-        return;
-    if (ev->rc == ZNONODE) {
+    if (rc == ZNONODE) {
         /* registration without its node record (or it is leaving): not a member */
         m->loaded = true;
         m->valid = false;
         member_ok_update(m);
-        elector_eval(g);
         return;
     }
-    if (ev->rc != ZOK)
-        return;
     was_valid = m->valid;
     m->loaded = true;
-    if (zke_member_decode(ev->data, ev->datalen, &rec, err, sizeof(err)) != 0) {
-        snprintf(path, sizeof(path), "%s/%s", g->p_nodes, ev->req->arg);
-        group_malformed(g, path, ev->data, ev->datalen, err);
+    if (zke_member_decode(data, len, &rec, err, sizeof(err)) != 0) {
+        snprintf(path, sizeof(path), "%s/%s", g->p_nodes, m->rec.id);
+        group_malformed(g, path, data, len, err);
         m->valid = false;
     } else if (strcmp(rec.id, m->rec.id) != 0) {
-        snprintf(path, sizeof(path), "%s/%s", g->p_nodes, ev->req->arg);
-        group_malformed(g, path, ev->data, ev->datalen, "record id does not match the znode name");
+        snprintf(path, sizeof(path), "%s/%s", g->p_nodes, m->rec.id);
+        group_malformed(g, path, data, len, "record id does not match the znode name");
         m->valid = false;
     } else {
         if (was_valid && (rec.priority != m->rec.priority || rec.eligible != m->rec.eligible ||
@@ -559,11 +547,56 @@ elector_on_member_reply(struct zkelect_group *g, struct zev *ev)
             g->reasons |= ZKELECT_REASON_MEMBER_CHANGED;
         m->rec = rec;
         m->valid = true;
-        m->version = ev->stat.version;
+        m->version = version;
     }
     if (was_valid != m->valid)
         g->reasons |= ZKELECT_REASON_MEMBER_CHANGED;
     member_ok_update(m);
+}
+
+/* Read ID's member record (and watch it). Our own is watched and read by
+   the registration (REQ_READ_SELF): taken from that read when it is
+   current, one request less; its next read brings a change
+   (elector_self_read). The caller evaluates. */
+void
+elector_read_member(struct zkelect_group *g, const char *id)
+{
+    char path[ZKE_PATH_MAX];
+    struct member_cache *m;
+
+    if (strcmp(id, g->self.id) == 0 && g->self_have && (m = member_find(g, id)) != NULL) {
+        member_apply(g, m, g->self_len < 0 ? ZNONODE : ZOK, g->self_data,
+                     g->self_len < 0 ? 0 : g->self_len, g->self_zversion);
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/%s", g->p_nodes, id);
+    group_send_get(g, REQ_GET_MEMBER, path, id);
+}
+
+/* Our member record was read again (reg_on_read_self_reply): an elector
+   that tracks us takes it. */
+void
+elector_self_read(struct zkelect_group *g)
+{
+    struct member_cache *m;
+
+    if (!g->is_elector || !g->self_have || (m = member_find(g, g->self.id)) == NULL)
+        return;
+    member_apply(g, m, g->self_len < 0 ? ZNONODE : ZOK, g->self_data,
+                 g->self_len < 0 ? 0 : g->self_len, g->self_zversion);
+    elector_eval(g);
+}
+
+void
+elector_on_member_reply(struct zkelect_group *g, struct zev *ev)
+{
+    struct member_cache *m;
+
+    if (!g->is_elector || (m = member_find(g, ev->req->arg)) == NULL)
+        return;
+    if (ev->rc != ZOK && ev->rc != ZNONODE)
+        return;
+    member_apply(g, m, ev->rc, ev->data, ev->datalen, ev->stat.version);
     elector_eval(g);
 }
 

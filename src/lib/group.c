@@ -968,8 +968,7 @@ group_resync(struct zkelect_group *g)
             g->recheck_mine = false;
             snprintf(path, sizeof(path), "%s/%s", g->p_election, g->my_znode);
             group_send_exists(g, REQ_WATCH_MINE, path, "our election znode was deleted");
-            snprintf(path, sizeof(path), "%s/%s", g->p_nodes, g->self.id);
-            group_send_exists(g, REQ_WATCH_MINE, path, "our member record was deleted");
+            reg_read_self(g);
         }
         if (g->member_dirty) {
             g->member_dirty = false;
@@ -1167,6 +1166,7 @@ group_free(struct zkelect_group *g)
     size_t i;
 
     elector_free(g);
+    free(g->self_data);
     for (s = g->subs; s; s = sn) {
         sn = s->next;
         free(s);

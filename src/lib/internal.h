@@ -380,7 +380,6 @@ struct zkelect_group {
     /* candidate */
     enum reg_state reg;               /* registration state (group_reg_set only) */
     struct zke_member self;           /* this node's record */
-    int32_t self_version;             /* nodes/<id> version */
     char guid[ZKE_GUID_LEN + 1];      /* per-session registration guid */
     uint64_t reg_attempt;             /* registration attempt: a reply of an earlier one
                                          (sent before a reconnect) is stale */
@@ -422,6 +421,13 @@ struct zkelect_group {
     int nignored;                     /* their number */
     bool leaving;                     /* unnominate requested */
     bool member_dirty;                /* self record changed; write it */
+    char *self_data;                  /* our member record as last read (REQ_READ_SELF,
+                                         which also watches it): the elector takes its
+                                         own record from here rather than read it again */
+    int self_len;                     /* its length; -1: read ZNONODE */
+    int32_t self_zversion;             /* its version */
+    bool self_have;                   /* self_data is the last read's (no change
+                                         notified since, connected since) */
 
     /* elector */
     bool is_elector;                  /* this node is the elector */

@@ -207,8 +207,9 @@ registered(struct zkelect_group *g, const char *child)
            deleting or overwriting our znodes must not leave us registered
            in name only (one request for both) */
         group_send_exists(g, REQ_STAT_MINE, path, path);
-        snprintf(path, sizeof(path), "%s/%s", g->p_nodes, g->self.id);
-        group_send_exists(g, REQ_WATCH_MINE, path, NULL);
+        /* our member record, read and watched: an elector takes its own
+           record from this read (elector_read_member) */
+        reg_read_self(g);
     }
     zke_event(g->h, g, ZKELECT_EV_REGISTERED, g->self.id, 0, 0, "registered as %s (site \"%s\", priority %d)",
               g->my_znode, g->self.site, (int)g->self.priority);
@@ -467,21 +468,54 @@ read_self_changed(struct zkelect_group *g, const struct zev *ev)
     }
 }
 
-/* Our member record as read back after its watch fired. */
+/* Read (and watch) our member record: after the registration, and after
+   its watch fired. */
+void
+reg_read_self(struct zkelect_group *g)
+{
+    char path[ZKE_PATH_MAX];
+
+    g->self_have = false;
+    snprintf(path, sizeof(path), "%s/%s", g->p_nodes, g->self.id);
+    group_send_get(g, REQ_READ_SELF, path, NULL);
+}
+
+/* Our member record as read back (reg_read_self). */
 void
 reg_on_read_self_reply(struct zkelect_group *g, struct zev *ev)
 {
-    if (ev->rc == ZOK && g->reg == REG_DONE && !g->leaving) {
+    if (g->reg != REG_DONE || g->leaving)
+        return;
+    if (ev->rc == ZOK || ev->rc == ZNONODE) {
+        char *copy = NULL;
+        if (ev->rc == ZOK && ev->datalen > 0 && (copy = malloc((size_t)ev->datalen)) == NULL)
+            return; /* the elector reads it itself */
+        if (copy)
+            memcpy(copy, ev->data, (size_t)ev->datalen);
+        free(g->self_data);
+        g->self_data = copy;
+        g->self_len = ev->rc == ZOK ? (ev->datalen > 0 ? ev->datalen : 0) : -1;
+        g->self_zversion = ev->stat.version;
+        g->self_have = true;
+        elector_self_read(g);
+    }
+    if (ev->rc == ZOK) {
         char *mine = NULL;
         size_t len = 0;
         reg_self_payload(g, &mine, &len);
         if (mine && (ev->datalen != (int)len || memcmp(ev->data, mine, len) != 0)) {
-            read_self_changed(g, ev);
+            if (g->member_dirty)
+                g->member_dirty = false; /* changed by us meanwhile (zkelect_set_priority
+                                            while registering): written now */
+            else
+                read_self_changed(g, ev);
             reg_write_self(g);
         }
         free(mine);
-    } else if (ev->rc == ZNONODE && g->reg == REG_DONE && !g->leaving) {
+    } else if (ev->rc == ZNONODE) {
         reg_lost(g, "our member record was deleted");
+    } else if (zkerr_outcome_unknown(ev->rc)) {
+        g->recheck_mine = true; /* read (and watch) it again after the reconnect */
     }
 }
 
@@ -882,10 +916,9 @@ reg_on_watch(struct zkelect_group *g, int type, const char *path)
                 group_send_exists(g, REQ_WATCH_MINE, rec, "our member record was deleted");
             } else {
                 /* changed, by us or by someone else: read it (re-arming
-                   the watch) and repair it if it is not what we wrote */
-                group_send_get(g, REQ_READ_SELF, rec, NULL);
-                if (elector_tracks(g, g->self.id))
-                    elector_read_member(g, g->self.id);
+                   the watch; an elector that tracks us takes the read) and
+                   repair it if it is not what we wrote */
+                reg_read_self(g);
             }
             return true;
         }

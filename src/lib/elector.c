@@ -1349,11 +1349,12 @@ succession_write(struct zkelect_group *g, struct zke_successor *s)
             zoo_create_op_init(&r->ops[n++], g->p_history, r->payload[1], (int)len1,
                                group_acl(g), ZOO_PERSISTENT, NULL, 0);
     }
+    r->mstat.version = 0; /* created: version 0 (a set fills it in) */
     if (g->succ_zstate == 0)
         zoo_create_op_init(&r->ops[n++], g->p_successor, r->payload[0], (int)len0, group_acl(g),
                            ZOO_PERSISTENT, NULL, 0);
     else
-        zoo_set_op_init(&r->ops[n++], g->p_successor, r->payload[0], (int)len0, -1, NULL);
+        zoo_set_op_init(&r->ops[n++], g->p_successor, r->payload[0], (int)len0, -1, &r->mstat);
     r->attempt = (uint64_t)n;
     memset(r->results, 0, sizeof(r->results));
     g->deciding = true; /* one write at a time: a decision waits for it */
@@ -1843,6 +1844,10 @@ elector_on_succession_reply(struct zkelect_group *g, struct zev *ev)
         goto out;
     }
     if (ev->rc == ZOK) {
+        /* a leader that is the elector hands over with what it wrote
+           (view_watch_successor): the version is the set's, or 0 created */
+        int32_t version = r->attempt == 0 ? ev->stat.version : r->mstat.version;
+        view_take_successor(g, r->payload[0], (int)strlen(r->payload[0]), version);
         free(g->succ_key);
         g->succ_key = strdup(r->arg);
         g->succ_zstate = 1;

@@ -478,11 +478,13 @@ on_leader_reply(struct zkelect_group *g, struct zev *ev)
 }
 
 /* A leader keeps the standing succession of its slot in view (it hands
-   over with it when it resigns): read and watched from its takeover on. */
+   over with it when it resigns): read and watched from its takeover on. An
+   elector that leads knows it without: it writes it (elector_write_succession
+   hands each write to view_take_successor), and nobody else does. */
 void
 view_watch_successor(struct zkelect_group *g)
 {
-    if (g->succ_watch)
+    if (g->succ_watch || g->is_elector)
         return;
     g->succ_watch = true;
     g->succ_have = false;
@@ -490,13 +492,38 @@ view_watch_successor(struct zkelect_group *g)
     group_send_exists(g, REQ_EXISTS_SUCCESSOR, g->p_successor, NULL);
 }
 
+/* The successor znode holds DATA (LEN bytes) at VERSION: our slot's entry,
+   if we lead it, is what a handover goes with. */
 void
-view_on_successor_reply(struct zkelect_group *g, struct zev *ev)
+view_take_successor(struct zkelect_group *g, const char *data, int len, int32_t version)
 {
     struct zke_successor *s;
     const struct zke_succ *e;
     char err[256];
 
+    g->succ_have = false;
+    if ((s = calloc(1, sizeof(*s))) == NULL)
+        return;
+    if (zke_successor_decode(data, len, s, err, sizeof(err)) != 0) {
+        group_malformed(g, g->p_successor, data, len, err);
+    } else if ((e = zke_successor_slot(s, g->cslot)) != NULL && strcmp(e->leader, g->self.id) == 0 &&
+               strcmp(e->leader_znode, g->my_znode) == 0 && strcmp(e->successor, g->self.id) != 0) {
+        g->succ = *e;
+        g->succ_have = true;
+        g->succ_zversion = version;
+        g->succ_elected_version = s->elected_version;
+        g->succ_history_version = s->history_version;
+        g->succ_config_version = s->config_version;
+        g->succ_next_epoch = s->next_epoch;
+        snprintf(g->succ_elector, sizeof(g->succ_elector), "%s", s->elector);
+        snprintf(g->succ_policy, sizeof(g->succ_policy), "%s", s->policy);
+    }
+    free(s);
+}
+
+void
+view_on_successor_reply(struct zkelect_group *g, struct zev *ev)
+{
     if (ev->req->kind == REQ_EXISTS_SUCCESSOR) {
         if (ev->rc == ZOK)
             group_send_get(g, REQ_GET_SUCCESSOR, g->p_successor, NULL); /* created meanwhile */
@@ -513,23 +540,7 @@ view_on_successor_reply(struct zkelect_group *g, struct zev *ev)
         g->succ_watch = false; /* read again at the next takeover */
         return;
     }
-    if ((s = calloc(1, sizeof(*s))) == NULL)
-        return;
-    if (zke_successor_decode(ev->data, ev->datalen, s, err, sizeof(err)) != 0) {
-        group_malformed(g, g->p_successor, ev->data, ev->datalen, err);
-    } else if ((e = zke_successor_slot(s, g->cslot)) != NULL && strcmp(e->leader, g->self.id) == 0 &&
-               strcmp(e->leader_znode, g->my_znode) == 0 && strcmp(e->successor, g->self.id) != 0) {
-        g->succ = *e;
-        g->succ_have = true;
-        g->succ_zversion = ev->stat.version;
-        g->succ_elected_version = s->elected_version;
-        g->succ_history_version = s->history_version;
-        g->succ_config_version = s->config_version;
-        g->succ_next_epoch = s->next_epoch;
-        snprintf(g->succ_elector, sizeof(g->succ_elector), "%s", s->elector);
-        snprintf(g->succ_policy, sizeof(g->succ_policy), "%s", s->policy);
-    }
-    free(s);
+    view_take_successor(g, ev->data, ev->datalen, ev->stat.version);
 }
 
 /* Publish a leader change (id, status, epoch) to subscribers. */

@@ -94,6 +94,7 @@ struct req {
     char pathbuf[2][ZKE_PATH_MAX];    /* created paths */
     char *payload[2];                 /* encoded data (freed with the req) */
     struct req_wake *wake;            /* the wakes' paths and data (group_wake_op) */
+    struct Stat mstat;                /* a multi's set op's stat, where asked */
 };
 
 /* Kinds of queued events. */

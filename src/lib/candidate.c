@@ -335,6 +335,14 @@ cand_fence(struct zkelect_group *g, uint64_t unheard_ms)
 void
 cand_on_leader_create_reply(struct zkelect_group *g, struct zev *ev)
 {
+    if (CL(g)->defer && !zkerr_outcome_unknown(ev->rc) && ev->rc != ZCLOSING) {
+        /* a new group's leader znode (view_absent): watched from our own
+           create on, as the watch it did not set would have made us read
+           it again now */
+        if (ev->rc == ZOK)
+            CL(g)->read = false;
+        view_read_leader(g);
+    }
     if (g->role != ROLE_CREATING || g->role_epoch != ev->req->token)
         return;
     if (ev->rc == ZOK) {

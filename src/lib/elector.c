@@ -426,6 +426,7 @@ elector_stop(struct zkelect_group *g, const char *why)
 
     if (!g->is_elector)
         return;
+    view_arm_deferred(g, -1); /* others write them now */
     g->is_elector = false;
     members_clear(g);
     exclusions_clear(g);
@@ -1147,6 +1148,14 @@ elector_on_decide_reply(struct zkelect_group *g, struct zev *ev)
             uint64_t before[ZKE_LEADERS_MAX] = {0};
             int k, was;
 
+            if (g->elected_defer) {
+                /* a new group's first decision (view_absent): watched from
+                   now on, as the watch it did not set would have made us
+                   read it again now */
+                if (g->is_elector)
+                    g->elected_read = false;
+                view_read_elected(g);
+            }
             if (!g->have_elected || strcmp(g->elected.leader, e.leader) != 0)
                 g->last_move_ms = zke_now_ms(); /* anti-flap counts from here */
             for (k = 1; k < eslots(g); k++)
@@ -1157,6 +1166,18 @@ elector_on_decide_reply(struct zkelect_group *g, struct zev *ev)
             g->elected_version = g->elected_version >= 0 ? g->elected_version + 1 : 0;
             g->history_version = g->history_version >= 0 ? g->history_version + 1 : 0;
             view_slots_update(g);
+            for (k = 0; k < g->nlv; k++) {
+                /* a slot it gives to another node: that node creates the
+                   leader znode (ours is watched after our own create) */
+                const char *id, *znode;
+                uint64_t ep;
+                if (LV(g, k)->defer &&
+                    !(view_elected_slot(g, k, &id, &znode, &ep) && strcmp(id, g->self.id) == 0 &&
+                      strcmp(znode, g->my_znode) == 0)) {
+                    LV(g, k)->defer = false;
+                    group_send_exists(g, REQ_EXISTS_LEADER, LV(g, k)->path, LV(g, k)->path);
+                }
+            }
             if (*e.leader)
                 watchdog_arm(g, 0, e.epoch);
             else
@@ -1192,6 +1213,7 @@ elector_on_decide_reply(struct zkelect_group *g, struct zev *ev)
         g->history_read = false;
         g->elected_read = false;
         view_read_elected(g);
+        view_arm_deferred(g, -1);
         if (group_connected(g)) {
             struct req *hr = req_new(g->h, g, REQ_GET_HISTORY);
             if (hr)
@@ -1199,6 +1221,7 @@ elector_on_decide_reply(struct zkelect_group *g, struct zev *ev)
         }
         return;
     } else if (ev->rc == ZNOAUTH) {
+        view_arm_deferred(g, -1);
         zke_event(g->h, g, ZKELECT_EV_ERROR, NULL, r->token, ZKELECT_ENOAUTH,
                   "the elector may not write %s: not authorized", g->p_elected);
         return;
@@ -2500,8 +2523,11 @@ group_on_timer(struct zkelect_group *g, uint64_t now)
     if (!g->is_elector || !group_connected(g) || !g->elected_read || !view_leaders_read(g))
         return;
     for (k = 0; k < g->nlv; k++)
-        if (LV(g, k)->wd_deadline && now >= LV(g, k)->wd_deadline && watchdog_fire(g, k, now))
-            return;
+        if (LV(g, k)->wd_deadline && now >= LV(g, k)->wd_deadline) {
+            view_arm_deferred(g, -1); /* our own takeover did not come */
+            if (watchdog_fire(g, k, now))
+                return;
+        }
     elector_eval(g); /* exclusions that ended */
 }
 

@@ -275,6 +275,7 @@ void
 view_read_elected(struct zkelect_group *g)
 {
     g->elected_unwatched = false;
+    g->elected_defer = false;
     group_send_get(g, REQ_GET_ELECTED, g->p_elected, NULL);
 }
 
@@ -284,6 +285,7 @@ void
 view_read_leader_slot(struct zkelect_group *g, int k)
 {
     LV(g, k)->unwatched = false;
+    LV(g, k)->defer = false;
     group_send_get(g, REQ_GET_LEADER, LV(g, k)->path, LV(g, k)->path);
 }
 
@@ -934,30 +936,103 @@ group_kick(struct zkelect_group *g, unsigned what)
     }
 }
 
+/* Read `elected` and the leader znodes, and watch them. */
 void
-group_resync(struct zkelect_group *g)
+view_first(struct zkelect_group *g)
 {
-    if (!group_connected(g) || g->closed)
-        return;
-    g->kick = 0; /* whatever waited in the pipeline queue is done here */
-    g->elected_read = false;
+    int k;
+
+    g->view_deferred = false;
     if (!g->viewed && g->h->groups_new) {
         /* the group's first view, on a handle whose last group opened had
            nothing yet (a burst of new groups): an exists finds the absence
            and watches in one request, where a get needs a second (one found
            is read next) */
-        int k;
-        g->elected_unwatched = false;
+        g->elected_unwatched = g->elected_defer = false;
         group_send_exists(g, REQ_EXISTS_ELECTED, g->p_elected, NULL);
         for (k = 0; k < g->nlv; k++) {
             LV(g, k)->read = false;
-            LV(g, k)->unwatched = false;
+            LV(g, k)->unwatched = LV(g, k)->defer = false;
             group_send_exists(g, REQ_EXISTS_LEADER, LV(g, k)->path, LV(g, k)->path);
         }
     } else {
         view_read_elected(g);
         view_read_leaders(g);
     }
+}
+
+/*
+ * Our registration's multi created the group's base (doc/PROTOCOL.md §2,
+ * "A new group"): nothing was under it, so `elected` and the leader znodes
+ * are absent without a read. Until we write them nobody else can: we hold
+ * the lowest election znode (the elector), only a node we elect creates a
+ * leader znode, and no tool writes either. So they are watched only once
+ * our own write's reply is in (view_arm_deferred and its callers), where a
+ * watch set now would fire on that write and need a re-read anyway.
+ */
+void
+view_absent(struct zkelect_group *g)
+{
+    int k;
+
+    g->view_deferred = false;
+    g->viewed = true;
+    g->h->groups_new = true;
+    g->have_elected = false;
+    g->elected_version = -1;
+    memset(&g->elected, 0, sizeof(g->elected));
+    g->elected_read = true;
+    g->elected_unwatched = false;
+    g->elected_defer = true;
+    for (k = 0; k < g->nlv; k++) {
+        struct lview *v = LV(g, k);
+        v->have = false;
+        v->version = -1;
+        v->owner = 0;
+        memset(&v->l, 0, sizeof(struct zke_leader));
+        v->read = true;
+        v->unwatched = false;
+        v->defer = true;
+    }
+    view_changed(g);
+}
+
+/* Watch what view_absent left unwatched, except slot SKIP (-1: none), a
+   slot whose leader znode our own create is about to write. */
+void
+view_arm_deferred(struct zkelect_group *g, int skip)
+{
+    int k;
+
+    if (g->elected_defer) {
+        g->elected_defer = false;
+        group_send_exists(g, REQ_EXISTS_ELECTED, g->p_elected, NULL);
+    }
+    for (k = 0; k < g->nlv; k++)
+        if (LV(g, k)->defer && k != skip) {
+            LV(g, k)->defer = false;
+            group_send_exists(g, REQ_EXISTS_LEADER, LV(g, k)->path, LV(g, k)->path);
+        }
+}
+
+void
+group_resync(struct zkelect_group *g)
+{
+    int k;
+
+    if (!group_connected(g) || g->closed)
+        return;
+    g->kick = 0; /* whatever waited in the pipeline queue is done here */
+    g->elected_read = false;
+    g->elected_defer = false;
+    for (k = 0; k < g->nlv; k++)
+        LV(g, k)->defer = false;
+    if (!g->viewed && g->h->groups_new && g->reg == REG_PENDING && !g->paths_ok &&
+        g->paths_from == 0)
+        g->view_deferred = true; /* the registration below creates the base, or
+                                    finds it: view_absent or view_first then */
+    else
+        view_first(g);
     if (g->reg == REG_PENDING || g->reg == REG_NONE) {
         if (g->reg == REG_PENDING)
             reg_register(g);

@@ -129,6 +129,9 @@ void elector_on_decide_reply(struct zkelect_group *g, struct zev *ev);
 void elector_on_succession_reply(struct zkelect_group *g, struct zev *ev);
 void view_watch_successor(struct zkelect_group *g);
 void view_on_successor_reply(struct zkelect_group *g, struct zev *ev);
+void view_first(struct zkelect_group *g);
+void view_absent(struct zkelect_group *g);
+void view_arm_deferred(struct zkelect_group *g, int skip);
 void view_take_successor(struct zkelect_group *g, const char *data, int len, int32_t version);
 void elector_free(struct zkelect_group *g);
 

@@ -294,6 +294,8 @@ struct lview {
     bool read;                        /* a read completed (present or not) */
     bool unwatched;                   /* a notification was let go (the group did not
                                          follow): no watch, no read; stale until read */
+    bool defer;                       /* absent by construction, not watched yet: our
+                                         registration created the group (view_absent) */
     char pub_id[ZKE_ID_MAX + 1];      /* last published leader (for LEADER_CHANGED) */
     int pub_status;
     uint64_t pub_epoch;
@@ -360,6 +362,10 @@ struct zkelect_group {
     int64_t elected_mzxid;            /* zxid of its last write (INT64_MAX: our own write) */
     bool elected_read;                /* a read of elected completed (present or not) */
     bool elected_unwatched;           /* its notification was let go (as lview.unwatched) */
+    bool elected_defer;               /* absent by construction, not watched yet (as
+                                         lview.defer): armed after our first decision */
+    bool view_deferred;               /* the first view waits for the registration's
+                                         reply (view_absent or view_first) */
     bool viewed;                      /* a first read of `elected` completed */
     bool no_leader_events;            /* ZKELECT_GROUP_NO_LEADER_EVENTS: on_event is no
                                          leader subscriber */

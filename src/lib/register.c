@@ -113,6 +113,14 @@ ensure_paths(struct zkelect_group *g)
                                     string_completion, r));
         *p = '/';
     }
+    if (!g->ancestors_skipped && (p = strrchr(buf, '/')) != NULL && p != buf) {
+        /* sent: the session applies them before any later request, so the
+           next groups under this parent skip them at once, not only after
+           a registration's reply (one that finds an ancestor missing after
+           all, ZNONODE, creates them again: reg_on_register_reply) */
+        *p = '\0';
+        snprintf(g->h->parent_ok, sizeof(g->h->parent_ok), "%s", buf);
+    }
 }
 
 /*
@@ -228,6 +236,14 @@ reg_on_register_reply(struct zkelect_group *g, struct zev *ev)
     struct req *r = ev->req;
     char path[ZKE_PATH_MAX];
 
+    if (g->view_deferred) {
+        /* our multi created the base (all three parents were in it): a new
+           group, nothing to read (view_absent); else read what is there */
+        if (ev->rc == ZOK && r->token == 3)
+            view_absent(g);
+        else
+            view_first(g);
+    }
     if (ev->req->attempt != g->reg_attempt || g->reg != REG_PENDING)
         return;
     if (ev->rc == ZOK) {
@@ -683,6 +699,7 @@ reg_unregister(struct zkelect_group *g)
         /* nothing to delete we could reach: the session end will */
         return;
     }
+    view_arm_deferred(g, -1); /* an open group keeps a true view after it leaves */
     r = req_new(g->h, g, REQ_UNREGISTER);
     if (r == NULL)
         return;

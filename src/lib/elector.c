@@ -427,6 +427,15 @@ elector_stop(struct zkelect_group *g, const char *why)
     if (!g->is_elector)
         return;
     view_arm_deferred(g, -1); /* others write them now */
+    if (g->czxid_assumed && g->reg == REG_DONE) {
+        /* a member now: the wake's watch on our election znode, and its
+           real creation zxid (registered) */
+        char path[ZKE_PATH_MAX];
+        g->czxid_assumed = false;
+        g->my_czxid = 0;
+        snprintf(path, sizeof(path), "%s/%s", g->p_election, g->my_znode);
+        group_send_exists(g, REQ_STAT_MINE, path, path);
+    }
     g->is_elector = false;
     members_clear(g);
     exclusions_clear(g);

@@ -402,6 +402,9 @@ struct zkelect_group {
     int64_t my_czxid;                 /* zxid that created it; 0 until known. A decision
                                          older than this predates our registration and
                                          is never acted on (it named a former session) */
+    bool czxid_assumed;               /* my_czxid is 1, not read: our registration created
+                                         the group (view_absent), so every decision there
+                                         is newer; read when we stop being the elector */
     zkelect_done_fn nominate_done;    /* async nominate completion */
     void *nominate_data;
     enum role role;                   /* role as candidate (group_role_set only) */

@@ -200,6 +200,7 @@ registered(struct zkelect_group *g, const char *child)
     group_reg_set(g, REG_DONE, g->my_znode);
     group_role_set(g, ROLE_MEMBER, 0, 0, 0, "registered");
     g->my_czxid = 0;
+    g->czxid_assumed = false;
     g->saw_leader = CL(g)->have; /* cold start or not: from this registration on */
     g->recheck_mine = false;
     g->pred_watched = false;
@@ -213,8 +214,18 @@ registered(struct zkelect_group *g, const char *child)
         snprintf(path, sizeof(path), "%s/%s", g->p_election, g->my_znode);
         /* our election znode's czxid, and a watch on it: a foreign client
            deleting or overwriting our znodes must not leave us registered
-           in name only (one request for both) */
-        group_send_exists(g, REQ_STAT_MINE, path, path);
+           in name only (one request for both). In a group our registration
+           created (view_absent) neither is needed while we are the elector,
+           as we are from the first election znode on: every decision there
+           is newer than our registration (czxid 1 stands for it), nobody
+           wakes the elector, and its listing's watch sees our znode go
+           (reg_on_list_reply); elector_stop reads it */
+        if (g->elected_defer && g->my_seq == 0) {
+            g->my_czxid = 1;
+            g->czxid_assumed = true;
+        } else {
+            group_send_exists(g, REQ_STAT_MINE, path, path);
+        }
         /* our member record, read and watched: an elector takes its own
            record from this read (elector_read_member) */
         reg_read_self(g);

@@ -1027,6 +1027,18 @@ group_resync(struct zkelect_group *g)
     g->elected_defer = false;
     for (k = 0; k < g->nlv; k++)
         LV(g, k)->defer = false;
+    if (g->sync_first) {
+        /* a write of ours got no answer before the connection went: it
+           may be applied, and this server may not have applied it yet (we
+           never saw its zxid, so the reconnect did not wait for it). A
+           leader would read its own READY as PROGRESS and run its takeover
+           again. The sync makes this server catch up first: the session's
+           later reads wait for it */
+        struct req *r = req_new(g->h, g, REQ_SYNC);
+        g->sync_first = false;
+        if (r)
+            req_sent(r, zoo_async(g->h->zh, g->path, string_completion, r));
+    }
     if (!g->viewed && g->h->groups_new && g->reg == REG_PENDING && !g->paths_ok &&
         g->paths_from == 0)
         g->view_deferred = true; /* the registration below creates the base, or
@@ -1191,10 +1203,31 @@ group_on_watch(struct zkelect_group *g, int type, const char *path)
     }
 }
 
+/* A request that writes (its outcome may be unknown). */
+static bool
+req_writes(enum req_kind kind)
+{
+    switch (kind) {
+    case REQ_REGISTER: case REQ_DECIDE: case REQ_LEADER_CREATE: case REQ_LEADER_READY:
+    case REQ_LEADER_DELETE: case REQ_LEADER_FENCE: case REQ_UPDATE_MEMBER: case REQ_UNREGISTER:
+    case REQ_CREATE_ELECTION: case REQ_LEADER_RETAKE: case REQ_SUCCESSOR_WRITE:
+    case REQ_ENSURE_PATH:
+        return true;
+    default:
+        return false;
+    }
+}
+
 void
 group_on_reply(struct zkelect_group *g, struct zev *ev)
 {
+    if (zkerr_outcome_unknown(ev->rc) && req_writes(ev->req->kind))
+        g->sync_first = true;
     switch (ev->req->kind) {
+    case REQ_SYNC:
+        if (ev->rc != ZOK && !zkerr_outcome_unknown(ev->rc) && ev->rc != ZCLOSING)
+            zke_log(g->h, ZKELECT_LOG_WARNING, "%s: sync: %s", g->path, zerror(ev->rc));
+        break;
     case REQ_GET_ELECTED:
     case REQ_EXISTS_ELECTED:    on_elected_reply(g, ev); break;
     case REQ_GET_LEADER:

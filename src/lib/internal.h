@@ -63,7 +63,8 @@ enum req_kind {
     REQ_LEADER_RETAKE,    /* amulti: check elected, set our leader znode PROGRESS */
     REQ_GET_SUCCESSOR,    /* aget successor (watch, a leader) */
     REQ_EXISTS_SUCCESSOR, /* aexists successor (watch), after NONODE */
-    REQ_SUCCESSOR_WRITE   /* amulti: check elected, [history], successor (elector) */
+    REQ_SUCCESSOR_WRITE,  /* amulti: check elected, [history], successor (elector) */
+    REQ_SYNC              /* async (sync): the server catches up before our reads */
 };
 
 /* One outstanding asynchronous request. Freed by the library thread. */
@@ -425,6 +426,8 @@ struct zkelect_group {
     bool repairing;                   /* the READY write in flight repairs our znode */
     bool release_retry;               /* DELETING: release again once leader is re-read */
     bool rereg_pending;               /* register again once the step-down is done */
+    bool sync_first;                  /* a write of ours got no answer: the resync's
+                                         reads go after a sync (group_resync) */
     bool recheck_mine;                /* a check that our znodes exist was cut off by
                                          a disconnect: check again after the reconnect */
     char ignored[16][ZKE_ZNODE_MAX + 1]; /* foreign (persistent) election children */

@@ -43,7 +43,7 @@ struct fwatch {
 
 enum fi_kind { FI_REPLY = 1, FI_WATCH, FI_SESSION };
 enum fr_op { OP_CREATE = 1, OP_DELETE, OP_SET, OP_GET, OP_EXISTS, OP_CHILDREN, OP_CHILDREN2,
-             OP_MULTI };
+             OP_MULTI, OP_SYNC };
 
 /* One request, then its queued reply. */
 #define FZ_MULTI_MAX 24         /* ops in one multi (the real server has no small limit;
@@ -97,6 +97,12 @@ struct fsess {
     struct fitem *missed;       /* notifications while disconnected (list, in order) */
     struct fitem *parked;       /* requests sent while disconnected */
     int nreq;
+    /* fakezk_stale_reads: this session's server lags behind; a get or an
+       exists of stale_path answers what it held then, until a sync */
+    char *stale_path;
+    char *stale_data;
+    int stale_len;              /* -1: absent then */
+    struct Stat stale_st;
 };
 
 static struct {
@@ -556,7 +562,35 @@ apply(struct fsess *s, struct fitem *it)
     struct fznode *n, *c;
     int i;
 
+    if ((it->op == OP_GET || it->op == OP_EXISTS) && s->stale_path &&
+        strcmp(s->stale_path, it->path) == 0) {
+        /* a lagging server: what it held when the lag was set (no watch
+           change: the test looks at what the client acts on) */
+        if (s->stale_len < 0) {
+            it->rc = ZNONODE;
+        } else {
+            it->rc = ZOK;
+            it->st = s->stale_st;
+            it->has_stat = true;
+            if (it->op == OP_GET) {
+                it->value = s->stale_len > 0 ? xmemdup(s->stale_data, s->stale_len) : NULL;
+                it->vlen = s->stale_len > 0 ? s->stale_len : -1;
+            }
+        }
+        if (it->watch)
+            watch_add(s, it->path, it->wkind = it->op == OP_GET ? FW_DATA :
+                                                it->rc == ZOK ? FW_DATA : FW_EXIST);
+        return;
+    }
     switch (it->op) {
+    case OP_SYNC:
+        /* the server caught up with the leader */
+        free(s->stale_path);
+        free(s->stale_data);
+        s->stale_path = s->stale_data = NULL;
+        it->rc = ZOK;
+        it->value = xstrdup(it->path);
+        break;
     case OP_CREATE:
         fz.zxid++;
         it->rc = t_create(s->id, it->path, it->reqdata, it->reqlen, it->mode, &it->value, NULL,
@@ -843,6 +877,7 @@ deliver_item(struct fsess *s, struct fitem *it)
         return;
     switch (it->op) {
     case OP_CREATE:
+    case OP_SYNC:
         ((string_completion_t)it->cb)(it->rc, it->rc == ZOK ? it->value : NULL, it->cbdata);
         break;
     case OP_DELETE:
@@ -990,7 +1025,7 @@ static const char *
 op_name(enum fr_op op)
 {
     static const char *const names[] = {"?", "create", "delete", "set", "get", "exists",
-                                        "children", "children2", "multi"};
+                                        "children", "children2", "multi", "sync"};
     return (unsigned)op < sizeof(names) / sizeof(names[0]) ? names[op] : "?";
 }
 
@@ -1185,6 +1220,31 @@ fakezk_session_connected(int64_t sid)
 }
 
 /* ---- faults ------------------------------------------------------------------ */
+
+int
+fakezk_stale_reads(int64_t sid, const char *path)
+{
+    struct fsess *s;
+    struct fznode *n;
+
+    pthread_mutex_lock(&fz.mu);
+    if ((s = sess_find(sid)) == NULL) {
+        pthread_mutex_unlock(&fz.mu);
+        return -1;
+    }
+    free(s->stale_path);
+    free(s->stale_data);
+    s->stale_path = xstrdup(path);
+    s->stale_data = NULL;
+    s->stale_len = -1;
+    if ((n = node_find(path)) != NULL) {
+        s->stale_len = n->data ? n->len : 0;
+        s->stale_data = n->data && n->len > 0 ? xmemdup(n->data, n->len) : NULL;
+        s->stale_st = n->st;
+    }
+    pthread_mutex_unlock(&fz.mu);
+    return 0;
+}
 
 void
 fakezk_fail_nth(int64_t sid, int n, bool applied, int where)
@@ -1474,6 +1534,8 @@ fakezk_reset(void)
             s->parked = it->next;
             item_free(it);
         }
+        free(s->stale_path);
+        free(s->stale_data);
         free(s);
     }
     fz.nsess = 0;
@@ -1505,6 +1567,8 @@ int __wrap_zoo_aget(zhandle_t *zh, const char *path, int watch, data_completion_
                     const void *data);
 int __wrap_zoo_aexists(zhandle_t *zh, const char *path, int watch, stat_completion_t completion,
                        const void *data);
+int __wrap_zoo_async(zhandle_t *zh, const char *path, string_completion_t completion,
+                     const void *data);
 int __wrap_zoo_aget_children(zhandle_t *zh, const char *path, int watch,
                              strings_completion_t completion, const void *data);
 int __wrap_zoo_aget_children2(zhandle_t *zh, const char *path, int watch,
@@ -1650,6 +1714,13 @@ __wrap_zoo_aget(zhandle_t *zh, const char *path, int watch, data_completion_t co
     struct fitem *it = req_item(OP_GET, path, (void *)completion, data);
     it->watch = watch;
     return submit(zh, it);
+}
+
+int
+__wrap_zoo_async(zhandle_t *zh, const char *path, string_completion_t completion,
+                 const void *data)
+{
+    return submit(zh, req_item(OP_SYNC, path, (void *)completion, data));
 }
 
 int

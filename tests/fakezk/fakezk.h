@@ -128,6 +128,11 @@ void fakezk_expire_nth(int64_t sid, int n, bool applied);
  * written: both happen with the real client). */
 void fakezk_park_while_disconnected(bool park);
 
+/* Session SID's server lags behind: until the session's next sync (zoo_async)
+ * is applied, a get or an exists of PATH on it answers what PATH held now
+ * (as a follower that has not applied the later commits would). */
+int fakezk_stale_reads(int64_t sid, const char *path);
+
 /* Non-zero once the armed fault has fired. */
 bool fakezk_fault_fired(void);
 

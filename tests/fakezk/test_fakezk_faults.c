@@ -296,6 +296,45 @@ release_loop(bool applied)
 static void test_connloss_release_applied(void) { release_loop(true); }
 static void test_connloss_release_not_applied(void) { release_loop(false); }
 
+/*
+ * A leader's READY write is applied but its reply is lost with the
+ * connection, and the server it reconnects to has not applied that write
+ * yet (the client never saw its zxid, so the reconnect does not wait for
+ * it): that server still shows our leader znode PROGRESS. Read there, the
+ * suspended leader would take PROGRESS for a takeover cut off and run its
+ * takeover callback a second time for an epoch it has finished. The resync
+ * syncs the server before it reads: one takeover callback, READY again.
+ * (Found by the model, doc/model: a repeated takeover hook.)
+ */
+static void
+test_connloss_ready_lagging_server(void)
+{
+    int64_t sid;
+
+    fz_begin();
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    N[0].grp[0].takeover_mode = ZKELECT_EBUSY;
+    fz_nominate(&N[0], 0, 10);
+    fz_settle(SETTLE_MS);
+    CU_ASSERT_FATAL(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER) == 1);
+    CU_ASSERT_FATAL(fz_znode_has("/g/leader", "PROGRESS"));
+    sid = fz_sid(&N[0]);
+    CU_ASSERT(fakezk_stale_reads(sid, "/g/leader") == 0);   /* PROGRESS, as it is now */
+    fakezk_fail_nth(sid, 1, true, FZ_BACK);                 /* the READY write: applied, lost */
+    N[0].grp[0].takeover_mode = 0;
+    CU_ASSERT(zkelect_takeover_done(N[0].grp[0].g, N[0].grp[0].takeover_epoch, 0) == 0);
+    fz_settle(SETTLE_MS);
+    CU_ASSERT(fakezk_fault_fired());
+    CU_ASSERT(fz_znode_has("/g/leader", "READY"));
+    fakezk_fail_nth(0, 0, false, 0);
+    fakezk_reconnect(sid, FZ_BACK);
+    fz_settle(SETTLE_MS);
+    CU_ASSERT(fz_is_ready(&N[0], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_TAKEOVER), 1);
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_RESUMED), 1);
+    fz_end();
+}
+
 static CU_TestInfo connloss_tests[] = {
     {"nominate_applied", test_connloss_nominate_applied},
     {"nominate_not_applied", test_connloss_nominate_not_applied},
@@ -310,6 +349,7 @@ static CU_TestInfo connloss_tests[] = {
     {"expiry_nominate_not_applied", test_expiry_nominate_not_applied},
     {"release_applied", test_connloss_release_applied},
     {"release_not_applied", test_connloss_release_not_applied},
+    {"ready_lagging_server", test_connloss_ready_lagging_server},
     CU_TEST_INFO_NULL,
 };
 

@@ -207,6 +207,7 @@ int cli_reconnect(struct cli *c, uint64_t deadline_ms);
 int cli_wait_event(struct cli *c, uint64_t deadline_ms);
 /* true while the session is connected. */
 bool cli_connected(struct cli *c);
+bool cli_await_connection(struct cli *c, uint64_t deadline_ms);
 /* ZooKeeper errors that mean "try again after a reconnect". */
 bool cli_transient(int rc);
 

@@ -144,15 +144,27 @@ init_create(struct cli *c, const char *path, const char *data, int len, struct A
     struct Stat st;
     cJSON *o;
     bool same = true, known = false;
-    int rc;
+    uint64_t deadline = cli_mono_ms() + (uint64_t)c->timeout_ms;
+    int rc, tries;
 
-    /* exists first: ZooKeeper checks CREATE on the parent before it looks
-     * for the znode, so re-running init without rights must not fail */
-    rc = zoo_exists(c->zh, path, 0, &st);
-    if (rc == ZNONODE)
-        rc = zoo_create(c->zh, path, data, len, acl, ZOO_PERSISTENT, NULL, 0);
-    else if (rc == ZOK)
-        rc = ZNODEEXISTS;
+    for (tries = 0;; tries++) {
+        /* exists first: ZooKeeper checks CREATE on the parent before it
+         * looks for the znode, so re-running init without rights must not
+         * fail */
+        rc = zoo_exists(c->zh, path, 0, &st);
+        if (rc == ZNONODE)
+            rc = zoo_create(c->zh, path, data, len, acl, ZOO_PERSISTENT, NULL, 0);
+        else if (rc == ZOK)
+            rc = ZNODEEXISTS;
+        /* no answer (ZooKeeper stalled for 2/3 of the session timeout, a
+         * server went): the session lives on, and the exists-then-create is
+         * safe to run again; a create that was applied is found existing.
+         * At most 3 times, within -t */
+        if ((rc != ZCONNECTIONLOSS && rc != ZOPERATIONTIMEOUT) || tries >= 2 ||
+            !cli_await_connection(c, deadline))
+            break;
+        cli_err("warning: %s: no answer from ZooKeeper (%s); trying again", path, zerror(rc));
+    }
     if (rc != ZOK && rc != ZNODEEXISTS)
         return cli_zk_fail(c, "create", path, rc);
     if (rc == ZOK)

@@ -56,6 +56,18 @@ cli_transient(int rc)
            rc == ZINVALIDSTATE || rc == ZCLOSING || rc == ZSESSIONMOVED;
 }
 
+/* A request was answered ZCONNECTIONLOSS or ZOPERATIONTIMEOUT: the client
+   reconnects the same session by itself. Wait for that until DEADLINE_MS;
+   true once connected. */
+bool
+cli_await_connection(struct cli *c, uint64_t deadline_ms)
+{
+    while (!cli_connected(c))
+        if (cli_mono_ms() >= deadline_ms || cli_wait_event(c, deadline_ms) <= 0)
+            return cli_connected(c);
+    return true;
+}
+
 int
 cli_wait_event(struct cli *c, uint64_t deadline_ms)
 {

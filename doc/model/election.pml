@@ -100,7 +100,8 @@
  *               next_epoch, leader's seq, successor) in every decision's
  *               multi, alone (check elected) when it changes, and with the
  *               history entry of a decision it did not write (Q_APPEND).
- *               Leaders read and watch it (Q_GET_SU, EV_W_SU).
+ *               Leaders read and watch it (Q_GET_SU, EV_W_SU); not one that
+ *               is the elector (SELF_SUCC, below).
  *   HO_DELETE_FIRST  with MAX_RESIGN: the handover's ops ordered delete
  *               leader, then set elected (a proposal, README "Issue 18")
  *   mutants:    MUT_PIPE_NOCHECK (the direct READY create does not check

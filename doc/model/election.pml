@@ -100,7 +100,8 @@
  *               next_epoch, leader's seq, successor) in every decision's
  *               multi, alone (check elected) when it changes, and with the
  *               history entry of a decision it did not write (Q_APPEND).
- *               Leaders read and watch it (Q_GET_SU, EV_W_SU).
+ *               Leaders read and watch it (Q_GET_SU, EV_W_SU); not one that
+ *               is the elector (SELF_SUCC, below).
  *   HO_DELETE_FIRST  with MAX_RESIGN: the handover's ops ordered delete
  *               leader, then set elected (a proposal, README "Issue 18")
  *   mutants:    MUT_PIPE_NOCHECK (the direct READY create does not check
@@ -149,6 +150,37 @@
  *               wake. mutants: MUT_NOGATE (new nodes quiet whatever the
  *               decision says), MUT_WAKE_ALWAYS (a new elector says wake
  *               with an old member)
+ *
+ * After the C (commits 574a8bb and ddc3ab4), on by default (single-slot model):
+ *   SELF_SUCC   on unless NO_SELF_SUCC: a leader that is also the elector
+ *               reads and watches no `successor` (no Q_GET_SU at READY);
+ *               each of its own successful writes of it (Q_DECIDE, Q_SUCC,
+ *               Q_APPEND; the reply carries the version it produced) is its
+ *               copy (elector.c elector_on_succession_reply ->
+ *               view_take_successor). NO_SELF_SUCC: every leader reads and
+ *               watches it, as before.
+ *   ABSENT      on unless NO_ABSENT: a new group's registration reads no
+ *               first view. The node whose registration created the group
+ *               (seq 1, nothing ever written; STABLE_START=4 starts there
+ *               for node 0) takes `elected` and the leader znode as absent,
+ *               unread and unwatched (e_df, l_df), and arms them later:
+ *               `elected` by a read after its first decision's reply, the
+ *               leader znode by an exists at a decision's reply that names
+ *               another node, by a read after its own create's reply;
+ *               everything left when it stops being the elector, leaves, or
+ *               its watchdog fires; a reconnect reads everything. Without
+ *               STABLE_START every node defers its first view to its
+ *               registration's reply (a burst of new groups on each handle).
+ *               NO_ABSENT: the first view is read at the connect, as before.
+ *   mutants:    MUT_EL_NOARM (elected never armed after the first decision),
+ *               MUT_SLOT_NOARM (a slot the decision gives to another node
+ *               left unarmed), MUT_SU_NOTAKE (the elector-leader takes its
+ *               decisions' successor only, not its later writes of it),
+ *               MUT_SU_KEEP (it takes a later write's version but keeps the
+ *               content of its copy)
+ *   properties: L9 the elector's view is current when all is quiet; L10 a
+ *               READY leader the current `successor` names for its
+ *               registration holds that record when all is quiet
  *
  * Safety: the monitor process asserts S1, S3, S7, S8 and L1 in every state
  * (issue 16: L3, L4, L5 too; issue 18: S18); S2, S4, S5, S6 (issue 16: S9, S10) are
@@ -219,6 +251,18 @@
 #endif
 #if !defined(WAKE) && (defined(MUT_NOWAKE) || defined(MUT_WAKE_LATE))
 #error "MUT_NOWAKE and MUT_WAKE_LATE are mutants of the wake: not with NO_WAKE"
+#endif
+#ifndef NO_SELF_SUCC
+#define SELF_SUCC               /* 574a8bb: the elector-leader takes the succession from its writes */
+#endif
+#ifndef NO_ABSENT
+#define ABSENT                  /* ddc3ab4: a new group's registration reads no first view */
+#endif
+#if (defined(MUT_SU_KEEP) || defined(MUT_SU_NOTAKE)) && !(defined(SELF_SUCC) && defined(RESIGN))
+#error "MUT_SU_KEEP and MUT_SU_NOTAKE are mutants of SELF_SUCC: with MAX_RESIGN > 0"
+#endif
+#if (defined(MUT_EL_NOARM) || defined(MUT_SLOT_NOARM)) && !defined(ABSENT)
+#error "MUT_EL_NOARM and MUT_SLOT_NOARM are mutants of ABSENT: not with NO_ABSENT"
 #endif
 #ifdef OLD_NODE
 /* the wake gate (a rolling upgrade, PROTOCOL.md §2 "A release before the
@@ -428,6 +472,20 @@ bool l_rd[N];                   /* g->leader_read */
 #ifdef GATE
 bool e_wk[N];                   /* g->elected.wake (the wake gate) */
 #endif
+#ifdef ABSENT
+/* ddc3ab4: a new group's view absent by construction, not watched yet
+   (view_absent): armed after the node's own first writes */
+bool e_df[N];                   /* g->elected_defer */
+bool l_df[N];                   /* the leader znode's lview.defer */
+#ifndef STABLE_START
+#define FIRST_DEFER
+byte vw[N];                     /* the first view: 0 not yet, 1 deferred to the registration's
+                                   reply (g->view_deferred), 2 done (g->viewed) */
+#endif
+#define DEFER_EL(n) e_df[n]
+#else
+#define DEFER_EL(n) 0
+#endif
 byte pred[N];                   /* g->pred (seq) */
 /* the elector */
 bool is_el[N];                  /* g->is_elector */
@@ -507,6 +565,10 @@ byte rdy_ep[N];                 /* ghost: the epoch at which each node last beca
 bool bounds_ok = 1;                     /* the model's bounds (queues, epochs) held */
 bool L1_quiescent_stable = 1;
 bool L8_named_learns = 1;               /* the wake (issue 18): a named node learns it (see the monitor) */
+bool L9_elector_view_current = 1;       /* ddc3ab4: the elector's view is current when quiet */
+#ifdef RESIGN
+bool L10_leader_succession_current = 1; /* 574a8bb: a READY leader's succession is current when quiet */
+#endif
 bool started;                           /* init is done */
 
 /* Scratch of a single d_step (every step writes them before reading them
@@ -522,10 +584,13 @@ hidden byte qe, sx, zs, zu;             /* a request's 6th byte; the one being s
 #endif
 #ifdef WAKE
 hidden byte tch;                        /* the wake (issue 18): the multi being applied touches a znode */
-hidden byte wk;                         /* the wake (issue 18): what the handler sends last (WK_*) */
 #ifdef GATE
 hidden byte wkb;                        /* the wake gate: the decision being written says wake */
 #endif
+#endif
+#if defined(WAKE) || defined(ABSENT)
+hidden byte wk;                         /* the wake (issue 18), ABSENT's arming: what the step
+                                           sends last (WK_*) */
 #define WK_MINE 1                       /* the own-znode exists with watch (the re-arm) */
 #define WK_EL   2                       /* read_elected */
 #define WK_LD   4                       /* the leader znode: exists with watch (as after a
@@ -652,6 +717,27 @@ hidden byte wkb;                        /* the wake gate: the decision being wri
 #define L8N(n) (crashed[n] || fz[n] || !live[n] || !conn[n] || !CONNECTED(n) || reg[n] != RG_DONE || \
                 REG[n] == 0 || my_seq[n] != REG[n] || E_ver == 0 || E_ld != n || E_rg != REG[n] || KNOWS(n))
 #define L8 (L8N(0) && L8N(1) && L8N(2))
+/* L9 (ddc3ab4, a new group's deferred view): the elector's view is
+   current. When everything delivered has been processed (QUIET), a
+   running, connected elector that has its view read sees `elected` and the
+   leader znode as the server has them (version; the znode's owner): it
+   watches every change of them, also those of a new group once its own
+   writes are answered. */
+#define L9N(n) (crashed[n] || fz[n] || !live[n] || !conn[n] || !ELECTOR_READY(n) || \
+                (e_ver[n] == E_ver && l_ver[n] == L_ver && (L_ver == 0 || l_own[n] == L_own)))
+#define L9 (L9N(0) && L9N(1) && L9N(2))
+#ifdef RESIGN
+/* L10 (574a8bb, issue 18 B): a READY leader holds the current succession.
+   When everything delivered has been processed (QUIET), a running,
+   connected READY leader whose current registration the server's
+   `successor` names, valid for the current `elected`, with a successor,
+   has that record's version in view: a resign now hands over (the elector
+   that leads from its own writes, the others from their watch). */
+#define L10N(n) (crashed[n] || fz[n] || !live[n] || !conn[n] || !CONNECTED(n) || role[n] != R_READY || \
+                 REG[n] == 0 || my_seq[n] != REG[n] || S_ver == 0 || S_sd % 4 == NONE || \
+                 S_lrg != REG[n] || S_ev != E_ver || s_ver[n] == S_ver)
+#define L10 (L10N(0) && L10N(1) && L10N(2))
+#endif
 
 /* Everything delivered has been processed: the timers (watchdog, tens of
    seconds) are slower than message delivery and processing. */
@@ -947,6 +1033,13 @@ inline zk_apply(n, nr) {
 #endif
 #ifdef RESIGN
         ; x3 = qe                       /* the successor written with it */
+#ifdef SELF_SUCC
+        /* 574a8bb: the reply says what the write made of `successor`: its
+           version (x0 / 4; the multi's set op's stat) and next_epoch (x2 / 16) */
+        ; x0 = x0 + 4 * (zrc == OK -> S_ver : 0); x2 = x2 + 16 * zs;
+        bounds_ok = (S_ver < 64);
+        assert(bounds_ok)
+#endif
 #endif
     :: qk == Q_CREATE ->
 #ifdef MUT_CREATE_NOCHECK
@@ -1040,6 +1133,10 @@ inline zk_apply(n, nr) {
         :: else
         fi;
         x0 = qe % 16
+#ifdef SELF_SUCC
+        /* 574a8bb: the record written and the version it produced */
+        ; x1 = (zrc == OK -> S_ver : 0); x2 = qc + 16 * (qe / 16); x3 = qd
+#endif
     :: qk == Q_LEAVE ->
         /* unnominate of the leader: qb != 0: the handover (check successor
            at version qb, set elected at version qc to node + 4 * seq qd,
@@ -1274,7 +1371,25 @@ inline registered(n, s) {               /* registered */
     cs = 1                              /* cand_step, last */
 }
 
+#ifdef ABSENT
+/* view_arm_deferred(g, -1): watch what view_absent left unwatched (sent at
+   the step's end: WK_EL reads `elected` (a get for the C's exists: found,
+   it is read next anyway), WK_LD an exists of the leader znode) */
+#define ARM_DEFERRED(n) wk = wk | (e_df[n] -> WK_EL : 0) | (l_df[n] -> WK_LD : 0); e_df[n] = 0; l_df[n] = 0
+/* view_absent: our registration created the group (seq 1, nothing was
+   under the base): `elected` and the leader znode absent without a read,
+   unwatched until our own first writes (doc/PROTOCOL.md §2, "A new group") */
+inline view_absent(n) {
+    he[n] = 0; e_ver[n] = 0; e_ld[n] = NONE; e_ep[n] = 0; e_rg[n] = 0; e_rd[n] = 1; e_df[n] = 1;
+    hl[n] = 0; l_ver[n] = 0; l_own[n] = 0; l_id[n] = NONE; l_st[n] = 0; l_ep[n] = 0; l_rd[n] = 1; l_df[n] = 1;
+    vc = 1
+}
+#endif
+
 inline elector_stop(n) {                /* elector_stop */
+#ifdef ABSENT
+    ARM_DEFERRED(n);                    /* others write them now */
+#endif
     is_el[n] = 0; tc_ep[n] = 0;
     mseq[n].s[0] = 0; mseq[n].s[1] = 0; mseq[n].s[2] = 0;
     excl[n].s[0] = 0; excl[n].s[1] = 0; excl[n].s[2] = 0;
@@ -1417,8 +1532,13 @@ inline became_ready(n) {                /* +ready / +resumed: S2 on beliefs */
     fi
 #ifdef RESIGN
     ;
-    /* issue 18 B: a leader watches `successor` */
+    /* issue 18 B: a leader watches `successor`; 574a8bb: not the elector,
+       which takes it from its own writes (view_watch_successor) */
+#ifdef SELF_SUCC
+    if :: CONNECTED(n) && !is_el[n] -> send(n, Q_GET_SU, 0, 0, 0, 0) :: else fi
+#else
     if :: CONNECTED(n) -> send(n, Q_GET_SU, 0, 0, 0, 0) :: else fi
+#endif
 #endif
 }
 
@@ -1868,7 +1988,11 @@ inline normalize(n) {
     if :: reg[n] == RG_DONE -> skip :: else -> czx[n] = 0 fi;
 #ifdef RESIGN
     if
+#ifdef SELF_SUCC
+    :: SU_VIEW(n) || is_el[n] -> skip   /* the elector's copy from its own writes (succ_have) */
+#else
     :: SU_VIEW(n) -> skip
+#endif
     :: else -> s_ver[n] = 0; s_ev[n] = 0; s_ep[n] = 0; s_lrg[n] = 0; s_sd[n] = 0
     fi;
 #endif
@@ -2040,7 +2164,20 @@ end_node:
                 if :: reg[i] == RG_DONE && my_seq[i] != 0 -> send(i, Q_STAT_MINE, my_seq[i], 1, 0, 0) :: else fi;
 #endif
 #endif
+#ifdef ABSENT
+                e_df[i] = 0; l_df[i] = 0;       /* a reconnect reads everything */
+#endif
+#ifdef FIRST_DEFER
+                /* a group never viewed whose registration is still to come:
+                   its first view waits for the registration's reply, which
+                   tells whether it created the group (group_resync) */
+                if
+                :: vw[i] != 2 && reg[i] == RG_PENDING -> vw[i] = 1
+                :: else -> read_elected(i); read_leader(i)
+                fi;
+#else
                 read_elected(i); read_leader(i);
+#endif
                 if
                 :: reg[i] == RG_PENDING -> do_register(i)
                 :: reg[i] == RG_UNKNOWN -> reg[i] = RG_PENDING; send(i, Q_FIND_MINE, 0, 0, 0, 0)
@@ -2066,6 +2203,9 @@ end_node:
             e_ld[i] = NONE; e_ep[i] = 0; e_rg[i] = 0;                 /* unread while !he */
 #ifdef GATE
             e_wk[i] = 0;
+#endif
+#ifdef ABSENT
+            e_df[i] = 0; l_df[i] = 0;   /* (the new handle's resync reads everything) */
 #endif
 #ifdef DR16
             e_hd[i] = 0; sn[i] = 0;     /* a new registration: not seen anything yet */
@@ -2124,6 +2264,28 @@ end_node:
             :: else
             fi
         :: k == Q_SUCC || k == Q_APPEND ->
+#ifdef SELF_SUCC
+            /* 574a8bb: a successful write is the elector's copy (its entry
+               names this registration; else none); b: its version, c: the
+               leader's seq + 16 * next_epoch, d: the successor. (Its
+               elected version is e_ver: the write checked it, and every
+               read answered since was applied before it.) MUT_SU_NOTAKE:
+               not taken; MUT_SU_KEEP: the version taken, the content of
+               the copy before kept */
+            if
+            :: rc == OK && is_el[i] && c % 16 == my_seq[i] && my_seq[i] != 0 && d % 4 != NONE ->
+#if defined(MUT_SU_KEEP)
+                if :: s_ver[i] != 0 -> s_ver[i] = b :: else fi
+#elif !defined(MUT_SU_NOTAKE)
+                s_ver[i] = b; s_ev[i] = e_ver[i]; s_ep[i] = c / 16; s_lrg[i] = c % 16; s_sd[i] = d
+#else
+                skip
+#endif
+            :: rc == OK && is_el[i] && !(c % 16 == my_seq[i] && my_seq[i] != 0 && d % 4 != NONE) ->
+                s_ver[i] = 0; s_ev[i] = 0; s_ep[i] = 0; s_lrg[i] = 0; s_sd[i] = 0
+            :: else
+            fi;
+#endif
             if
             :: rc == OK && k == Q_APPEND && is_el[i] ->
                 decid[i] = 0; hi_ver[i] = (hi_ver[i] != 0 -> hi_ver[i] + 1 : 1); hi_ep[i] = a; eep = 1
@@ -2201,6 +2363,19 @@ end_node:
             :: else
             fi
         :: k == Q_REGISTER ->           /* on_register_reply */
+#ifdef FIRST_DEFER
+            /* the first view, deferred: our multi created the group (the
+               first registration, seq 1): view_absent; else read it */
+            if
+            :: vw[i] == 1 ->
+                vw[i] = 2;
+                if
+                :: rc == OK && a == 1 -> view_absent(i)
+                :: else -> read_elected(i); read_leader(i)
+                fi
+            :: else
+            fi;
+#endif
             if
             :: reg[i] != RG_PENDING -> skip
             :: else ->
@@ -2239,7 +2414,7 @@ end_node:
                        resync's read), and the leader znode if it dropped a
                        notification of it meanwhile */
 #ifndef MUT_STAT_NOREAD
-                    if :: !b && !FOLLOWS(i) -> wk = WK_EL + (!l_rd[i] -> WK_LD : 0) :: else fi
+                    if :: !b && !FOLLOWS(i) && !DEFER_EL(i) -> wk = WK_EL + (!l_rd[i] -> WK_LD : 0) :: else fi
 #endif
 #endif
                 :: rc == NONODE -> list_election(i, 0)
@@ -2312,6 +2487,10 @@ end_node:
             fi
         :: k == Q_DECIDE ->             /* on_decide_reply */
             decid[i] = 0;
+#if defined(RESIGN) && defined(SELF_SUCC)
+            zs = a / 4; a = a % 4;      /* the version of `successor` the write produced */
+            zu = c / 16; c = c % 16;    /* ... and its next_epoch */
+#endif
 #ifdef GATE
             if :: rc == OK -> e_wk[i] = b / 128 :: else fi;
             b = b % 128;
@@ -2333,6 +2512,32 @@ end_node:
                 hi_ver[i] = (hi_ver[i] != 0 -> hi_ver[i] + 1 : 1);
 #ifdef RESIGN
                 su_w[i] = d; su_v[i] = e_ver[i];        /* `successor` went with it */
+#ifdef SELF_SUCC
+                /* 574a8bb: the record this write made is the copy a leader
+                   that is the elector hands over with (view_take_successor:
+                   its entry names this registration; else none) */
+                if
+                :: is_el[i] && a == i && c == my_seq[i] && d % 4 != NONE ->
+                    s_ver[i] = zs; s_ev[i] = e_ver[i]; s_ep[i] = zu; s_lrg[i] = c; s_sd[i] = d
+                :: is_el[i] && !(a == i && c == my_seq[i] && d % 4 != NONE) ->
+                    s_ver[i] = 0; s_ev[i] = 0; s_ep[i] = 0; s_lrg[i] = 0; s_sd[i] = 0
+                :: else
+                fi;
+                zs = 0; zu = 0;
+#endif
+#endif
+#ifdef ABSENT
+                /* a new group's first decision (view_absent): `elected` read
+                   and watched from now on (the elector waits for that read);
+                   the leader znode of a slot given to another node watched
+                   now (its own after its create's reply) */
+#ifndef MUT_EL_NOARM
+                e_rd[i] = ((e_df[i] && is_el[i]) -> 0 : e_rd[i]);
+                wk = wk | (e_df[i] -> WK_EL : 0); e_df[i] = 0;
+#endif
+#ifndef MUT_SLOT_NOARM
+                wk = wk | ((l_df[i] && !KNOWS(i)) -> WK_LD : 0); l_df[i] = (l_df[i] && KNOWS(i));
+#endif
 #endif
                 if
                 :: a != NONE -> wd[i] = 1; wd_ep[i] = b; wd_f[i] = 0
@@ -2342,10 +2547,21 @@ end_node:
             :: rc == BADVERSION || rc == NODEEXISTS || rc == NONODE ->
                 hi_rd[i] = 0; e_rd[i] = 0;
                 read_elected(i);
+#ifdef ABSENT
+                e_df[i] = 0; wk = wk | (l_df[i] -> WK_LD : 0); l_df[i] = 0;
+#endif
                 send_history(i)
             :: else -> hi_rd[i] = 0     /* outcome unknown: resync re-reads */
             fi
         :: k == Q_CREATE ->             /* on_leader_create_reply */
+#ifdef ABSENT
+            /* a new group's leader znode (view_absent): watched from our own
+               create's reply on (an answer: not CONNLOSS) */
+            if
+            :: l_df[i] && rc != CONNLOSS -> l_df[i] = 0; l_rd[i] = (rc == OK -> 0 : l_rd[i]); read_leader(i)
+            :: else
+            fi;
+#endif
             if
             :: role[i] != R_CREATING || r_ep[i] != a -> skip
             :: else ->
@@ -2424,26 +2640,6 @@ end_node:
             fi
         :: k == Q_FENCE -> skip
         fi;
-#ifdef WAKE
-        /* the wake (issue 18): the wake's requests, in this order (MUT_WAKE_LATE:
-           `elected` read before the re-arm), or the reads a quiet node owes
-           (after the STAT_MINE of its registration, or as a new elector).
-           The leader znode with an exists (PROTOCOL.md §2): its reply NONODE is
-           an absent view, OK reads it */
-        if
-        :: wk && CONNECTED(i) ->
-#ifdef MUT_WAKE_LATE
-            if :: wk & WK_EL -> send(i, Q_GET_EL, 0, 0, 0, 0) :: else fi;
-            if :: wk & WK_MINE -> send(i, Q_STAT_MINE, my_seq[i], 1, 0, 0) :: else fi;
-#else
-            if :: wk & WK_MINE -> send(i, Q_STAT_MINE, my_seq[i], 1, 0, 0) :: else fi;
-            if :: wk & WK_EL -> send(i, Q_GET_EL, 0, 0, 0, 0) :: else fi;
-#endif
-            if :: wk & WK_LD -> send(i, Q_EX_LD, 0, 0, 0, 0) :: else fi
-        :: else
-        fi;
-        wk = 0;
-#endif
         skip
         /* ---- the application finishes its takeover (zkelect_takeover_done) ---- */
         :: act == A_APP ->
@@ -2455,6 +2651,9 @@ end_node:
         :: act == A_WD ->
             T(printf("TRACE node %d: watchdog fires (epoch %d, quiet %d)\n", i, wd_ep[i], QUIET));
             if :: !QUIET -> nf++; n_early++ :: else fi;
+#ifdef ABSENT
+            ARM_DEFERRED(i);            /* our own takeover did not come */
+#endif
             wd[i] = 0;
             if
             :: !he[i] || e_ep[i] != wd_ep[i] || e_ld[i] == NONE -> skip
@@ -2514,6 +2713,27 @@ end_node:
             T(printf("TRACE node %d: exclusion of %d ends\n", i, ch));
             excl[i].s[ch] = 0; ch = 0; ee = 1
         fi;
+#if defined(WAKE) || defined(ABSENT)
+        /* the wake (issue 18): the wake's requests, in this order (MUT_WAKE_LATE:
+           `elected` read before the re-arm), or the reads a quiet node owes
+           (after the STAT_MINE of its registration, or as a new elector).
+           The leader znode with an exists (PROTOCOL.md §2): its reply NONODE is
+           an absent view, OK reads it. ABSENT: the deferred view's arming
+           (ARM_DEFERRED, the first decision's reply), any step */
+        if
+        :: wk && CONNECTED(i) ->
+#ifdef MUT_WAKE_LATE
+            if :: wk & WK_EL -> send(i, Q_GET_EL, 0, 0, 0, 0) :: else fi;
+            if :: wk & WK_MINE -> send(i, Q_STAT_MINE, my_seq[i], 1, 0, 0) :: else fi;
+#else
+            if :: wk & WK_MINE -> send(i, Q_STAT_MINE, my_seq[i], 1, 0, 0) :: else fi;
+            if :: wk & WK_EL -> send(i, Q_GET_EL, 0, 0, 0, 0) :: else fi;
+#endif
+            if :: wk & WK_LD -> send(i, Q_EX_LD, 0, 0, 0, 0) :: else fi
+        :: else
+        fi;
+        wk = 0;
+#endif
         /* the tail of the handler: view_changed / cand_step / elector_eval,
            in the order the C calls them */
         if :: cs || vc -> cand_step(i) :: else fi;
@@ -2915,6 +3135,10 @@ end_mon:
 #endif
     :: atomic { QUIESCENT && !STABLE -> L1_quiescent_stable = 0; assert(L1_quiescent_stable) }
     :: atomic { QUIET && !L8 -> L8_named_learns = 0; assert(L8_named_learns) }
+    :: atomic { QUIET && !L9 -> L9_elector_view_current = 0; assert(L9_elector_view_current) }
+#ifdef RESIGN
+    :: atomic { QUIET && !L10 -> L10_leader_succession_current = 0; assert(L10_leader_succession_current) }
+#endif
 #ifdef DR16
     :: atomic { QUIESCENT && (HELD(0) || HELD(1) || HELD(2)) -> L3_hold_ends = 0; assert(L3_hold_ends) }
     :: atomic { QUIET && (FORCED(0) || FORCED(1) || FORCED(2)) -> L4_forced_not_held = 0; assert(L4_forced_not_held) }
@@ -2967,6 +3191,11 @@ init {
         pred[1] = 1; W_pr[1] = 1; W_pst[1] = 1;
         is_el[0] = 1; el_rd[0] = 1; hi_rd[0] = 1;
         mseq[0].s[0] = 1; mseq[0].s[1] = 2;
+#ifdef ABSENT
+        /* ddc3ab4: node 0's registration created the group: its view is
+           absent by construction, read and watched by nothing (view_absent) */
+        W[WEL].s[0] = 0; W[WLD].s[0] = 0; e_df[0] = 1; l_df[0] = 1;
+#endif
         ev[0]!EV_W_CH, 0, 0, 0, 0, 0;
 #else
 #ifdef STABLE_START
@@ -3056,7 +3285,13 @@ init {
         if
         :: role[ld] == R_READY ->
             s_ver[ld] = S_ver; s_ev[ld] = S_ev; s_ep[ld] = S_ep; s_lrg[ld] = S_lrg; s_sd[ld] = S_sd;
+#ifdef SELF_SUCC
+            /* 574a8bb: the leader that is the elector (node 0) took it from
+               its write, and watches nothing */
+            W[WSU].s[ld] = (ld != 0)
+#else
             W[WSU].s[ld] = 1
+#endif
         :: else
         fi;
 #endif

@@ -20,6 +20,10 @@
 #                                  and its mutants
 #   sh doc/model/run.sh --wake  only the wake's (issue 18) checks and mutants,
 #                                  with the wake gate's (-DOLD_NODE=n)
+#   sh doc/model/run.sh --views only the checks and mutants of the C's two
+#                                  view changes (574a8bb: the elector-leader
+#                                  takes the succession from its own writes;
+#                                  ddc3ab4: a new group reads no first view)
 #
 # Prints one "ok - ..." or "FAIL - ..." line per check and a summary; exits 0
 # only when every check went as expected. Works from any directory and from a
@@ -36,9 +40,9 @@ MEMLIM=${MODEL_MEMLIM:-4096}
 mode=${1:---bounded}
 
 case $mode in
---bounded|--mutants|--test|--deep|--deep-only|--slots|--issue18|--wake) ;;
--h|--help) sed -n '2,29p' "$0"; exit 0 ;;
-*) echo "run.sh: unknown option $mode (--mutants, --test, --deep, --slots, --issue18, --wake)" >&2; exit 2 ;;
+--bounded|--mutants|--test|--deep|--deep-only|--slots|--issue18|--wake|--views) ;;
+-h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+*) echo "run.sh: unknown option $mode (--mutants, --test, --deep, --slots, --issue18, --wake, --views)" >&2; exit 2 ;;
 esac
 
 if ! command -v spin >/dev/null 2>&1; then
@@ -492,19 +496,69 @@ deep_gate() {
         "$SAFE" "-m100000"
 }
 
+# the C's view changes (README.md, "After the C: the elector-leader's
+# succession and a new group's view"), on in every check above:
+# 574a8bb (SELF_SUCC): a leader that is the elector watches no `successor`
+# and hands over with what its own successful writes made of it; ddc3ab4
+# (ABSENT): the node whose registration created the group (node 0 in
+# STABLE_START=4) takes its view as absent and arms it after its own writes
+bounded_views() {
+    # the first election from node 0's deferred view, every node eligible
+    # (it may name itself: its own slot armed by its create's reply)
+    check "views: a new group's first election (node 0's view deferred), every node eligible" pass -O1 \
+        "-DSTABLE_START=4 $NOFAULT" "$SAFE" "-m100000"
+    # node 2 alone eligible (the slot given to another node), node 0 (the
+    # elector with the deferred view) crashes at any moment
+    check "views: a new group, node 2 alone eligible, node 0 crashes" pass -O0 \
+        "$W19 $CRASH1 -DCRASH_NODE=0" "$SAFE" "-m100000"
+}
+
+deep_views() {
+    # node 0's session expires at any moment (its elector stops: what it
+    # left unwatched is armed, on the old handle, then dropped; it registers
+    # again and reads its view)
+    check "views: a new group, node 2 alone eligible, node 0's expiry" pass -O1 \
+        "$W19 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_SWITCH=0 -DMAX_TFAIL=0 -DMAX_FREEZE=0 -DMAX_EARLY=0 -DEXP_NODE=0" \
+        "$SAFE" "-m100000"
+}
+
+mutants_views() {
+    # node 0 names node 2 and never watches the leader znode: it never sees
+    # node 2's READY (its watchdog would exclude a READY leader)
+    check "mutant MUT_SLOT_NOARM (a slot given to another node left unarmed)" \
+        L9_elector_view_current -O0 "-DMUT_SLOT_NOARM $W19 $NOFAULT" "$SAFE" "-m100000"
+    # elected never armed after the first decision: an operator deletes it
+    # (the only foreign write of it here; a handover's deregistration makes
+    # the elector write, fail on the version and read: README)
+    check "mutant MUT_EL_NOARM (elected never armed after the first decision), elected deleted" \
+        L9_elector_view_current -O0 \
+        "-DMUT_EL_NOARM $W19 -DMAXFAULTS=1 -DMAX_LOSE=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_SWITCH=0 -DMAX_TFAIL=0 -DMAX_CRASH=0 -DMAX_FREEZE=0 -DMAX_EARLY=0" \
+        "$SAFE" "-m100000"
+    # node 0 (the leader and elector) rewrites `successor` after node 1's
+    # expiry and registration again, and keeps the copy of its decision
+    check "mutant MUT_SU_NOTAKE (the elector-leader does not take its later writes of successor)" \
+        L10_leader_succession_current -O0 "-DMUT_SU_NOTAKE $HO19" "$SAFE" "-m100000"
+    check "mutant MUT_SU_KEEP (a later write's version taken, the content of before kept)" \
+        L10_leader_succession_current -O0 "-DMUT_SU_KEEP $HO19" "$SAFE" "-m100000"
+}
+
 case $mode in
---bounded) bounded; bounded_dr; bounded_slots; bounded_18; bounded_wake; mutants_wake; bounded_gate; mutants_gate ;;
+--bounded) bounded; bounded_dr; bounded_slots; bounded_18; bounded_wake; mutants_wake; bounded_gate; mutants_gate;
+    bounded_views; mutants_views ;;
 --mutants) mutants_fast; mutants_slow; mutants_deep; mutants_dr; mutants_dr_more; mutants_slots; mutants_18;
-    mutants_wake; mutants_gate ;;
+    mutants_wake; mutants_gate; mutants_views ;;
 --test) bounded; mutants_fast; mutants_slow; bounded_dr; mutants_dr; bounded_slots; mutants_slots;
-    bounded_18; mutants_18; bounded_wake; mutants_wake; bounded_gate; mutants_gate ;;
---deep-only) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_wake; bounded_gate; deep_gate ;;
+    bounded_18; mutants_18; bounded_wake; mutants_wake; bounded_gate; mutants_gate; bounded_views; mutants_views ;;
+--deep-only) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_wake; bounded_gate; deep_gate;
+    bounded_views; deep_views ;;
 --deep) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_wake; bounded_gate; deep_gate;
+    bounded_views; deep_views;
     mutants_fast; mutants_slow; mutants_deep; mutants_dr; mutants_dr_more; mutants_slots; mutants_18; mutants_wake;
-    mutants_gate ;;
+    mutants_gate; mutants_views ;;
 --slots) bounded_slots; mutants_slots; deep_slots ;;
 --issue18) bounded_18; mutants_18; deep_18 ;;
 --wake) bounded_wake; mutants_wake; bounded_gate; mutants_gate ;;
+--views) bounded_views; mutants_views; deep_views ;;
 esac
 
 t_end=$(date +%s)

@@ -107,20 +107,6 @@ group_send_exists(struct zkelect_group *g, enum req_kind kind, const char *path,
     req_sent(r, zoo_aexists(g->h->zh, path, 1, stat_completion, r));
 }
 
-void
-group_send_exists_nowatch(struct zkelect_group *g, enum req_kind kind, const char *path)
-{
-    struct req *r;
-
-    if (!group_connected(g))
-        return;
-    r = req_new(g->h, g, kind);
-    if (r == NULL)
-        return;
-    snprintf(r->arg, sizeof(r->arg), "%s", path);
-    req_sent(r, zoo_aexists(g->h->zh, path, 0, stat_completion, r));
-}
-
 /* ---- the wake ---------------------------------------------------------------- */
 
 /* Slot K of decision E: its node and election znode ("" none), its epoch. */
@@ -1056,10 +1042,13 @@ group_resync(struct zkelect_group *g)
         else
             reg_list_election(g, false);
         if (g->my_czxid == 0) {
-            /* the read of our election znode's creation zxid was cut off */
+            /* the read of our election znode's creation zxid was cut off,
+               and with it the wake's watch it sets: both again (a cut-off
+               read of our record re-arms it too, recheck_mine below; this
+               one does not count on that) */
             char path[ZKE_PATH_MAX];
             snprintf(path, sizeof(path), "%s/%s", g->p_election, g->my_znode);
-            group_send_exists_nowatch(g, REQ_STAT_MINE, path);
+            group_send_exists(g, REQ_STAT_MINE, path, path);
         }
         if (g->recheck_mine) {
             char path[ZKE_PATH_MAX];

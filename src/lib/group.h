@@ -38,7 +38,6 @@ void group_send_get(struct zkelect_group *g, enum req_kind kind, const char *pat
                     const char *arg);
 void group_send_exists(struct zkelect_group *g, enum req_kind kind, const char *path,
                        const char *arg);
-void group_send_exists_nowatch(struct zkelect_group *g, enum req_kind kind, const char *path);
 
 /* ---- group.c: the wake and the shared view ------------------------------- */
 

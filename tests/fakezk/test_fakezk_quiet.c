@@ -512,6 +512,44 @@ test_wake_rearm_lost(void)
 }
 
 /*
+ * The wake's watch is set by the registration's read of the election
+ * znode's creation zxid. That read is cut off by a disconnect (not
+ * applied): the read sent again after the reconnect must set the watch too.
+ * Then n1 crashes, the elector elects quiet n2 and touches its znode, and
+ * n2 takes over at once (the watchdog is far). Found by the model helper:
+ * the resync sent that read without a watch, and n2 never heard it.
+ */
+static void
+test_wake_stat_lost(void)
+{
+    int64_t sid, c1;
+
+    fz_begin();
+    fz_watchdog_ms = 60000;
+    join(0, "n9", FZ_FOLLOW, false);
+    join(1, "n1", FZ_FOLLOW, true);
+    fz_quiet = FZ_QUIET_NOCB;
+    CU_ASSERT_FATAL(fz_node_open(&N[2], "n2", "/g", 1) == 0);
+    fz_quiet = FZ_FOLLOW;
+    sid = fz_sid(&N[2]);
+    fakezk_fail_match(sid, "exists", "/g/election/n2_", 1, false, FZ_BACK);
+    fz_nominate(&N[2], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fakezk_fault_fired());
+    fakezk_reconnect(sid, FZ_BACK);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_registered(&N[2], 0));
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    c1 = crash(1);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_znode_has("/g/elected", "\"leader\":\"n2\""));
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_WATCHDOG), 0);
+    crash_end(c1);
+    fz_end();
+}
+
+/*
  * n2 is quiet (on_event with ZKELECT_GROUP_NO_LEADER_EVENTS) and the leader
  * resigns: its own multi hands over to n2, the standing successor, and
  * touches n2's election znode; n2 takes over, and the elector writes no
@@ -1256,6 +1294,7 @@ static CU_TestInfo quiet_tests[] = {
     {"wake_by_decision", test_wake_by_decision},
     {"wake_by_handover", test_wake_by_handover},
     {"wake_rearm_lost", test_wake_rearm_lost},
+    {"wake_stat_lost", test_wake_stat_lost},
     {"wake_last_one", test_wake_last_one},
     {"decision_for_gone_fails", test_decision_for_gone_fails},
     {"leader_on_request", test_leader_on_request},

@@ -151,7 +151,7 @@
  *               decision says), MUT_WAKE_ALWAYS (a new elector says wake
  *               with an old member)
  *
- * After the C (commits 574a8bb and ddc3ab4), on by default (single-slot model):
+ * After the C (commits 574a8bb, ddc3ab4 and 4dce8aa), on by default (single-slot model):
  *   SELF_SUCC   on unless NO_SELF_SUCC: a leader that is also the elector
  *               reads and watches no `successor` (no Q_GET_SU at READY);
  *               each of its own successful writes of it (Q_DECIDE, Q_SUCC,

@@ -151,7 +151,7 @@
  *               decision says), MUT_WAKE_ALWAYS (a new elector says wake
  *               with an old member)
  *
- * After the C (commits 574a8bb and ddc3ab4), on by default (single-slot model):
+ * After the C (commits 574a8bb, ddc3ab4 and 4dce8aa), on by default (single-slot model):
  *   SELF_SUCC   on unless NO_SELF_SUCC: a leader that is also the elector
  *               reads and watches no `successor` (no Q_GET_SU at READY);
  *               each of its own successful writes of it (Q_DECIDE, Q_SUCC,
@@ -172,6 +172,18 @@
  *               STABLE_START every node defers its first view to its
  *               registration's reply (a burst of new groups on each handle).
  *               NO_ABSENT: the first view is read at the connect, as before.
+ *   CZX_ASSUME  on with ABSENT unless NO_CZX_ASSUME (4dce8aa): that node
+ *               (seq 1 with its view absent) sends no STAT_MINE at its
+ *               registration: czx assumed (cza, g->czxid_assumed: my_czxid
+ *               1), no watch on its own election znode (W_mn) while it is
+ *               the elector; elector_stop, still registered (not leaving),
+ *               sends it then (czx 0 until the reply; the wake's watch). A
+ *               reconnect re-arms no watch it never had.
+ *               NO_CZX_ASSUME: the registration's STAT_MINE as before.
+ *               mutants: MUT_CZX_ANY (the assumption taken by any
+ *               registration into a group with no decision in view, not
+ *               only the one that created the group), MUT_STOP_NOSTAT
+ *               (elector_stop sends no STAT_MINE: not caught, README)
  *   mutants:    MUT_EL_NOARM (elected never armed after the first decision),
  *               MUT_SLOT_NOARM (a slot the decision gives to another node
  *               left unarmed), MUT_SU_NOTAKE (the elector-leader takes its
@@ -263,6 +275,12 @@
 #endif
 #if (defined(MUT_EL_NOARM) || defined(MUT_SLOT_NOARM)) && !defined(ABSENT)
 #error "MUT_EL_NOARM and MUT_SLOT_NOARM are mutants of ABSENT: not with NO_ABSENT"
+#endif
+#if defined(ABSENT) && defined(WAKE) && !defined(NO_CZX_ASSUME)
+#define CZX_ASSUME              /* 4dce8aa: a new group's elector assumes its czxid, unwatched */
+#endif
+#if (defined(MUT_CZX_ANY) || defined(MUT_STOP_NOSTAT)) && !defined(CZX_ASSUME)
+#error "MUT_CZX_ANY and MUT_STOP_NOSTAT are mutants of CZX_ASSUME: with ABSENT and WAKE"
 #endif
 #ifdef OLD_NODE
 /* the wake gate (a rolling upgrade, PROTOCOL.md §2 "A release before the
@@ -447,6 +465,10 @@ byte c_sid[N];                  /* h->session_id */
 byte reg[N];                    /* g->reg */
 byte my_seq[N];                 /* g->my_znode / g->my_seq */
 bool czx[N];                    /* g->my_czxid != 0 */
+#ifdef CZX_ASSUME
+bool cza[N];                    /* g->czxid_assumed: czx without a STAT_MINE, no own-znode
+                                   watch (4dce8aa: our registration created the group) */
+#endif
 byte role[N];                   /* g->role */
 byte r_ep[N];                   /* g->role_epoch */
 byte r_ev[N];                   /* g->role_elected_version (+1) */
@@ -595,6 +617,8 @@ hidden byte wk;                         /* the wake (issue 18), ABSENT's arming:
 #define WK_EL   2                       /* read_elected */
 #define WK_LD   4                       /* the leader znode: exists with watch (as after a
                                            NodeDeleted) */
+#define WK_STAT 8                       /* CZX_ASSUME: elector_stop's STAT_MINE (as the
+                                           registration's: czxid, the wake's watch) */
 #endif
 
 /* ---------------------------------------------------------------------
@@ -1366,7 +1390,25 @@ inline do_register(n) {                 /* do_register (ensure_paths: parents ex
 
 inline registered(n, s) {               /* registered */
     my_seq[n] = s; reg[n] = RG_DONE; role[n] = R_MEMBER; czx[n] = 0;
+#ifdef CZX_ASSUME
+    /* 4dce8aa: in a group our registration created (view_absent, the
+       first election znode) no STAT_MINE while we are the elector, as we
+       are from it on: every decision is newer than our registration
+       (my_czxid 1), nobody wakes the elector, its listing sees our znode
+       go; elector_stop sends it */
+    cza[n] = 0;
+    if
+#ifdef MUT_CZX_ANY
+    /* mutant: any registration into a group with no decision in view */
+    :: !he[n] -> czx[n] = 1; cza[n] = 1
+#else
+    :: e_df[n] && s == 1 -> czx[n] = 1; cza[n] = 1
+#endif
+    :: else -> if :: CONNECTED(n) -> send(n, Q_STAT_MINE, s, 0, 0, 0) :: else fi
+    fi;
+#else
     if :: CONNECTED(n) -> send(n, Q_STAT_MINE, s, 0, 0, 0) :: else fi;
+#endif
     list_election(n, 0);
     cs = 1                              /* cand_step, last */
 }
@@ -1389,6 +1431,22 @@ inline view_absent(n) {
 inline elector_stop(n) {                /* elector_stop */
 #ifdef ABSENT
     ARM_DEFERRED(n);                    /* others write them now */
+#endif
+#ifdef CZX_ASSUME
+    /* 4dce8aa: a member now: its real czxid and the wake's watch (sent at
+       the step's end, after the arming; a node that leaves sends none: the
+       C stops its elector once the leave is answered, REG_LEAVING) */
+#ifdef RESIGN
+    if :: cza[n] && reg[n] == RG_DONE && !lv[n] ->
+#else
+    if :: cza[n] && reg[n] == RG_DONE ->
+#endif
+        cza[n] = 0
+#ifndef MUT_STOP_NOSTAT
+        ; czx[n] = 0; wk = wk | WK_STAT
+#endif
+    :: else
+    fi;
 #endif
     is_el[n] = 0; tc_ep[n] = 0;
     mseq[n].s[0] = 0; mseq[n].s[1] = 0; mseq[n].s[2] = 0;
@@ -1986,6 +2044,9 @@ inline normalize(n) {
     if :: app[n] -> skip :: else -> app_ep[n] = 0 fi;
     if :: wd[n] -> skip :: else -> wd_f[n] = 0 fi;     /* (wd_ep is read: kept) */
     if :: reg[n] == RG_DONE -> skip :: else -> czx[n] = 0 fi;
+#ifdef CZX_ASSUME
+    if :: reg[n] == RG_DONE -> skip :: else -> cza[n] = 0 fi;
+#endif
 #ifdef RESIGN
     if
 #ifdef SELF_SUCC
@@ -2161,7 +2222,12 @@ end_node:
                    the disconnect is not known to the client: SetWatches
                    does not restore it), then the reads */
 #ifndef MUT_RESYNC_NOREARM
+#ifdef CZX_ASSUME
+                /* (4dce8aa: no watch to re-arm while the czxid is assumed) */
+                if :: reg[i] == RG_DONE && my_seq[i] != 0 && !cza[i] -> send(i, Q_STAT_MINE, my_seq[i], 1, 0, 0) :: else fi;
+#else
                 if :: reg[i] == RG_DONE && my_seq[i] != 0 -> send(i, Q_STAT_MINE, my_seq[i], 1, 0, 0) :: else fi;
+#endif
 #endif
 #endif
 #ifdef ABSENT
@@ -2730,6 +2796,10 @@ end_node:
             if :: wk & WK_EL -> send(i, Q_GET_EL, 0, 0, 0, 0) :: else fi;
 #endif
             if :: wk & WK_LD -> send(i, Q_EX_LD, 0, 0, 0, 0) :: else fi
+#ifdef CZX_ASSUME
+            /* (a registration lost meanwhile: the C's request finds nothing) */
+            ; if :: (wk & WK_STAT) && reg[i] == RG_DONE && my_seq[i] != 0 -> send(i, Q_STAT_MINE, my_seq[i], 0, 0, 0) :: else fi
+#endif
         :: else
         fi;
         wk = 0;
@@ -3195,6 +3265,11 @@ init {
         /* ddc3ab4: node 0's registration created the group: its view is
            absent by construction, read and watched by nothing (view_absent) */
         W[WEL].s[0] = 0; W[WLD].s[0] = 0; e_df[0] = 1; l_df[0] = 1;
+#endif
+#ifdef CZX_ASSUME
+        /* 4dce8aa: nor did it send STAT_MINE: czxid assumed, its own
+           election znode unwatched */
+        cza[0] = 1; W_mn[0] = 0;
 #endif
         ev[0]!EV_W_CH, 0, 0, 0, 0, 0;
 #else

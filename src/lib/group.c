@@ -389,6 +389,12 @@ on_elected_reply(struct zkelect_group *g, struct zev *ev)
         g->have_elected = false;
         g->elected_version = -1;
         memset(&g->elected, 0, sizeof(g->elected));
+        if (view_absent_wait(g)) {
+            g->elected_defer = true;
+            g->elected_read = true;
+            view_changed(g);
+            return;
+        }
         /* a get on a missing znode sets no watch: an exists does */
         group_send_exists(g, REQ_EXISTS_ELECTED, g->p_elected, NULL);
         return;
@@ -439,7 +445,10 @@ on_leader_reply(struct zkelect_group *g, struct zev *ev)
         memset(&v->l, 0, sizeof(struct zke_leader));
         /* a get on a missing znode sets no watch: an exists does. Act on
            the absence now rather than after that second round trip. */
-        group_send_exists(g, REQ_EXISTS_LEADER, v->path, v->path);
+        if (view_absent_wait(g))
+            v->defer = true;
+        else
+            group_send_exists(g, REQ_EXISTS_LEADER, v->path, v->path);
         v->read = true;
         view_changed(g);
         return;
@@ -750,6 +759,8 @@ group_reg_set(struct zkelect_group *g, enum reg_state to, const char *why)
         illegal(g, "registration", group_reg_name(from), group_reg_name(to));
     g->reg = to;
     g->reg_since_ms = zke_now_ms();
+    if (to != REG_PENDING)
+        view_absent_settle(g, false); /* it ended without its reply */
     zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: registration %s -> %s%s%s", g->path,
             group_reg_name(from), group_reg_name(to), why ? ": " : "", why ? why : "");
 }
@@ -983,6 +994,40 @@ view_absent(struct zkelect_group *g)
     view_changed(g);
 }
 
+/*
+ * The group's first read found `elected` or a leader znode absent while our
+ * registration, whose multi creates the base, is pending (a group opened
+ * and nominated before its first view came back). If that multi does
+ * create the base, the znode was absent by construction, as view_absent
+ * says: the exists that would watch it now waits for the registration's
+ * reply (view_absent_settle), and is not sent if the base was ours.
+ */
+bool
+view_absent_wait(struct zkelect_group *g)
+{
+    if (g->reg != REG_PENDING || g->paths_ok || g->paths_from != 0)
+        return false;
+    g->absent_wait = true;
+    return true;
+}
+
+/* The registration's reply is in (CREATED: its multi created the base), or
+   the registration ended without one: watch what waited, unless the base
+   was ours (then our own writes arm it, view_absent). */
+void
+view_absent_settle(struct zkelect_group *g, bool created)
+{
+    if (!g->absent_wait)
+        return;
+    g->absent_wait = false;
+    if (created) {
+        g->viewed = true;
+        g->h->groups_new = true;
+    } else {
+        view_arm_deferred(g, -1);
+    }
+}
+
 /* Watch what view_absent left unwatched, except slot SKIP (-1: none), a
    slot whose leader znode our own create is about to write. */
 void
@@ -1011,6 +1056,7 @@ group_resync(struct zkelect_group *g)
     g->kick = 0; /* whatever waited in the pipeline queue is done here */
     g->elected_read = false;
     g->elected_defer = false;
+    g->absent_wait = false;
     for (k = 0; k < g->nlv; k++)
         LV(g, k)->defer = false;
     if (g->sync_first) {
@@ -1024,6 +1070,16 @@ group_resync(struct zkelect_group *g)
         g->sync_first = false;
         if (r)
             req_sent(r, zoo_async(g->h->zh, g->path, string_completion, r));
+    }
+    if (g->czxid_assumed && g->reg == REG_DONE) {
+        /* an elector that took its creation zxid as known watches its
+           election znode only through its listing, which a resync reads
+           after the view: a suspended leader would resume on the view
+           before it learned that its registration was deleted meanwhile.
+           Look first (the answer comes before the view's) */
+        char path[ZKE_PATH_MAX];
+        snprintf(path, sizeof(path), "%s/%s", g->p_election, g->my_znode);
+        group_send_exists(g, REQ_WATCH_MINE, path, "our election znode was deleted");
     }
     if (!g->viewed && g->h->groups_new && g->reg == REG_PENDING && !g->paths_ok &&
         g->paths_from == 0)

@@ -131,6 +131,8 @@ void view_on_successor_reply(struct zkelect_group *g, struct zev *ev);
 void view_first(struct zkelect_group *g);
 void view_absent(struct zkelect_group *g);
 void view_arm_deferred(struct zkelect_group *g, int skip);
+bool view_absent_wait(struct zkelect_group *g);
+void view_absent_settle(struct zkelect_group *g, bool created);
 void view_take_successor(struct zkelect_group *g, const char *data, int len, int32_t version);
 void elector_free(struct zkelect_group *g);
 

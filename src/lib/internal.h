@@ -367,6 +367,10 @@ struct zkelect_group {
                                          lview.defer): armed after our first decision */
     bool view_deferred;               /* the first view waits for the registration's
                                          reply (view_absent or view_first) */
+    bool absent_wait;                 /* the first view found elected or a leader znode
+                                         absent while our registration that creates the
+                                         base was pending: its exists waits (deferred)
+                                         for that reply (view_absent_settle) */
     bool viewed;                      /* a first read of `elected` completed */
     bool no_leader_events;            /* ZKELECT_GROUP_NO_LEADER_EVENTS: on_event is no
                                          leader subscriber */

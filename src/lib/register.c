@@ -255,6 +255,7 @@ reg_on_register_reply(struct zkelect_group *g, struct zev *ev)
         else
             view_first(g);
     }
+    view_absent_settle(g, ev->rc == ZOK && r->token == 3);
     if (ev->req->attempt != g->reg_attempt || g->reg != REG_PENDING)
         return;
     if (ev->rc == ZOK) {

@@ -476,7 +476,7 @@ on_leader_reply(struct zkelect_group *g, struct zev *ev)
 
 /* A leader keeps the standing succession of its slot in view (it hands
    over with it when it resigns): read and watched from its takeover on. An
-   elector that leads knows it without: it writes it (elector_write_succession
+   elector that leads knows it without: it writes it (elector_on_succession_reply
    hands each write to view_take_successor), and nobody else does. */
 void
 view_watch_successor(struct zkelect_group *g)

@@ -183,6 +183,24 @@ group_in_play(struct zkelect_group *g)
     return false;
 }
 
+/* The decision in view says every member hears the wake. Before any
+   decision, or under one of a release before the wake, nobody might wake
+   this member: it follows (PROTOCOL §2, "A release before the wake"). */
+static bool
+group_wake_trusted(struct zkelect_group *g)
+{
+    return g->have_elected && g->elected.wake;
+}
+
+/* Somebody here needs `elected` and the leader znodes themselves: the
+   elector, a wait for the leader, an on_event that takes leader events. */
+static bool
+group_needs_view(struct zkelect_group *g)
+{
+    return g->is_elector || g->leader_waiters > 0 ||
+           (g->on_event != NULL && !g->no_leader_events);
+}
+
 /*
  * The group keeps `elected` and the leader znodes watched (doc/PROTOCOL.md
  * §2, "Who follows"): the elector, a candidate in play, and a group somebody
@@ -195,10 +213,7 @@ group_follows(struct zkelect_group *g)
 {
     const struct sub *s;
 
-    if (!g->have_elected || !g->elected.wake)
-        return true; /* a decision of a release before the wake, or none yet:
-                        nobody might wake this member (PROTOCOL §2) */
-    if (g->is_elector || g->leader_waiters > 0 || (g->on_event != NULL && !g->no_leader_events))
+    if (!group_wake_trusted(g) || group_needs_view(g))
         return true;
     for (s = g->subs; s; s = s->next)
         if (!s->dead && (s->mask & ZKELECT_MASK_LEADER))
@@ -218,13 +233,10 @@ group_follows(struct zkelect_group *g)
 bool
 group_follows_elected(struct zkelect_group *g)
 {
-    if (!group_follows(g))
-        return false;
-    if (!g->have_elected || !g->elected.wake)
-        return true; /* nobody might wake it (group_follows) */
-    return g->is_elector || g->leader_waiters > 0 ||
-           (g->on_event != NULL && !g->no_leader_events) || g->nlv > 1 ||
-           g->reg == REG_LEAVING || group_in_play(g);
+    if (!group_wake_trusted(g) || group_needs_view(g))
+        return true;
+    return group_follows(g) &&
+           (g->nlv > 1 || g->reg == REG_LEAVING || group_in_play(g));
 }
 
 /*

@@ -498,13 +498,13 @@ test_switchover_scheduled(void)
  */
 #define NGROUPS 8
 
+/* N[0] leads its first *(int *)A groups. */
 static bool
 all_ready(void *a)
 {
     int i;
 
-    (void)a;
-    for (i = 0; i < NGROUPS; i++)
+    for (i = 0; i < *(const int *)a; i++)
         if (!fz_is_ready(&N[0], i))
             return false;
     return true;
@@ -515,6 +515,7 @@ test_new_group_requests(void)
 {
     struct zkelect_stats st;
     uint64_t total = 0;
+    int ngroups = NGROUPS;
     int i;
 
     fz_begin();
@@ -522,7 +523,7 @@ test_new_group_requests(void)
     CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/gg/a", NGROUPS) == 0);
     for (i = 0; i < NGROUPS; i++)
         fz_nominate(&N[0], i, 10);
-    CU_ASSERT_FATAL(fz_settle_until(all_ready, NULL, WAIT_MS) == 0);
+    CU_ASSERT_FATAL(fz_settle_until(all_ready, &ngroups, WAIT_MS) == 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     for (i = 0; i < NGROUPS; i++) {
         CU_ASSERT_FATAL(zkelect_get_stats(N[0].grp[i].g, &st) == 0);
@@ -549,18 +550,6 @@ test_new_group_requests(void)
  * both are repaired.
  */
 #define NBURST FZ_GROUPS
-
-static bool
-burst_ready(void *a)
-{
-    int i;
-
-    (void)a;
-    for (i = 0; i < NBURST; i++)
-        if (!fz_is_ready(&N[0], i))
-            return false;
-    return true;
-}
 
 static bool
 burst_has(void *a)
@@ -592,14 +581,14 @@ static void
 test_burst_new_groups(void)
 {
     struct zkelect_stats first, last;
-    int i, late = NBURST - 1;
+    int i, late = NBURST - 1, nburst = NBURST;
 
     fz_begin();
     fz_takeover_noop = true;
     CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/gb/a", NBURST) == 0);
     for (i = 0; i < NBURST; i++)
         fz_nominate(&N[0], i, 10);
-    CU_ASSERT_FATAL(fz_settle_until(burst_ready, NULL, WAIT_MS) == 0);
+    CU_ASSERT_FATAL(fz_settle_until(all_ready, &nburst, WAIT_MS) == 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT_FATAL(zkelect_get_stats(N[0].grp[1].g, &first) == 0);
     CU_ASSERT_FATAL(zkelect_get_stats(N[0].grp[late].g, &last) == 0);

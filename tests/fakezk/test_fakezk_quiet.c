@@ -477,6 +477,21 @@ test_wake_by_decision(void)
     fz_end();
 }
 
+/* The leader n1 crashes: the elector elects n2 and touches its election
+   znode, and n2 takes over at once (the watchdog, far, never fires): n2
+   watches its znode for the wake. */
+static void
+n2_woken_after_crash(void)
+{
+    int64_t c1 = crash(1);
+
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_znode_has("/g/elected", "\"leader\":\"n2\""));
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_WATCHDOG), 0);
+    crash_end(c1);
+}
+
 /*
  * The wake's watch survives a re-arm cut off by a disconnect: a foreign
  * client touches quiet n2's election znode (as a wake would), and the exists
@@ -489,7 +504,7 @@ static void
 test_wake_rearm_lost(void)
 {
     char path[256];
-    int64_t sid, c1;
+    int64_t sid;
 
     fz_begin();
     fz_watchdog_ms = 60000;
@@ -502,12 +517,7 @@ test_wake_rearm_lost(void)
     CU_ASSERT_FATAL(fakezk_fault_fired());
     fakezk_reconnect(sid, FZ_BACK);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
-    c1 = crash(1);
-    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
-    CU_ASSERT(fz_znode_has("/g/elected", "\"leader\":\"n2\""));
-    CU_ASSERT(fz_is_ready(&N[2], 0));
-    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_WATCHDOG), 0);
-    crash_end(c1);
+    n2_woken_after_crash();
     fz_end();
 }
 
@@ -522,7 +532,7 @@ test_wake_rearm_lost(void)
 static void
 test_wake_stat_lost(void)
 {
-    int64_t sid, c1;
+    int64_t sid;
 
     fz_begin();
     fz_watchdog_ms = 60000;
@@ -540,12 +550,7 @@ test_wake_stat_lost(void)
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT_FATAL(fz_registered(&N[2], 0));
     CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
-    c1 = crash(1);
-    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
-    CU_ASSERT(fz_znode_has("/g/elected", "\"leader\":\"n2\""));
-    CU_ASSERT(fz_is_ready(&N[2], 0));
-    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_WATCHDOG), 0);
-    crash_end(c1);
+    n2_woken_after_crash();
     fz_end();
 }
 

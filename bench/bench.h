@@ -312,6 +312,11 @@ struct recipe_sample {
     int64_t delete_us;              /* delete call -> its reply */
     int64_t notify_us;              /* delete call -> successor's DELETED notification */
     int64_t lead_us;                /* delete call -> successor knows it leads */
+    int64_t write_us;               /* delete call -> successor's create acknowledged */
+    /* recipe_request_once() only (-1 otherwise): from the request's write call */
+    int64_t req_ack_us;             /* -> its reply */
+    int64_t req_lead_us;            /* -> successor knows it leads */
+    int64_t req_write_us;           /* -> successor's create acknowledged */
 };
 /* Connect three clients, queue them under base; NULL (warning printed). */
 struct recipe *recipe_open(const char *hosts, const char *base);
@@ -319,6 +324,10 @@ void recipe_close(struct recipe *r);                /* NULL-safe */
 /* One handover: the holder deletes its znode, the successor leads, the holder
  * queues again at the tail and every watch is set again. 0, or -1 (warning). */
 int recipe_once(struct recipe *r, struct recipe_sample *out);
+/* The same handover started by an operator: another client sets BASE-req,
+ * which the holder watches; at that notification the holder deletes its
+ * znode. The one- and two-phase figures are taken from that delete call. */
+int recipe_request_once(struct recipe *r, struct recipe_sample *out);
 
 /* ---- the targets of issue 18 (bench.c) ----------------------------------- */
 

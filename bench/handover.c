@@ -102,9 +102,12 @@ print_floor(const char *what, const struct summary *sm, const struct floor_parts
 /* ---- the lock recipe baseline, interleaved with our samples --------------- */
 
 struct rphase {
+    bool request;                   /* started by an operator's request (switchover) */
     struct samples total;           /* delete call -> successor leads */
     struct samples notify;          /* delete call -> successor's notification */
     struct samples ack;             /* delete call -> its reply */
+    struct samples write;           /* delete call -> successor's create (two-phase floor) */
+    struct samples req_write;       /* request call -> successor's create (three-phase) */
     int failures;
 };
 
@@ -114,6 +117,8 @@ rphase_free(struct rphase *p)
     samples_free(&p->total);
     samples_free(&p->notify);
     samples_free(&p->ack);
+    samples_free(&p->write);
+    samples_free(&p->req_write);
 }
 
 /* One recipe handover after our sample k (record: into p and the CSV). */
@@ -125,20 +130,81 @@ recipe_step(struct recipe *r, struct rphase *p, FILE *csv, int k, bool record)
     if (r == NULL)
         return 0;
     pace_ms(bopt.gap_ms);
-    if (recipe_once(r, &rs) != 0) {
+    if ((p->request ? recipe_request_once(r, &rs) : recipe_once(r, &rs)) != 0) {
         p->failures++;
         return -1;
     }
     if (!record)
         return 0;
-    samples_add(&p->total, rs.lead_us);
-    samples_add(&p->ack, rs.delete_us);
+    if (rs.lead_us >= 0)
+        samples_add(&p->total, rs.lead_us);
+    if (rs.delete_us >= 0)
+        samples_add(&p->ack, rs.delete_us);
     if (rs.notify_us >= 0)
         samples_add(&p->notify, rs.notify_us);
+    if (rs.write_us >= 0)
+        samples_add(&p->write, rs.write_us);
+    if (rs.req_write_us >= 0)
+        samples_add(&p->req_write, rs.req_write_us);
     if (csv)
-        fprintf(csv, "%d,c%d,c%d,%lld,%lld,%lld\n", k, rs.holder + 1, rs.successor + 1,
-            (long long)rs.delete_us, (long long)rs.notify_us, (long long)rs.lead_us);
+        fprintf(csv, "%d,c%d,c%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", k, rs.holder + 1,
+            rs.successor + 1, (long long)rs.delete_us, (long long)rs.notify_us,
+            (long long)rs.lead_us, (long long)rs.write_us, (long long)rs.req_ack_us,
+            (long long)rs.req_lead_us, (long long)rs.req_write_us);
     return 0;
+}
+
+/* A floor's row and its ratios: ours / floor and floor / recipe (information). */
+static void
+floor_ratio(const char *label, const char *sec, const char *name, const char *tag,
+    struct samples *f, struct samples *recipe, const struct summary *ours)
+{
+    struct summary fs, rs;
+    char metric[160];
+
+    samples_summary(f, &fs);
+    table_row(name, &fs);
+    snprintf(metric, sizeof(metric), "%s: %s", sec, tag);
+    summary_csv(label, metric, &fs);
+    samples_summary(recipe, &rs);
+    if (fs.n == 0 || fs.p50 <= 0 || fs.p99 <= 0 || rs.n == 0 || rs.p50 <= 0 || rs.p99 <= 0)
+        return;
+    if (ours == NULL || ours->n == 0)
+        table_note("%s / recipe: p50 %.2f x, p99 %.2f x", tag, fs.p50 / rs.p50,
+            fs.p99 / rs.p99);
+    else
+        table_note("%s / recipe: p50 %.2f x, p99 %.2f x; ours / %s: p50 %.2f x, p99 %.2f x",
+            tag, fs.p50 / rs.p50, fs.p99 / rs.p99, tag, ours->p50 / fs.p50,
+            ours->p99 / fs.p99);
+    snprintf(metric, sizeof(metric), "%s %s/recipe p50", sec, tag);
+    summary_csv_value(label, metric, fs.p50 / rs.p50, "ratio");
+    if (ours != NULL && ours->n) {
+        snprintf(metric, sizeof(metric), "%s ours/%s p50", sec, tag);
+        summary_csv_value(label, metric, ours->p50 / fs.p50, "ratio");
+        snprintf(metric, sizeof(metric), "%s ours/%s p99", sec, tag);
+        summary_csv_value(label, metric, ours->p99 / fs.p99, "ratio");
+    }
+}
+
+/*
+ * The floors measured in the recipe's samples (recipe.c): what the wire
+ * costs a new leader that must write once after the release's notification
+ * (two-phase), and a request that must first reach the holder (three-phase:
+ * the switchover's). No protocol stands behind them; the targets stay
+ * judged against the recipe.
+ */
+static void
+floor_rows(const char *label, const char *sec, struct rphase *p, const struct summary *ours)
+{
+    if (p->request) {
+        floor_ratio(label, sec, "three-phase floor: request write -> holder's delete -> "
+            "successor's create", "three-phase floor", &p->req_write, &p->total, ours);
+        floor_ratio(label, sec, "  two-phase floor: holder's delete -> successor's create",
+            "two-phase floor", &p->write, &p->total, NULL);
+    } else {
+        floor_ratio(label, sec, "two-phase floor: delete -> successor's create (no read)",
+            "two-phase floor", &p->write, &p->total, ours);
+    }
 }
 
 /*
@@ -163,6 +229,7 @@ recipe_rows(const char *label, const char *sec, const char *what, struct rphase 
     table_row("  -> delete acknowledged", &rs);
     samples_summary(&p->notify, &rs);
     table_row("  -> successor's watch notified", &rs);
+    floor_rows(label, sec, p, ours);
     samples_summary(&p->total, &rs);
     if (p->failures)
         table_note("%d recipe handover(s) failed (see the warnings on stderr)", p->failures);
@@ -491,6 +558,7 @@ section_handover(struct zkh *z, const char *label, const char *policy,
     memset(&so, 0, sizeof(so));
     memset(&rl, 0, sizeof(rl));
     memset(&rso, 0, sizeof(rso));
+    rso.request = true;
     memset(&bg, 0, sizeof(bg));
     bg.hosts = zkh_hosts(z);
     snprintf(bg.path, sizeof(bg.path), "/zkbench/ho-%s-%s-%d", label, policy, (int)getpid());
@@ -532,7 +600,7 @@ section_handover(struct zkh *z, const char *label, const char *policy,
             "unregistered_us,decision_us,takeover_us");
         snprintf(rcsvname, sizeof(rcsvname), "recipe-%s-%s-leave.csv", label, policy);
         rcsv = csv_open(rcsvname, "sample,holder,successor,delete_ack_us,notification_us,"
-            "total_us");
+            "total_us,floor_write_us,request_ack_us,request_lead_us,request_floor_write_us");
         vlog("handover %s/%s: %d graceful leaves, each followed by a recipe handover", label,
             policy, bopt.handovers);
         cpu_sample(z, &c0);
@@ -603,7 +671,7 @@ section_handover(struct zkh *z, const char *label, const char *policy,
             "total_us_from_mono_ms,write_ack_us,decision_us,stepdown_us,takeover_us");
         snprintf(rcsvname, sizeof(rcsvname), "recipe-%s-%s-switchover.csv", label, policy);
         rcsv = csv_open(rcsvname, "sample,holder,successor,delete_ack_us,notification_us,"
-            "total_us");
+            "total_us,floor_write_us,request_ack_us,request_lead_us,request_floor_write_us");
         vlog("switchover %s/%s: %d switchovers, each followed by a recipe handover", label,
             policy, bopt.switchovers);
         cpu_sample(z, &c0);

@@ -13,6 +13,21 @@
  * three. This is the floor of a one-phase handover: one write, one
  * notification, one read.
  *
+ * Two more floors are measured in the same samples, with no protocol behind
+ * them (nothing checks that the successor may lead; they are what the wire
+ * costs):
+ * - the two-phase floor: at its notification the successor also creates an
+ *   ephemeral znode (BASE-w/w-NNNNNNNNNN; the getChildren is sent first, so
+ *   the recipe's figure does not wait for it): delete call -> that create's
+ *   reply is one write, a notification, one write, the floor issue 18 names
+ *   for a handover whose new leader must write;
+ * - the three-phase floor (recipe_request_once(), beside the switchover): an
+ *   operator's client sets BASE-req, which the holder watches; at that
+ *   notification the holder deletes its znode, and the rest is as above:
+ *   request write -> successor's create is three writes and two
+ *   notifications, the least a request that moves an ephemeral leader znode
+ *   from one session to another can cost.
+ *
  * Everything after the delete runs on the clients' completion threads, as an
  * application would write it: the watcher issues an asynchronous
  * getChildren, whose completion either records "leads" or arms an exists-watch
@@ -41,6 +56,8 @@ struct rclient {
     bool armed;                     /* the exists-watch on pred is set */
     uint64_t notify_us;             /* the predecessor's DELETED notification, 0: none */
     uint64_t lead_us;               /* when we knew we lead, 0: not yet */
+    uint64_t write_us;              /* our floor create was acknowledged, 0: not yet */
+    char wpath[256];                /* that znode, "" when none */
     int errors;                     /* failed calls (counted, then reported) */
 };
 
@@ -48,10 +65,16 @@ struct recipe {
     pthread_mutex_t mu;             /* guards the clients' state */
     pthread_cond_t cv;              /* broadcast on every change */
     char base[128];                 /* BASE: the lock's parent znode */
+    char wbase[160];                /* BASE-w: parent of the floor's creates */
+    char req[160];                  /* BASE-req: the operator's request znode */
+    zhandle_t *op;                  /* the operator's client */
+    uint64_t del_call_us;           /* request variant: the holder's delete call */
+    uint64_t del_ack_us;            /* ... and its reply */
     struct rclient c[RECIPE_CLIENTS];
 };
 
 static void check(struct rclient *c);
+static void floor_write(struct rclient *c);
 
 static void
 changed(struct recipe *r)
@@ -76,6 +99,40 @@ pred_watcher(zhandle_t *zh, int type, int state, const char *path, void *ctx)
     c->armed = false;
     pthread_mutex_unlock(&c->r->mu);
     check(c);
+    floor_write(c);
+}
+
+static void
+floor_done(int rc, const char *value, const void *data)
+{
+    struct rclient *c = (struct rclient *)(uintptr_t)data;
+    uint64_t t = now_us();
+
+    pthread_mutex_lock(&c->r->mu);
+    if (rc == ZOK && value != NULL) {
+        c->write_us = t;
+        snprintf(c->wpath, sizeof(c->wpath), "%s", value);
+    } else {
+        c->errors++;
+    }
+    changed(c->r);
+    pthread_mutex_unlock(&c->r->mu);
+}
+
+/* The two-phase floor's write, sent at the notification after the listing. */
+static void
+floor_write(struct rclient *c)
+{
+    char path[200];
+
+    snprintf(path, sizeof(path), "%s/w-", c->r->wbase);
+    if (zoo_acreate(c->zh, path, "", 0, &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL | ZOO_SEQUENCE,
+            floor_done, c) != ZOK) {
+        pthread_mutex_lock(&c->r->mu);
+        c->errors++;
+        changed(c->r);
+        pthread_mutex_unlock(&c->r->mu);
+    }
 }
 
 static void
@@ -248,14 +305,20 @@ recipe_open(const char *hosts, const char *base)
     pthread_cond_init(&r->cv, &ca);
     pthread_condattr_destroy(&ca);
     snprintf(r->base, sizeof(r->base), "%s", base);
+    snprintf(r->wbase, sizeof(r->wbase), "%s-w", base);
+    snprintf(r->req, sizeof(r->req), "%s-req", base);
     for (i = 0; i < RECIPE_CLIENTS; i++) {
         r->c[i].r = r;
         r->c[i].idx = i;
         if ((r->c[i].zh = zk_connect(hosts, BENCH_WAIT_MS)) == NULL)
             goto err;
     }
-    if ((rc = zk_mkpath(r->c[0].zh, base)) != ZOK) {
-        warnx_("recipe: create %s: %s", base, zerror(rc));
+    if ((r->op = zk_connect(hosts, BENCH_WAIT_MS)) == NULL)
+        goto err;
+    if ((rc = zk_mkpath(r->c[0].zh, base)) != ZOK ||
+        (rc = zk_mkpath(r->c[0].zh, r->wbase)) != ZOK ||
+        (rc = zk_mkpath(r->c[0].zh, r->req)) != ZOK) {
+        warnx_("recipe: create %s and its siblings: %s", base, zerror(rc));
         goto err;
     }
     for (i = 0; i < RECIPE_CLIENTS; i++)
@@ -278,36 +341,87 @@ recipe_close(struct recipe *r)
         return;
     for (i = 0; i < RECIPE_CLIENTS; i++)
         zk_close(r->c[i].zh);       /* the sessions end: the ephemerals go */
+    zk_close(r->op);
     pthread_cond_destroy(&r->cv);
     pthread_mutex_destroy(&r->mu);
     free(r);
 }
 
-int
-recipe_once(struct recipe *r, struct recipe_sample *out)
+/* The holder and the client that watches it (r->mu held); s NULL: warned. */
+static int
+pick(struct recipe *r, int holder, struct rclient **hp, struct rclient **sp)
 {
-    struct timespec ts;
-    struct rclient *h, *s = NULL;
-    char path[256];
-    uint64_t t0, t1, until;
-    int i, holder, rc;
+    struct rclient *h = &r->c[holder], *s = NULL;
+    int i;
 
-    memset(out, 0, sizeof(*out));
-    if (wait_steady(r, &holder, BENCH_WAIT_MS) != 0)
-        return -1;
-    h = &r->c[holder];
-    pthread_mutex_lock(&r->mu);
     for (i = 0; i < RECIPE_CLIENTS; i++)
         if (strcmp(r->c[i].pred, h->name) == 0) {
             s = &r->c[i];
-            s->notify_us = s->lead_us = 0;
+            s->notify_us = s->lead_us = s->write_us = 0;
+            s->wpath[0] = '\0';
         }
-    snprintf(path, sizeof(path), "%s/%s", r->base, h->name);
-    pthread_mutex_unlock(&r->mu);
-    if (s == NULL) {
-        warnx_("recipe: nobody watches the holder's %s", path);
+    if (s == NULL)
+        warnx_("recipe: nobody watches the holder's %s/%s", r->base, h->name);
+    *hp = h;
+    *sp = s;
+    return s ? 0 : -1;
+}
+
+/* Wait (r->mu held) until the successor leads and its floor write is back. */
+static int
+wait_lead(struct recipe *r, struct rclient *s, uint64_t t0)
+{
+    struct timespec ts;
+    uint64_t until = t0 + (uint64_t)BENCH_WAIT_MS * 1000u;
+
+    ts.tv_sec = (time_t)(until / 1000000u);
+    ts.tv_nsec = (long)(until % 1000000u) * 1000L;
+    while (!(s->leads && s->write_us) && s->errors == 0)
+        if (pthread_cond_timedwait(&r->cv, &r->mu, &ts) == ETIMEDOUT)
+            break;
+    return s->leads && s->write_us ? 0 : -1;
+}
+
+/* After a sample: the floor's znode goes, the old holder queues at the tail. */
+static int
+settle(struct recipe *r, struct rclient *h, struct rclient *s)
+{
+    int holder, rc;
+
+    if (s->wpath[0] != '\0' && (rc = zoo_delete(s->zh, s->wpath, -1)) != ZOK) {
+        warnx_("recipe: delete %s: %s", s->wpath, zerror(rc));
         return -1;
     }
+    s->wpath[0] = '\0';
+    if (enqueue(h) != 0 || wait_steady(r, &holder, BENCH_WAIT_MS) != 0)
+        return -1;
+    return 0;
+}
+
+static int64_t
+after(uint64_t t, uint64_t t0)
+{
+    return t ? (int64_t)t - (int64_t)t0 : -1;
+}
+
+int
+recipe_once(struct recipe *r, struct recipe_sample *out)
+{
+    struct rclient *h, *s;
+    char path[256];
+    uint64_t t0, t1;
+    int holder, rc;
+
+    memset(out, 0, sizeof(*out));
+    out->req_ack_us = out->req_lead_us = out->req_write_us = -1;
+    if (wait_steady(r, &holder, BENCH_WAIT_MS) != 0)
+        return -1;
+    pthread_mutex_lock(&r->mu);
+    rc = pick(r, holder, &h, &s);
+    snprintf(path, sizeof(path), "%s/%s", r->base, h->name);
+    pthread_mutex_unlock(&r->mu);
+    if (rc != 0)
+        return -1;
 
     t0 = now_us();
     rc = zoo_delete(h->zh, path, -1);
@@ -319,25 +433,111 @@ recipe_once(struct recipe *r, struct recipe_sample *out)
     pthread_mutex_lock(&r->mu);
     h->leads = false;
     h->name[0] = '\0';
-    until = t0 + (uint64_t)BENCH_WAIT_MS * 1000u;
-    ts.tv_sec = (time_t)(until / 1000000u);
-    ts.tv_nsec = (long)(until % 1000000u) * 1000L;
-    while (!s->leads && s->errors == 0)
-        if (pthread_cond_timedwait(&r->cv, &r->mu, &ts) == ETIMEDOUT)
-            break;
-    rc = s->leads ? 0 : -1;
+    rc = wait_lead(r, s, t0);
     out->holder = h->idx;
     out->successor = s->idx;
     out->delete_us = (int64_t)(t1 - t0);
-    out->notify_us = s->notify_us ? (int64_t)s->notify_us - (int64_t)t0 : -1;
-    out->lead_us = s->leads ? (int64_t)s->lead_us - (int64_t)t0 : -1;
+    out->notify_us = after(s->notify_us, t0);
+    out->lead_us = after(s->leads ? s->lead_us : 0, t0);
+    out->write_us = after(s->write_us, t0);
     pthread_mutex_unlock(&r->mu);
     if (rc != 0) {
-        warnx_("recipe: the successor did not lead within %d ms of the delete", BENCH_WAIT_MS);
+        warnx_("recipe: the successor did not lead and write within %d ms of the delete",
+            BENCH_WAIT_MS);
         return -1;
     }
-    /* the leaver queues again at the tail; settle before the next (ours) sample */
-    if (enqueue(h) != 0 || wait_steady(r, &holder, BENCH_WAIT_MS) != 0)
+    /* settle before the next (ours) sample */
+    return settle(r, h, s);
+}
+
+static void
+del_done(int rc, const void *data)
+{
+    struct rclient *c = (struct rclient *)(uintptr_t)data;
+    uint64_t t = now_us();
+
+    pthread_mutex_lock(&c->r->mu);
+    if (rc == ZOK)
+        c->r->del_ack_us = t;
+    else
+        c->errors++;
+    changed(c->r);
+    pthread_mutex_unlock(&c->r->mu);
+}
+
+/* The holder's watch on the request znode: it deletes its znode at once. */
+static void
+req_watcher(zhandle_t *zh, int type, int state, const char *path, void *ctx)
+{
+    struct rclient *c = ctx;
+    struct recipe *r = c->r;
+    char lock[256];
+    int rc;
+
+    (void)state;
+    (void)path;
+    if (type != ZOO_CHANGED_EVENT)
+        return;
+    pthread_mutex_lock(&r->mu);
+    snprintf(lock, sizeof(lock), "%s/%s", r->base, c->name);
+    c->leads = false;
+    c->name[0] = '\0';
+    r->del_call_us = now_us();
+    pthread_mutex_unlock(&r->mu);
+    if ((rc = zoo_adelete(zh, lock, -1, del_done, c)) != ZOK) {
+        pthread_mutex_lock(&r->mu);
+        c->errors++;
+        changed(r);
+        pthread_mutex_unlock(&r->mu);
+    }
+}
+
+int
+recipe_request_once(struct recipe *r, struct recipe_sample *out)
+{
+    struct rclient *h, *s;
+    struct Stat st;
+    uint64_t t0, t1;
+    int holder, rc;
+
+    memset(out, 0, sizeof(*out));
+    if (wait_steady(r, &holder, BENCH_WAIT_MS) != 0)
         return -1;
-    return 0;
+    pthread_mutex_lock(&r->mu);
+    rc = pick(r, holder, &h, &s);
+    r->del_call_us = r->del_ack_us = 0;
+    pthread_mutex_unlock(&r->mu);
+    if (rc != 0)
+        return -1;
+    /* the holder watches the request (off the clock, as a leader would all along) */
+    if ((rc = zoo_wexists(h->zh, r->req, req_watcher, h, &st)) != ZOK) {
+        warnx_("recipe: exists %s: %s", r->req, zerror(rc));
+        return -1;
+    }
+
+    t0 = now_us();
+    rc = zoo_set(r->op, r->req, "go", 2, -1);
+    t1 = now_us();
+    if (rc != ZOK) {
+        warnx_("recipe: set %s: %s", r->req, zerror(rc));
+        return -1;
+    }
+    pthread_mutex_lock(&r->mu);
+    rc = wait_lead(r, s, t0);
+    out->holder = h->idx;
+    out->successor = s->idx;
+    out->req_ack_us = (int64_t)(t1 - t0);
+    out->req_lead_us = after(s->leads ? s->lead_us : 0, t0);
+    out->req_write_us = after(s->write_us, t0);
+    /* the one- and two-phase figures of the same sample, from the holder's delete */
+    out->delete_us = r->del_ack_us && r->del_call_us ? after(r->del_ack_us, r->del_call_us) : -1;
+    out->notify_us = r->del_call_us ? after(s->notify_us, r->del_call_us) : -1;
+    out->lead_us = r->del_call_us && s->leads ? after(s->lead_us, r->del_call_us) : -1;
+    out->write_us = r->del_call_us ? after(s->write_us, r->del_call_us) : -1;
+    pthread_mutex_unlock(&r->mu);
+    if (rc != 0) {
+        warnx_("recipe: the request moved nothing within %d ms", BENCH_WAIT_MS);
+        return -1;
+    }
+    return settle(r, h, s);
 }

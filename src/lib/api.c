@@ -875,6 +875,7 @@ group_nominate(struct zkelect_group *g, const struct zkelect_node *n, zkelect_do
     c->self.healthy = true;
     c->self.max_leaders = nominate_max_leaders(g);
     c->self.wake = true; /* woken when elected (doc/PROTOCOL.md §2, "The wake") */
+    c->self.fast_handover = true; /* doc/PROTOCOL.md §4, "The fast handover" */
     zke_call(g->h, call_nominate, c);
     return 0;
 }

@@ -51,11 +51,12 @@ cand_leader_is_mine(struct zkelect_group *g)
 
 static uint64_t cand_epoch(struct zkelect_group *g);
 
-/* A request carrying our leader znode's data (STATUS at EPOCH), or NULL
+/* A request carrying our leader znode's data (STATUS at EPOCH, PREVIOUS the
+   decision's previous leader, NULL: as the decision in view says), or NULL
    (out of memory; an encoding failure is answered as a failed request). */
 static struct req *
 leader_request(struct zkelect_group *g, enum req_kind kind, int status, uint64_t epoch,
-               size_t *len)
+               const char *previous, size_t *len)
 {
     struct zke_leader l;
     struct req *r;
@@ -72,7 +73,9 @@ leader_request(struct zkelect_group *g, enum req_kind kind, int status, uint64_t
     snprintf(l.site, sizeof(l.site), "%s", g->self.site);
     snprintf(l.host, sizeof(l.host), "%s", g->self.host);
     l.priority = (int)g->self.priority;
-    if (g->cslot == 0 && g->have_elected)
+    if (previous != NULL)
+        snprintf(l.previous, sizeof(l.previous), "%s", previous);
+    else if (g->cslot == 0 && g->have_elected)
         snprintf(l.previous, sizeof(l.previous), "%s", g->elected.previous);
     if ((r = req_new(g->h, g, kind)) == NULL)
         return NULL;
@@ -92,7 +95,7 @@ leader_send_ready(struct zkelect_group *g, int version)
     struct req *r;
     size_t len;
 
-    if ((r = leader_request(g, REQ_LEADER_READY, ZKELECT_STATUS_READY, g->role_epoch, &len)) == NULL)
+    if ((r = leader_request(g, REQ_LEADER_READY, ZKELECT_STATUS_READY, g->role_epoch, NULL, &len)) == NULL)
         return false;
     g->ready_direct = false; /* a READY write of its own: the version moves */
     zoo_check_op_init(&r->ops[0], g->p_elected, g->role_elected_version);
@@ -123,7 +126,7 @@ leader_create(struct zkelect_group *g)
 
     if ((r = leader_request(g, REQ_LEADER_CREATE,
                             direct ? ZKELECT_STATUS_READY : ZKELECT_STATUS_PROGRESS, epoch,
-                            &len)) == NULL)
+                            NULL, &len)) == NULL)
         return;
     g->role_epoch = epoch;
     g->ready_direct = direct;
@@ -136,6 +139,70 @@ leader_create(struct zkelect_group *g)
                        ZOO_EPHEMERAL, NULL, 0);
     memset(r->results, 0, sizeof(r->results));
     req_sent(r, zoo_amulti(g->h->zh, 2, r->ops, r->results, multi_completion, r));
+}
+
+/*
+ * The fast handover (doc/PROTOCOL.md §4): woken while slot 0's leader znode
+ * has just gone, with no reply since (the release's batch), a member that
+ * follows takes the handover without reading the decision first. The reads
+ * the wake sends went out before this create. It is one multi: our election
+ * znode at one above the version we last read (a resigning leader's wake
+ * is one write, an elector's two, so exactly one handover's wake came and
+ * nothing else), `elected` at one above the version we last read (the wake
+ * came with the write after the one we read: ZooKeeper sends a watch's
+ * event before any reply that shows the change), and the leader znode,
+ * at the epoch one above that decision's, the leaver its previous. That
+ * decision over the one we read is, by those checks, the handover's: the
+ * decision we read with slot 0 given to us at that epoch (register.c,
+ * reg_handover). If the multi is refused, nothing was created and the
+ * reads in flight take the ordinary path.
+ */
+void
+cand_fast_create(struct zkelect_group *g)
+{
+    const struct zke_elected *e = &g->elected;
+    bool direct = g->takeover_noop;
+    uint64_t epoch;
+    struct req *r;
+    size_t len;
+
+    if (!g->fast_hint)
+        return;
+    g->fast_hint = false;
+    if (g->reg != REG_DONE || g->leaving || g->rereg_pending || !group_connected(g) ||
+        g->is_elector || g->role != ROLE_MEMBER || g->nlv != 1 || g->cslot != 0 ||
+        g->fast_pending || cand_leader_is_mine(g))
+        return;
+    /* the decision last read: written while every member was of this
+       release (fast_handover), naming another node in slot 0 alone */
+    if (!g->have_elected || g->elected_version < 0 || g->elected_version >= INT32_MAX ||
+        !e->fast_handover || e->nslots != 0 || !*e->leader ||
+        strcmp(e->leader, g->self.id) == 0 || e->epoch == 0 || e->epoch >= ZKE_EPOCH_MAX ||
+        g->my_czxid == 0 || g->mine_version < 0 || g->mine_version >= INT32_MAX)
+        return;
+    epoch = e->epoch + 1;
+    if (g->failed_epoch == epoch)
+        return;
+    if ((r = leader_request(g, REQ_LEADER_CREATE,
+                            direct ? ZKELECT_STATUS_READY : ZKELECT_STATUS_PROGRESS, epoch,
+                            e->leader, &len)) == NULL)
+        return;
+    snprintf(r->arg, sizeof(r->arg), "fast");
+    g->fast_pending = true;
+    g->role_epoch = epoch;
+    g->ready_direct = direct;
+    g->ready_early = false;
+    group_role_set(g, ROLE_CREATING, 0, epoch, 0,
+                   "woken as %s's successor: creating the leader znode%s at epoch %llu",
+                   e->leader, direct ? " READY" : "", (unsigned long long)epoch);
+    g->role_elected_version = g->elected_version + 1;
+    snprintf(r->pathbuf[0], sizeof(r->pathbuf[0]), "%s/%s", g->p_election, g->my_znode);
+    zoo_check_op_init(&r->ops[0], r->pathbuf[0], g->mine_version + 1);
+    zoo_check_op_init(&r->ops[1], g->p_elected, g->role_elected_version);
+    zoo_create_op_init(&r->ops[2], CL(g)->path, r->payload[0], (int)len, group_acl(g),
+                       ZOO_EPHEMERAL, NULL, 0);
+    memset(r->results, 0, sizeof(r->results));
+    req_sent(r, zoo_amulti(g->h->zh, 3, r->ops, r->results, multi_completion, r));
 }
 
 static void
@@ -161,7 +228,7 @@ leader_retake(struct zkelect_group *g)
     struct req *r;
     size_t len;
 
-    if ((r = leader_request(g, REQ_LEADER_RETAKE, ZKELECT_STATUS_PROGRESS, epoch, &len)) == NULL)
+    if ((r = leader_request(g, REQ_LEADER_RETAKE, ZKELECT_STATUS_PROGRESS, epoch, NULL, &len)) == NULL)
         return;
     g->role_epoch = epoch;
     g->role_elected_version = g->elected_version;
@@ -335,6 +402,10 @@ cand_fence(struct zkelect_group *g, uint64_t unheard_ms)
 void
 cand_on_leader_create_reply(struct zkelect_group *g, struct zev *ev)
 {
+    bool fast = strcmp(ev->req->arg, "fast") == 0; /* cand_fast_create's */
+
+    if (fast)
+        g->fast_pending = false;
     if (CL(g)->defer && !zkerr_outcome_unknown(ev->rc) && ev->rc != ZCLOSING) {
         /* a new group's leader znode (view_absent): watched from our own
            create on, as the watch it did not set would have made us read
@@ -365,6 +436,16 @@ cand_on_leader_create_reply(struct zkelect_group *g, struct zev *ev)
         /* verified after the reconnect */
         group_role_set(g, ROLE_SUSPENDED, 0, g->role_epoch, 0, "creating the leader znode: %s",
                        zerror(ev->rc));
+        return;
+    }
+    if (fast) {
+        /* not a handover's wake, or not the decision we predicted: nothing
+           was created; the reads sent before it decide (no abort: we never
+           knew we were elected) */
+        group_role_set(g, ROLE_MEMBER, 0, ev->req->token, 0,
+                       "not taken as a handover (%s): acting on the decision read",
+                       zerror(ev->rc));
+        cand_step(g);
         return;
     }
     if (ev->rc == ZBADVERSION) {

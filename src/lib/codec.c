@@ -1167,7 +1167,7 @@ codec_enc_end(struct codec_enc *e, cJSON *root, char **out, size_t *outlen)
 
 static const char *const codec_member_fields[] = {
     "v", "id", "site", "priority", "host", "pid", "version", "tags",
-    "eligible", "healthy", "guid", "max_leaders", "wake", NULL
+    "eligible", "healthy", "guid", "max_leaders", "wake", "fast_handover", NULL
 };
 
 int
@@ -1207,6 +1207,8 @@ zke_member_encode(const struct zke_member *m, char **out, size_t *outlen)
             m->max_leaders);
     if (m->wake)
         codec_put_bool(&e, root, "wake", true);
+    if (m->fast_handover)
+        codec_put_bool(&e, root, "fast_handover", true);
     return codec_enc_end(&e, root, out, outlen);
 }
 
@@ -1262,6 +1264,8 @@ zke_member_decode(const char *buf, int len, struct zke_member *m, char *err,
     m->max_leaders = v == 0 ? 1 : (uint32_t)v;
     /* absent: a release before the wake */
     CODEC_TRY(codec_get_bool(&d, &o, "wake", CODEC_OPTIONAL, &m->wake));
+    /* absent: a release before the fast handover */
+    CODEC_TRY(codec_get_bool(&d, &o, "fast_handover", CODEC_OPTIONAL, &m->fast_handover));
 out:
     return codec_end(root, rc, m, sizeof(*m));
 }
@@ -1273,7 +1277,7 @@ out:
 static const char *const codec_elected_fields[] = {
     "v", "epoch", "leader", "leader_site", "leader_znode", "previous", "elector",
     "policy", "reason", "at_ms", "switchover_id", "config_version", "excluded",
-    "hold", "slots", "leader_host", "previous_host", "wake", NULL
+    "hold", "slots", "leader_host", "previous_host", "wake", "fast_handover", NULL
 };
 
 static const char *const codec_hold_fields[] = {
@@ -1437,6 +1441,8 @@ zke_elected_encode(const struct zke_elected *e, char **out, size_t *outlen)
             e->previous_host, sizeof(e->previous_host));
     if (e->wake)
         codec_put_bool(&enc, root, "wake", true);
+    if (e->fast_handover)
+        codec_put_bool(&enc, root, "fast_handover", true);
     codec_put_str(&enc, root, "elector", 0, CODEC_ID, ZKE_ID_MAX, e->elector,
         sizeof(e->elector));
     codec_put_str(&enc, root, "policy", 0, CODEC_NAME, ZKE_NAME_MAX, e->policy,
@@ -1509,6 +1515,7 @@ zke_elected_decode(const char *buf, int len, struct zke_elected *e, char *err,
     CODEC_TRY(codec_get_str(&d, &o, "previous_host", CODEC_OPTIONAL, CODEC_TEXT,
         ZKE_HOST_MAX, e->previous_host, sizeof(e->previous_host)));
     CODEC_TRY(codec_get_bool(&d, &o, "wake", CODEC_OPTIONAL, &e->wake));
+    CODEC_TRY(codec_get_bool(&d, &o, "fast_handover", CODEC_OPTIONAL, &e->fast_handover));
     CODEC_TRY(codec_get_str(&d, &o, "elector", CODEC_REQUIRED, CODEC_ID,
         ZKE_ID_MAX, e->elector, sizeof(e->elector)));
     CODEC_TRY(codec_get_str(&d, &o, "policy", CODEC_REQUIRED, CODEC_NAME,

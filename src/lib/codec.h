@@ -146,6 +146,12 @@ struct zke_member {
                                                  znode when elected (it may follow
                                                  nothing); false in every release
                                                  before the wake */
+    bool fast_handover;                       /* optional (omitted when false): as the
+                                                 elector this member wakes with two
+                                                 writes, and as a successor it may take
+                                                 a handover at its wake (doc/PROTOCOL.md
+                                                 §4, "The fast handover"); false in every
+                                                 release before it */
 };
 
 /* One entry of elected "excluded": a node kept from leading for a while. */
@@ -195,6 +201,11 @@ struct zke_elected {
                                                  an elector that wakes the node it elects,
                                                  while every member's record says "wake":
                                                  members may then follow nothing */
+    bool fast_handover;                       /* optional (omitted when false): written by
+                                                 an elector that wakes with two writes,
+                                                 while every member's record says
+                                                 "fast_handover"; a handover over it has
+                                                 the epoch one above its own */
     char elector[ZKE_ID_MAX + 1];             /* required node id */
     char policy[ZKE_NAME_MAX + 1];            /* required name */
     char reason[ZKE_REASON_MAX + 1];          /* required text, may be "" */

@@ -967,19 +967,25 @@ decision_hosts(struct zkelect_group *g, struct zke_elected *e, const struct memb
  * the node it elects) only while every member's record says it is woken
  * so. A member of a release before the wake makes it false: it could become
  * the elector and would wake nobody, so every member follows (doc/PROTOCOL.md
- * §2, "A release before the wake").
+ * §2, "A release before the wake"). So does "fast_handover" (this elector
+ * wakes with two writes, and a handover over this decision has the epoch one
+ * above it): a member of a release before it could become the elector and
+ * wake with one, which a successor would take for a handover's (§4, "The fast
+ * handover").
  */
 static void
 decision_wake(struct zkelect_group *g, struct zke_elected *e)
 {
     const struct member_cache *m;
 
-    e->wake = true;
+    e->wake = e->fast_handover = true;
     for (m = g->members; m; m = m->next) {
         if (!m->seen || (m->loaded && !m->valid))
             continue; /* gone, or its record gone or unreadable: not a member */
         if (!m->loaded || !m->rec.wake)
             e->wake = false; /* unread yet, or a release before the wake */
+        if (!m->loaded || !m->rec.fast_handover)
+            e->fast_handover = false;
     }
 }
 
@@ -1048,7 +1054,7 @@ decide_commit(struct zkelect_group *g, struct zke_elected *e, const struct zke_h
                            ZOO_PERSISTENT, NULL, 0);
     /* the nodes it elects (a member that follows nothing watches only its
        own election znode) */
-    n = group_wake_ops(g, r, n, e, g->have_elected ? &g->elected : NULL);
+    n = group_wake_ops(g, r, n, e, g->have_elected ? &g->elected : NULL, 2);
     memset(r->results, 0, sizeof(r->results));
     g->deciding = true;
     if (e->nslots > 0)

@@ -104,6 +104,7 @@ group_send_exists(struct zkelect_group *g, enum req_kind kind, const char *path,
         return;
     if (arg)
         snprintf(r->arg, sizeof(r->arg), "%s", arg);
+    snprintf(r->pathbuf[0], sizeof(r->pathbuf[0]), "%s", path);
     req_sent(r, zoo_aexists(g->h->zh, path, 1, stat_completion, r));
 }
 
@@ -128,20 +129,23 @@ decision_slot(const struct zke_elected *e, int k, const char **id, const char **
  * before), this node excepted: a setData of the node's election znode with
  * the data it holds (its id). Only that node watches its election znode (a
  * member that follows nothing learns of its election this way), and the op
- * fails the whole multi if the registration named is gone. Returns the new
- * op count.
+ * fails the whole multi if the registration named is gone. WRITES such
+ * setData ops for each: an elector's wake is two (the znode's version moves
+ * by 2), a resigning leader's handover one, so that a successor knows a
+ * handover's wake from any other by its version alone (doc/PROTOCOL.md §4,
+ * "The fast handover"). Returns the new op count.
  */
 int
 group_wake_ops(struct zkelect_group *g, struct req *r, int n, const struct zke_elected *e,
-               const struct zke_elected *before)
+               const struct zke_elected *before, int writes)
 {
     const char *id, *znode, *bid, *bznode;
     uint64_t epoch, bepoch;
     struct req_wake *w;
-    int k;
+    int k, i;
 
     for (k = 0; decision_slot(e, k, &id, &znode, &epoch); k++) {
-        if (!*id || !*znode || strcmp(id, g->self.id) == 0 || n >= ZKE_MULTI_MAX)
+        if (!*id || !*znode || strcmp(id, g->self.id) == 0 || n + writes > ZKE_MULTI_MAX)
             continue;
         if (decision_slot(before, k, &bid, &bznode, &bepoch) && bepoch == epoch &&
             strcmp(bznode, znode) == 0)
@@ -153,8 +157,9 @@ group_wake_ops(struct zkelect_group *g, struct req *r, int n, const struct zke_e
             break;
         snprintf(w->path[w->n], sizeof(w->path[w->n]), "%s/%s", g->p_election, znode);
         snprintf(w->id[w->n], sizeof(w->id[w->n]), "%s", id);
-        zoo_set_op_init(&r->ops[n++], w->path[w->n], w->id[w->n], (int)strlen(w->id[w->n]), -1,
-                        NULL);
+        for (i = 0; i < writes; i++)
+            zoo_set_op_init(&r->ops[n++], w->path[w->n], w->id[w->n], (int)strlen(w->id[w->n]),
+                            -1, NULL);
         w->n++;
     }
     return n;
@@ -1142,6 +1147,7 @@ group_on_session(struct zkelect_group *g, enum sess_state prev, enum sess_state 
     (void)prev;
     if (g->closed)
         return;
+    g->fast_hint = false;
     if (now == SESS_CONNECTING || now == SESS_AUTH_FAILED) {
         /* a leader suspends (the self-fence steps it down if it stays
            unheard); a step-down goes on, a release is sent again once heard */
@@ -1229,6 +1235,8 @@ group_on_watch(struct zkelect_group *g, int type, const char *path)
         if (type == ZOO_DELETED_EVENT) {
             /* gone: no need to read it; re-arm with an exists-watch and act
                at once (a candidate waiting for it creates its own now) */
+            if (k == 0)
+                g->fast_hint = true; /* until the next reply (cand_fast_create) */
             v->have = false;
             v->version = -1;
             v->owner = 0;
@@ -1278,6 +1286,7 @@ req_writes(enum req_kind kind)
 void
 group_on_reply(struct zkelect_group *g, struct zev *ev)
 {
+    g->fast_hint = false; /* a wake from here on is not the release's batch */
     if (zkerr_outcome_unknown(ev->rc) && req_writes(ev->req->kind))
         g->sync_first = true;
     switch (ev->req->kind) {

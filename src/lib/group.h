@@ -45,7 +45,7 @@ bool group_follows(struct zkelect_group *g);
 bool group_follows_elected(struct zkelect_group *g);
 void view_follow(struct zkelect_group *g, bool wake);
 int group_wake_ops(struct zkelect_group *g, struct req *r, int n, const struct zke_elected *e,
-                   const struct zke_elected *before);
+                   const struct zke_elected *before, int writes);
 
 void view_read_elected(struct zkelect_group *g);
 void view_read_leader(struct zkelect_group *g);
@@ -142,6 +142,7 @@ bool cand_leader_is_mine(struct zkelect_group *g);
 bool cand_role_leading(enum role r);
 bool cand_named_slot(struct zkelect_group *g, int k);
 void cand_step(struct zkelect_group *g);
+void cand_fast_create(struct zkelect_group *g);
 void cand_start_stepdown(struct zkelect_group *g, const char *why);
 void cand_takeover_result(struct zkelect_group *g, uint64_t epoch, int err);
 void cand_stepdown_result(struct zkelect_group *g, uint64_t epoch);

@@ -68,9 +68,9 @@ enum req_kind {
 };
 
 /* One outstanding asynchronous request. Freed by the library thread. */
-/* The most ops in one multi: a handover's ten, or a decision's two and a
-   wake for each of its slots (group_wake_op). */
-#define ZKE_MULTI_MAX (2 + ZKE_LEADERS_MAX + 2)
+/* The most ops in one multi: a handover's ten, or a decision's two and an
+   elector's wake (two writes) for each of its slots (group_wake_ops). */
+#define ZKE_MULTI_MAX (2 + 2 * ZKE_LEADERS_MAX + 2)
 
 /* What a multi's wakes point at until its completion has run. */
 struct req_wake {
@@ -407,6 +407,14 @@ struct zkelect_group {
     int64_t my_czxid;                 /* zxid that created it; 0 until known. A decision
                                          older than this predates our registration and
                                          is never acted on (it named a former session) */
+    int32_t mine_version;             /* our election znode's version as last read (its
+                                         stat), -1 unknown: a fast handover's wake moves
+                                         it by exactly 1 (doc/PROTOCOL.md §4) */
+    bool fast_hint;                   /* slot 0's leader znode went (a notification) and
+                                         no reply came since: a wake now is most likely
+                                         that release's handover (fast_create) */
+    bool fast_pending;                /* a fast handover's create is in flight: its
+                                         refusal is no abort, the normal path follows */
     bool czxid_assumed;               /* my_czxid is 1, not read: our registration created
                                          the group (view_absent), so every decision there
                                          is newer; read when we stop being the elector */

@@ -201,6 +201,7 @@ registered(struct zkelect_group *g, const char *child)
     group_role_set(g, ROLE_MEMBER, 0, 0, 0, "registered");
     g->my_czxid = 0;
     g->czxid_assumed = false;
+    g->mine_version = -1; /* until its stat is read */
     g->saw_leader = CL(g)->have; /* cold start or not: from this registration on */
     g->recheck_mine = false;
     g->pred_watched = false;
@@ -322,6 +323,7 @@ reg_on_stat_mine_reply(struct zkelect_group *g, struct zev *ev)
         return;
     if (ev->rc == ZOK) {
         g->my_czxid = ev->stat.czxid;
+        g->mine_version = ev->stat.version;
         cand_step(g);
     } else if (ev->rc == ZNONODE) {
         reg_list_election(g, false); /* gone: the listing re-registers */
@@ -551,6 +553,12 @@ reg_on_read_self_reply(struct zkelect_group *g, struct zev *ev)
 void
 reg_on_watch_mine_reply(struct zkelect_group *g, struct zev *ev)
 {
+    char mine[ZKE_PATH_MAX];
+
+    snprintf(mine, sizeof(mine), "%s/%s", g->p_election, g->my_znode);
+    if (ev->rc == ZOK && ev->has_stat && g->reg == REG_DONE &&
+        strcmp(ev->req->pathbuf[0], mine) == 0)
+        g->mine_version = ev->stat.version; /* the wake's count (cand_fast_create) */
     if (ev->rc == ZNONODE && g->reg == REG_DONE && !g->leaving)
         reg_lost(g, *ev->req->arg ? ev->req->arg : "one of our znodes is missing");
     else if (zkerr_outcome_unknown(ev->rc) && g->reg == REG_DONE)
@@ -670,6 +678,12 @@ reg_handover(struct zkelect_group *g, struct zke_elected *e)
     }
     if (g->succ_next_epoch <= top || (g->cslot > 0 && sl == NULL))
         return false;
+    /* over a decision that says fast_handover the successor may create at
+       its wake, at the epoch one above the decision's it last read (§4, "The
+       fast handover"): a succession that reserved another (a newer epoch
+       seen in the history or a leader znode) is left to the elector */
+    if (g->elected.fast_handover && g->succ_next_epoch != top + 1)
+        return false;
     for (k = 0; k < e->nslots; k++)
         if (strcmp(e->slots[k].leader, g->succ.successor) == 0)
             return false; /* it holds another slot: the elector decides */
@@ -749,7 +763,7 @@ reg_unregister(struct zkelect_group *g)
                         NULL);
         /* and wakes the successor (it may follow nothing): its registration
            must still be there, or nothing of this multi is */
-        n = group_wake_ops(g, r, n, e, &g->elected);
+        n = group_wake_ops(g, r, n, e, &g->elected, 1);
         r->token = g->succ_next_epoch;
         zke_log(g->h, ZKELECT_LOG_INFO, "%s: handing over to %s at epoch %llu", g->path,
                 g->succ.successor, (unsigned long long)g->succ_next_epoch);
@@ -933,8 +947,11 @@ reg_on_watch(struct zkelect_group *g, int type, const char *path)
                    again first, then the reads, so a later wake is heard and
                    an earlier decision is read */
                 group_send_exists(g, REQ_WATCH_MINE, mine, NULL);
-                if (type == ZOO_CHANGED_EVENT)
+                if (type == ZOO_CHANGED_EVENT) {
                     view_follow(g, !group_follows_elected(g));
+                    /* a handover's: taken at once, after the reads (§4) */
+                    cand_fast_create(g);
+                }
             }
             return true;
         }

@@ -309,9 +309,12 @@ test_direct_handover(void)
 }
 
 /*
- * The direct handover between no-op takeovers takes one write after the
- * notification: when the successor's create reply is due, the tree shows
- * it READY already, at version 0.
+ * The fast handover: the successor, woken in the release's batch (its
+ * leader znode's deletion, then the wake), creates its leader znode with
+ * its notifications alone, before any reply: when n2 has handled them (no
+ * reply delivered yet), the tree shows its leader znode READY at epoch 2,
+ * version 0. It takes over once, with no abort. (Before, n2 read `elected`
+ * first: the tree showed no leader until that reply had come.)
  */
 static void
 test_direct_handover_pipelined(void)
@@ -322,18 +325,128 @@ test_direct_handover_pipelined(void)
     fz_begin();
     fz_takeover_noop = true;
     four_nodes();
+    CU_ASSERT(fz_znode_has("/g/elected", "\"fast_handover\":true"));
     sid = fz_sid(&N[2]);
     fakezk_hold(sid, true);
     zkelect_unnominate(N[1].grp[0].g, 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);  /* all but n2 */
     CU_ASSERT(fz_znode_has("/g/elected", "handover: n1 resigned"));
+    CU_ASSERT(!fakezk_exists("/g/leader"));
     fakezk_hold(sid, false);
-    CU_ASSERT_FATAL(fz_deliver_until(sid, "reply multi /g/elected"));
+    CU_ASSERT_FATAL(fz_deliver_until(sid, "reply "));
     CU_ASSERT_STRING_EQUAL(fz_tree_leader("/g", buf, sizeof(buf)), "n2:READY:2");
     CU_ASSERT_EQUAL(fakezk_version("/g/leader"), 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_is_ready(&N[2], 0));
     CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_TAKEOVER), 1);
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_TAKEOVER_ABORT), 0);
+    fz_end();
+}
+
+/* Replace the first FROM in S (capacity CAP) with TO. */
+static bool
+subst(char *s, size_t cap, const char *from, const char *to)
+{
+    char *p = strstr(s, from), tail[4096];
+
+    if (p == NULL || strlen(s) - strlen(from) + strlen(to) >= cap)
+        return false;
+    snprintf(tail, sizeof(tail), "%s", p + strlen(from));
+    snprintf(p, cap - (size_t)(p - s), "%s%s", to, tail);
+    return true;
+}
+
+/* The name of ID's election znode (child of /g/election) into BUF. */
+static const char *
+election_name(const char *id, char *buf, size_t len)
+{
+    char prefix[64], path[256];
+
+    snprintf(prefix, sizeof(prefix), "/g/election/%s_", id);
+    if (!fakezk_find(prefix, path, sizeof(path)))
+        return "";
+    snprintf(buf, len, "%s", strrchr(path, '/') + 1);
+    return buf;
+}
+
+/*
+ * While n2 hears nothing, a foreign client deletes n1's leader znode,
+ * writes `elected` naming n2 at epoch 6 (WAKES more than once: n2's
+ * election znode written WAKES times) after EXTRA other writes of
+ * `elected`. Then n2 handles its notifications, the leader znode's
+ * deletion first, then its wake. Returns n2's session.
+ */
+static int64_t
+foreign_decision(int extra, int wakes)
+{
+    char data[4096], n1z[128], n2z[128], path[256];
+    int64_t sid;
+    int len, i;
+
+    fz_takeover_noop = true;
+    four_nodes();
+    sid = fz_sid(&N[2]);
+    fakezk_hold(sid, true);
+    len = fakezk_get("/g/elected", data, sizeof(data));
+    CU_ASSERT_FATAL(len > 0);
+    CU_ASSERT_FATAL(strstr(data, "\"fast_handover\":true") != NULL);
+    CU_ASSERT_FATAL(*election_name("n1", n1z, sizeof(n1z)));
+    CU_ASSERT_FATAL(*election_name("n2", n2z, sizeof(n2z)));
+    for (i = 0; i < extra; i++)
+        CU_ASSERT_FATAL(fakezk_set("/g/elected", data, len) == 0);
+    CU_ASSERT_FATAL(subst(data, sizeof(data), "\"leader\":\"n1\"", "\"leader\":\"n2\""));
+    CU_ASSERT_FATAL(subst(data, sizeof(data), n1z, n2z));
+    CU_ASSERT_FATAL(subst(data, sizeof(data), "\"epoch\":1,", "\"epoch\":6,"));
+    CU_ASSERT_FATAL(fakezk_delete("/g/leader") == 0);
+    CU_ASSERT_FATAL(fakezk_set("/g/elected", data, (int)strlen(data)) == 0);
+    snprintf(path, sizeof(path), "/g/election/%s", n2z);
+    for (i = 0; i < wakes; i++)
+        CU_ASSERT_FATAL(fakezk_set(path, "n2", 2) == 0);
+    fakezk_hold(sid, false);
+    CU_ASSERT_FATAL(fz_deliver_until(sid, "reply "));
+    return sid;
+}
+
+/*
+ * An elector's wake is two writes: in the same batch as the leader znode's
+ * deletion it is not taken for a handover's. n2's create, sent with its
+ * notifications, checks its election znode one above what it read: it is
+ * refused, and nothing is created until n2 has read the decision (epoch 6).
+ * (With that check left out, n2 created the leader znode at epoch 2, the
+ * handover it predicted, under a decision that says epoch 6.)
+ */
+static void
+test_fast_handover_elector_wake(void)
+{
+    char buf[256];
+
+    fz_begin();
+    foreign_decision(0, 2);
+    CU_ASSERT(!fakezk_exists("/g/leader"));
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(*fz_tree_leader("/g", buf, sizeof(buf)) != '\0');
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_TAKEOVER_ABORT), 0);
+    fz_end();
+}
+
+/*
+ * A wake of one write, but `elected` moved twice since n2 read it: the
+ * decision that woke it is not the one over what it read. Its create checks
+ * `elected` one above that version: refused, nothing created before n2 has
+ * read the decision. (With that check left out, n2 created the leader
+ * znode at epoch 2 under a decision that says epoch 6.)
+ */
+static void
+test_fast_handover_newer_decision(void)
+{
+    char buf[256];
+
+    fz_begin();
+    foreign_decision(1, 1);
+    CU_ASSERT(!fakezk_exists("/g/leader"));
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(*fz_tree_leader("/g", buf, sizeof(buf)) != '\0');
     fz_end();
 }
 
@@ -410,7 +523,7 @@ test_handover_refused(void)
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_is_ready(&N[2], 0));
     CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_TAKEOVER), 1);
-    CU_ASSERT(!fz_znode_has("/g/elected", "handover"));
+    CU_ASSERT(!fz_znode_has("/g/elected", "handover:"));
     CU_ASSERT(fz_znode_has("/g/elected", "\"leader\":\"n2\""));
     CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 2);
     CU_ASSERT(!fz_registered(&N[1], 0));
@@ -435,7 +548,7 @@ test_successor_malformed(void)
     zkelect_unnominate(N[1].grp[0].g, 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_is_ready(&N[2], 0));
-    CU_ASSERT(!fz_znode_has("/g/elected", "handover"));
+    CU_ASSERT(!fz_znode_has("/g/elected", "handover:"));
     CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n3\""));
     fz_end();
 }
@@ -465,7 +578,7 @@ test_handover_history_moved(void)
     fakezk_hold(fz_sid(&N[0]), false);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_is_ready(&N[2], 0));
-    CU_ASSERT(!fz_znode_has("/g/elected", "handover"));
+    CU_ASSERT(!fz_znode_has("/g/elected", "handover:"));
     CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 2);
     CU_ASSERT(!fz_registered(&N[1], 0));
     fz_end();
@@ -509,7 +622,7 @@ handover_after_change(int what)
     fz_flush();
     fakezk_hold(fz_sid(&N[0]), false);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
-    CU_ASSERT(!fz_znode_has("/g/elected", "handover"));
+    CU_ASSERT(!fz_znode_has("/g/elected", "handover:"));
     CU_ASSERT(!fz_registered(&N[1], 0));
     if (what == 0) {
         CU_ASSERT(fz_is_ready(&N[3], 0));  /* n3: n2 is drained */
@@ -601,6 +714,8 @@ static CU_TestInfo handover_tests[] = {
     {"noop_three_nodes_handover", test_noop_three_nodes_handover},
     {"direct_handover", test_direct_handover},
     {"direct_handover_pipelined", test_direct_handover_pipelined},
+    {"fast_handover_elector_wake", test_fast_handover_elector_wake},
+    {"fast_handover_newer_decision", test_fast_handover_newer_decision},
     {"handover_then_decision_history", test_handover_then_decision_history},
     {"succession_follows_members", test_succession_follows_members},
     {"handover_refused", test_handover_refused},

@@ -605,6 +605,12 @@ sb_addf(const char *fmt, ...)
         OK, NULL)                                                             \
     X(member_wake_number, member, MEM("'n1'", "'dc1'", "5", ",'wake':1"),     \
         ETYPE, "wake")                                                        \
+    X(elected_fast_ok, elected, ELE("7", "'n2'", ",'fast_handover':true"),    \
+        OK, NULL)                                                             \
+    X(elected_fast_string, elected, ELE("7", "'n2'", ",'fast_handover':'1'"), \
+        ETYPE, "fast_handover")                                               \
+    X(member_fast_number, member, MEM("'n1'", "'dc1'", "5",                   \
+        ",'fast_handover':0"), ETYPE, "fast_handover")                        \
     /* leader */                                                              \
     X(leader_progress_ok, leader, LEA("'n1'", "'PROGRESS'", "3", ""), OK, NULL) \
     X(leader_ready_ok, leader, LEA("'n1'", "'READY'", "3", ",'since_ms':5"),  \
@@ -2315,45 +2321,63 @@ test_rt_elected_hosts(void)
     ROUND_TRIP(elected, &e1, &e2);
 }
 
-/* "wake" (the release that wakes; PROTOCOL §2): a member's and a
-   decision's flag go through a round trip, are omitted when false (a
-   release before it wrote neither), decode as false when absent, and a
-   value that is not a boolean is refused by name. */
+/* A member's and a decision's boolean flag NAME (M1F/M2F point into m1 and
+   m2, E1F/E2F into e1 and e2): it goes through a round trip, is omitted
+   when false (a release before it wrote neither), and decodes as false
+   when absent. */
 static void
-test_rt_wake(void)
+rt_flag(const char *name, bool *m1f, const bool *m2f, bool *e1f, const bool *e2f)
 {
-    char *js = NULL, err[256];
+    char *js = NULL, err[256], key[64], on[80];
     size_t n = 0;
 
+    snprintf(key, sizeof(key), "\"%s\"", name);
+    snprintf(on, sizeof(on), "\"%s\":true", name);
     fill_member(&m1);
-    m1.wake = true;
+    *m1f = true;
     ROUND_TRIP(member, &m1, &m2);
-    CU_ASSERT(m2.wake);
+    CU_ASSERT(*m2f);
     CU_ASSERT_EQUAL_FATAL(zke_member_encode(&m1, &js, &n), 0);
-    CU_ASSERT(strstr(js, "\"wake\":true") != NULL);
+    CU_ASSERT(strstr(js, on) != NULL);
     free(js);
     js = NULL;
-    m1.wake = false;
+    *m1f = false;
     CU_ASSERT_EQUAL_FATAL(zke_member_encode(&m1, &js, &n), 0);
-    CU_ASSERT(strstr(js, "\"wake\"") == NULL);
+    CU_ASSERT(strstr(js, key) == NULL);
     CU_ASSERT_EQUAL(zke_member_decode(js, (int)n, &m2, err, sizeof(err)), 0);
-    CU_ASSERT(!m2.wake);
+    CU_ASSERT(!*m2f);
     free(js);
     js = NULL;
     fill_elected(&e1);
-    e1.wake = true;
+    *e1f = true;
     ROUND_TRIP(elected, &e1, &e2);
-    CU_ASSERT(e2.wake);
+    CU_ASSERT(*e2f);
     CU_ASSERT_EQUAL_FATAL(zke_elected_encode(&e1, &js, &n), 0);
-    CU_ASSERT(strstr(js, "\"wake\":true") != NULL);
+    CU_ASSERT(strstr(js, on) != NULL);
     free(js);
     js = NULL;
-    e1.wake = false;
+    *e1f = false;
     CU_ASSERT_EQUAL_FATAL(zke_elected_encode(&e1, &js, &n), 0);
-    CU_ASSERT(strstr(js, "\"wake\"") == NULL);
+    CU_ASSERT(strstr(js, key) == NULL);
     CU_ASSERT_EQUAL(zke_elected_decode(js, (int)n, &e2, err, sizeof(err)), 0);
-    CU_ASSERT(!e2.wake);
+    CU_ASSERT(!*e2f);
     free(js);
+}
+
+/* "wake" (the release that wakes; PROTOCOL §2). A value that is not a
+   boolean is refused by name (the decode table). */
+static void
+test_rt_wake(void)
+{
+    rt_flag("wake", &m1.wake, &m2.wake, &e1.wake, &e2.wake);
+}
+
+/* "fast_handover" (PROTOCOL §4, "The fast handover"), the same way. */
+static void
+test_rt_fast_handover(void)
+{
+    rt_flag("fast_handover", &m1.fast_handover, &m2.fast_handover, &e1.fast_handover,
+            &e2.fast_handover);
 }
 
 static void
@@ -3167,6 +3191,7 @@ static CU_TestInfo encode_tests[] = {
     { "rt_elected_no_leader", test_rt_elected_no_leader },
     { "rt_elected_hosts", test_rt_elected_hosts },
     { "rt_wake", test_rt_wake },
+    { "rt_fast_handover", test_rt_fast_handover },
     { "rt_leader", test_rt_leader },
     { "rt_config", test_rt_config },
     { "rt_config_defaults", test_rt_config_defaults },

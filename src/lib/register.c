@@ -945,13 +945,19 @@ reg_on_watch(struct zkelect_group *g, int type, const char *path)
             else {
                 /* the wake (a decision elects us, group_wake_ops): the watch
                    again first, then the reads, so a later wake is heard and
-                   an earlier decision is read */
+                   an earlier decision is read. A group that follows
+                   `elected` has read the decision before the one that woke
+                   it (a newer one came with a notification before this
+                   wake): only it can predict a handover's (§4) */
+                bool fast = type == ZOO_CHANGED_EVENT && group_follows_elected(g) &&
+                            !g->elected_unwatched;
+
                 group_send_exists(g, REQ_WATCH_MINE, mine, NULL);
-                if (type == ZOO_CHANGED_EVENT) {
+                if (type == ZOO_CHANGED_EVENT)
                     view_follow(g, !group_follows_elected(g));
-                    /* a handover's: taken at once, after the reads (§4) */
-                    cand_fast_create(g);
-                }
+                if (fast)
+                    cand_fast_create(g); /* at once, after the reads */
+                g->fast_hint = false;
             }
             return true;
         }

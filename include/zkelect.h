@@ -507,6 +507,11 @@ struct zkelect_group_state {
     char successor[65];            /* a leader: the node its resignation would hand over
                                       to directly (the elector's standing succession for
                                       the decision it holds), "" when none */
+    /* The fields below came with the fast handover (issue 18). */
+    uint64_t fast_handovers;       /* takeovers this group began at a handover's wake,
+                                      before reading the decision (doc/PROTOCOL.md §4) */
+    uint64_t fast_refused;         /* such creates sent and refused (the wake was not the
+                                      handover predicted; the decision read decides) */
 };
 ZKELECT_API int zkelect_get_state(zkelect_group_t *g, struct zkelect_group_state *out);
 

@@ -689,6 +689,8 @@ zkelect_get_state(zkelect_group_t *g, struct zkelect_group_state *out)
     if (g->succ_have && g->have_elected && g->succ_elected_version == g->elected_version &&
         cand_role_leading(g->role))
         snprintf(st.successor, sizeof(st.successor), "%s", g->succ.successor);
+    st.fast_handovers = g->n_fast;
+    st.fast_refused = g->n_fast_refused;
     pthread_mutex_lock(&g->h->qmu);
     st.unheard_ms = g->h->heard_ms && now > g->h->heard_ms ? now - g->h->heard_ms : 0;
     pthread_mutex_unlock(&g->h->qmu);

@@ -417,6 +417,8 @@ cand_on_leader_create_reply(struct zkelect_group *g, struct zev *ev)
     if (g->role != ROLE_CREATING || g->role_epoch != ev->req->token)
         return;
     if (ev->rc == ZOK) {
+        if (fast)
+            g->n_fast++;
         /* our own write: the view need not wait for the watch */
         CL(g)->version = 0;
         CL(g)->owner = g->h->session_id;
@@ -442,6 +444,7 @@ cand_on_leader_create_reply(struct zkelect_group *g, struct zev *ev)
         /* not a handover's wake, or not the decision we predicted: nothing
            was created; the reads sent before it decide (no abort: we never
            knew we were elected) */
+        g->n_fast_refused++;
         group_role_set(g, ROLE_MEMBER, 0, ev->req->token, 0,
                        "not taken as a handover (%s): acting on the decision read",
                        zerror(ev->rc));

@@ -413,6 +413,7 @@ struct zkelect_group {
     bool fast_hint;                   /* slot 0's leader znode went (a notification) and
                                          no reply came since: a wake now is most likely
                                          that release's handover (fast_create) */
+    uint64_t n_fast, n_fast_refused;  /* fast handovers taken, fast creates refused */
     bool fast_pending;                /* a fast handover's create is in flight: its
                                          refusal is no abort, the normal path follows */
     bool czxid_assumed;               /* my_czxid is 1, not read: our registration created

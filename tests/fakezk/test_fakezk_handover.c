@@ -308,6 +308,19 @@ test_direct_handover(void)
     fz_end();
 }
 
+/* Group 0 of node K: its fast handovers taken (FAST) and refused (REFUSED). */
+static void
+fast_counts(int k, uint64_t *fast, uint64_t *refused)
+{
+    struct zkelect_group_state st;
+
+    memset(&st, 0, sizeof(st));
+    st.size = sizeof(st);
+    CU_ASSERT_FATAL(zkelect_get_state(N[k].grp[0].g, &st) == 0);
+    *fast = st.fast_handovers;
+    *refused = st.fast_refused;
+}
+
 /*
  * The fast handover: the successor, woken in the release's batch (its
  * leader znode's deletion, then the wake), creates its leader znode with
@@ -320,6 +333,7 @@ static void
 test_direct_handover_pipelined(void)
 {
     char buf[256];
+    uint64_t fast, refused;
     int64_t sid;
 
     fz_begin();
@@ -341,6 +355,9 @@ test_direct_handover_pipelined(void)
     CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
     CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_TAKEOVER), 1);
     CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_TAKEOVER_ABORT), 0);
+    fast_counts(2, &fast, &refused);
+    CU_ASSERT_EQUAL(fast, 1);
+    CU_ASSERT_EQUAL(refused, 0);
     fz_end();
 }
 
@@ -420,10 +437,15 @@ static void
 test_fast_handover_elector_wake(void)
 {
     char buf[256];
+    uint64_t fast, refused;
 
     fz_begin();
     foreign_decision(0, 2);
     CU_ASSERT(!fakezk_exists("/g/leader"));
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    fast_counts(2, &fast, &refused);
+    CU_ASSERT_EQUAL(fast, 0);
+    CU_ASSERT_EQUAL(refused, 1);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(*fz_tree_leader("/g", buf, sizeof(buf)) != '\0');
     CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_TAKEOVER_ABORT), 0);
@@ -441,10 +463,15 @@ static void
 test_fast_handover_newer_decision(void)
 {
     char buf[256];
+    uint64_t fast, refused;
 
     fz_begin();
     foreign_decision(1, 1);
     CU_ASSERT(!fakezk_exists("/g/leader"));
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    fast_counts(2, &fast, &refused);
+    CU_ASSERT_EQUAL(fast, 0);
+    CU_ASSERT_EQUAL(refused, 1);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(*fz_tree_leader("/g", buf, sizeof(buf)) != '\0');
     fz_end();

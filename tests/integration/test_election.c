@@ -580,6 +580,21 @@ test_graceful_leave(void)
     i = wait_one_ready(WAIT_MS, "n2");
     CU_ASSERT_EQUAL(i, 1);
     CU_ASSERT(max_ready_epoch > e1);
+    /* the fast handover (issue 18): n2, which follows `elected`, created
+       its leader znode at the release's notification, before reading the
+       decision, and nothing it sent that way was refused */
+    {
+        struct zkelect_group_state st;
+        memset(&st, 0, sizeof(st));
+        st.size = sizeof(st);
+        CU_ASSERT_EQUAL(zkelect_get_state(nodes[1].g, &st), 0);
+        CU_ASSERT_EQUAL(st.fast_handovers, 1);
+        CU_ASSERT_EQUAL(st.fast_refused, 0);
+        if (st.fast_handovers != 1 || st.fast_refused != 0)
+            fprintf(stderr, "graceful leave: n2 fast_handovers %llu, fast_refused %llu\n",
+                    (unsigned long long)st.fast_handovers,
+                    (unsigned long long)st.fast_refused);
+    }
     /* issue 18: n1 handed over itself (the succession of n1, elector and
        leader, named n2), and n2, the next elector, appended it to the history */
     {

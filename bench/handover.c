@@ -332,6 +332,24 @@ cpu_note(const struct cputime *c0, const struct cputime *c1, uint64_t wall_us, i
     summary_csv_value(label, m, self / n, "ms");
 }
 
+/* The fast handovers of the three in-process nodes so far (taken, refused). */
+static void
+fast_sum(struct bnode **n, uint64_t *taken, uint64_t *refused)
+{
+    struct zkelect_group_state st;
+    int i;
+
+    *taken = *refused = 0;
+    for (i = 0; i < NNODES; i++) {
+        memset(&st, 0, sizeof(st));
+        st.size = sizeof(st);
+        if (n[i] == NULL || n[i]->g == NULL || zkelect_get_state(n[i]->g, &st) != 0)
+            continue;
+        *taken += st.fast_handovers;
+        *refused += st.fast_refused;
+    }
+}
+
 /* ---- graceful leave ------------------------------------------------------ */
 
 static int
@@ -548,7 +566,7 @@ section_handover(struct zkh *z, const char *label, const char *policy,
     zhandle_t *ctl = NULL;
     FILE *csv = NULL, *rcsv = NULL;
     struct cputime c0, c1;
-    uint64_t w0, w1;
+    uint64_t w0, w1, f0 = 0, f1 = 0, r0 = 0, r1 = 0;
     char title[200], csvname[96], rcsvname[96], sec[64], rpath[128], what[64];
     int i, k, failures = 0, rc = -1;
 
@@ -604,6 +622,7 @@ section_handover(struct zkh *z, const char *label, const char *policy,
         vlog("handover %s/%s: %d graceful leaves, each followed by a recipe handover", label,
             policy, bopt.handovers);
         cpu_sample(z, &c0);
+        fast_sum(n, &f0, &r0);
         w0 = now_us();
         for (k = 0; k < bopt.handovers; k++) {
             pace_ms(bopt.gap_ms);
@@ -622,6 +641,7 @@ section_handover(struct zkh *z, const char *label, const char *policy,
         }
         w1 = now_us();
         cpu_sample(z, &c1);
+        fast_sum(n, &f1, &r1);
         csv_close(csv, csvname);
         csv = NULL;
         csv_close(rcsv, rcsvname);
@@ -641,6 +661,9 @@ section_handover(struct zkh *z, const char *label, const char *policy,
         row(label, sec, "  -> new leader +takeover (PROGRESS)", &all.takeover);
         row(label, sec, "  +decision -> +ready", &all.decision_ready);
         row(label, sec, "  unnominate() returned", &all.ret);
+        table_note("fast handovers (the successor created at the release's notification, "
+            "doc/PROTOCOL.md §4): %llu of %d leaves; refused: %llu",
+            (unsigned long long)(f1 - f0), bopt.handovers, (unsigned long long)(r1 - r0));
         samples_summary(&all.total, &sm);
         snprintf(what, sizeof(what), "graceful leave (%s)", policy);
         recipe_rows(label, sec, what, &rl, &sm);

@@ -151,6 +151,30 @@
  *               decision says), MUT_WAKE_ALWAYS (a new elector says wake
  *               with an old member)
  *
+ * The fast handover, issue 18 (SPEC-fast-handover.md; on with the wake and
+ * MAX_RESIGN > 0 unless NO_FAST):
+ *   FAST        the woken node's election znode has a version (MV: 0 at its
+ *               create; an elector's wake +2, two set ops; a handover's +1)
+ *               and the node knows it as last read (mw: its registration,
+ *               each STAT_MINE reply). A member, not the elector, whose read
+ *               decision V names another node at e_V, sends at its wake,
+ *               after the wake's reads, ONE multi (Q_SPEC) [check own znode
+ *               at w+1, check elected at V+1, create leader at e_V+1 (READY
+ *               for a takeover with no work)]: OK, it leads (the create's
+ *               reply); refused, a member again (the reads give the view);
+ *               CONNLOSS, suspended. Rule 2: a leaver hands over only at
+ *               next_epoch e_V+1 under a decision saying fast_handover.
+ *               With OLD_NODE the flag is the wake flag; the old node never
+ *               speculates (nor wakes anybody, as above).
+ *               NO_FAST: the model of before (same state counts).
+ *   mutants:    MUT_SPEC_NOSELF (no check of the own version), MUT_WAKE_ONE
+ *               (elector wakes +1), MUT_SPEC_NOELECTED (no check of elected)
+ *   property:   S19 a speculative create is applied only over the handover
+ *               it predicted (elected at V+1 written by a handover naming
+ *               this registration at e_V+1)
+ *   REACH_FAST  reachability: the assertion R_fast_reached fails when a
+ *               speculative create is applied (pan must find it)
+ *
  * After the C (commits 574a8bb, ddc3ab4 and 4dce8aa), on by default (single-slot model):
  *   SELF_SUCC   on unless NO_SELF_SUCC: a leader that is also the elector
  *               reads and watches no `successor` (no Q_GET_SU at READY);

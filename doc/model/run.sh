@@ -562,11 +562,13 @@ mutants_views() {
 # of before. A member woken by a handover creates the leader znode at once
 # in one multi [check own election znode w+1, check elected V+1, create];
 # the elector's wakes bump the woken znode by 2, a handover's by 1.
-# HO19: node 1 expires and registers again, node 0 (leader, elector)
-# resigns: the successor, node 1, is a quiet member, not the next elector
 bounded_fast() {
-    check "fast handover: node 1's expiry, node 0 resigns, node 1 (quiet, not the next elector) speculates" pass -O1 \
-        "$HO19" "$SAFE" "-m100000"
+    # node 0 (leader, elector) resigns: node 1 speculates (it succeeds, or
+    # is refused when a switchover moved the decision first: the elector
+    # names node 1 or 2, +2, a speculation at that wake is refused)
+    check "fast handover: the READY leader (the elector) resigns, a switchover" pass -O1 \
+        "-DMAX_RESIGN=1 -DSTABLE_START=0 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_FREEZE=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_EXP=0" \
+        "$SAFE" "-m100000"
     # the leader (node 1) crashes: node 0 names node 0 or 2, node 2 woken
     # (+2) speculates and is refused (its own version is w+2)
     check "fast handover: the leader crashes, an elector's wake (+2) refuses the speculation" pass -O0 \
@@ -574,6 +576,9 @@ bounded_fast() {
     # reachability: pan must find a speculative create that succeeds
     check "fast handover reached (REACH_FAST: a speculative create applied)" \
         R_fast_reached -O0 "-DREACH_FAST -DPIPE $R18 -DMAX_SWITCH=0" "$SAFE" "-m100000"
+    # the gate: with an old member (node 2) nobody speculates
+    check "fast handover gate: old node 2 a member, nobody speculates (REACH_FAST not reached)" pass -O0 \
+        "-DOLD_NODE=2 -DREACH_FAST -DPIPE $R18 -DMAX_SWITCH=0" "$SAFE" "-m100000"
 }
 
 mutants_fast18() {
@@ -592,11 +597,15 @@ mutants_fast18() {
 }
 
 deep_fast() {
-    # HO19 with an early watchdog (9.8 M states, ~100 s)
-    check "fast handover: HO19 and an early watchdog" pass -O1 "$HO19E" "$SAFE" "-m100000"
-    # node 0 (leader, elector) resigns, any one fault (9.9 M states, ~100 s)
-    check "fast handover: the READY leader (the elector) resigns, any 1 fault" pass -O1 \
-        "-DMAX_RESIGN=1 -DSTABLE_START=0 -DMAXFAULTS=1" "$SAFE" "-m100000"
+    # HO19: node 1 expires and registers again, node 0 (leader, elector)
+    # resigns: the successor, node 1, is a quiet member, not the next
+    # elector (exhaustively more than the 4 GB bound: hash-compacted)
+    check "fast handover: node 1's expiry, node 0 resigns, node 1 (quiet, not the next elector) speculates, hash-compact" pass -O1 \
+        "$HO19" "-DSAFETY -DHC4" "-m100000 -w27"
+    # node 0 resigns, an early watchdog (3.3 M states, ~40 s)
+    check "fast handover: the READY leader (the elector) resigns, an early watchdog" pass -O1 \
+        "-DMAX_RESIGN=1 -DSTABLE_START=0 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_FREEZE=0 -DMAX_TFAIL=0 -DMAX_SWITCH=0 -DMAX_EXP=0" \
+        "$SAFE" "-m100000"
 }
 
 case $mode in

@@ -597,11 +597,9 @@ mutants_fast18() {
 }
 
 deep_fast() {
-    # HO19: node 1 expires and registers again, node 0 (leader, elector)
-    # resigns: the successor, node 1, is a quiet member, not the next
-    # elector (exhaustively more than the 4 GB bound: hash-compacted)
-    check "fast handover: node 1's expiry, node 0 resigns, node 1 (quiet, not the next elector) speculates, hash-compact" pass -O1 \
-        "$HO19" "-DSAFETY -DHC4" "-m100000 -w27"
+    # (not here: HO19, node 1's expiry around node 0's resign: S7 fails
+    # there, with and without the fast handover, from the model's timing
+    # assumption EXP_OK; README.md, "Issue 18, the fast handover", finding 3)
     # node 0 resigns, an early watchdog (3.3 M states, ~40 s)
     check "fast handover: the READY leader (the elector) resigns, an early watchdog" pass -O1 \
         "-DMAX_RESIGN=1 -DSTABLE_START=0 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_FREEZE=0 -DMAX_TFAIL=0 -DMAX_SWITCH=0 -DMAX_EXP=0" \

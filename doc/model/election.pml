@@ -151,6 +151,30 @@
  *               decision says), MUT_WAKE_ALWAYS (a new elector says wake
  *               with an old member)
  *
+ * The fast handover, issue 18 (SPEC-fast-handover.md; on with the wake and
+ * MAX_RESIGN > 0 unless NO_FAST):
+ *   FAST        the woken node's election znode has a version (MV: 0 at its
+ *               create; an elector's wake +2, two set ops; a handover's +1)
+ *               and the node knows it as last read (mw: its registration,
+ *               each STAT_MINE reply). A member, not the elector, whose read
+ *               decision V names another node at e_V, sends at its wake,
+ *               after the wake's reads, ONE multi (Q_SPEC) [check own znode
+ *               at w+1, check elected at V+1, create leader at e_V+1 (READY
+ *               for a takeover with no work)]: OK, it leads (the create's
+ *               reply); refused, a member again (the reads give the view);
+ *               CONNLOSS, suspended. Rule 2: a leaver hands over only at
+ *               next_epoch e_V+1 under a decision saying fast_handover.
+ *               With OLD_NODE the flag is the wake flag; the old node never
+ *               speculates (nor wakes anybody, as above).
+ *               NO_FAST: the model of before (same state counts).
+ *   mutants:    MUT_SPEC_NOSELF (no check of the own version), MUT_WAKE_ONE
+ *               (elector wakes +1), MUT_SPEC_NOELECTED (no check of elected)
+ *   property:   S19 a speculative create is applied only over the handover
+ *               it predicted (elected at V+1 written by a handover naming
+ *               this registration at e_V+1)
+ *   REACH_FAST  reachability: the assertion R_fast_reached fails when a
+ *               speculative create is applied (pan must find it)
+ *
  * After the C (commits 574a8bb, ddc3ab4 and 4dce8aa), on by default (single-slot model):
  *   SELF_SUCC   on unless NO_SELF_SUCC: a leader that is also the elector
  *               reads and watches no `successor` (no Q_GET_SU at READY);
@@ -293,6 +317,13 @@
 #if (defined(MUT_NOGATE) || defined(MUT_WAKE_ALWAYS)) && !defined(GATE)
 #error "MUT_NOGATE and MUT_WAKE_ALWAYS are mutants of the wake gate: with OLD_NODE=n"
 #endif
+#if defined(WAKE) && defined(RESIGN) && !defined(NO_FAST)
+#define FAST                    /* the fast handover (issue 18): the successor creates at its wake */
+#endif
+#if (defined(MUT_SPEC_NOSELF) || defined(MUT_SPEC_NOELECTED) || defined(MUT_WAKE_ONE) || \
+     defined(REACH_FAST)) && !defined(FAST)
+#error "MUT_SPEC_NOSELF, MUT_SPEC_NOELECTED, MUT_WAKE_ONE and REACH_FAST need the fast handover: MAX_RESIGN > 0, not NO_WAKE nor NO_FAST"
+#endif
 #ifdef PIPE
 /* issue 18 A: a takeover with no work creates the leader znode READY at
    once; WORK_NODE's takeovers have work (the two phases) */
@@ -347,6 +378,8 @@
                                    elector, after a decision it did not write) */
 #define Q_LEAVE     29          /* amulti: [check successor, set elected (version): the
                                    handover] + delete leader (version) + delete registration */
+#define Q_SPEC      32          /* amulti (the fast handover): check own election znode
+                                   (version w+1), check elected (V+1), create leader */
 /* other events on a node's queue */
 #define EV_CONNECTING 20        /* session event: connection lost */
 #define EV_CONNECTED  21        /* session event: (re)connected */
@@ -441,6 +474,17 @@ byte W_pr[N], W_pst[N];                 /* predecessor watch: seq, state as abov
 byte W_mn[N];                           /* the wake (issue 18): the watch on the node's own election znode
                                            (its current registration), state as above */
 #endif
+#ifdef FAST
+byte MV[N];                             /* the fast handover: the version of the node's current
+                                           election znode (0 at its create): +2 per elector's wake,
+                                           +1 per handover's */
+bool E_ho;                              /* ghost (S19): `elected` was last written by a handover */
+#ifdef MUT_WAKE_ONE
+#define EL_BUMP 1                       /* mutant: an elector's wake is one set op (+1) */
+#else
+#define EL_BUMP 2                       /* rule 1: two set ops in the decision's multi */
+#endif
+#endif
 
 #define SID(n) ((n) + 1 + N * inc[n])   /* session id of node n's current handle */
 
@@ -493,6 +537,10 @@ byte l_own[N];                  /* g->leader_owner */
 bool l_rd[N];                   /* g->leader_read */
 #ifdef GATE
 bool e_wk[N];                   /* g->elected.wake (the wake gate) */
+#endif
+#ifdef FAST
+byte mw[N];                     /* the fast handover: the own election znode's version w as
+                                   last read (its create: 0; each STAT_MINE's reply) */
 #endif
 #ifdef ABSENT
 /* ddc3ab4: a new group's view absent by construction, not watched yet
@@ -570,6 +618,13 @@ bool S18_ready_after_work = 1;          /* issue 18 A: READY visible only once t
 byte fin_ep[N];                         /* ghost (S18): the epoch of the node's last takeover
                                            finished (its work done, ok) */
 #endif
+#ifdef FAST
+bool S19_spec_over_handover = 1;        /* a speculative create is applied only over the handover
+                                           of the decision it predicted (V+1, this node, e_V+1) */
+#ifdef REACH_FAST
+bool R_fast_reached = 1;                /* REACH_FAST: fails when a speculative create succeeds */
+#endif
+#endif
 #ifdef RESIGN
 bool S16_handover_epoch_fresh = 1;      /* a handover's epoch is above every epoch decided */
 bool S17_handover_current_record = 1;   /* a handover writes the current record's choice, for
@@ -619,6 +674,26 @@ hidden byte wk;                         /* the wake (issue 18), ABSENT's arming:
                                            NodeDeleted) */
 #define WK_STAT 8                       /* CZX_ASSUME: elector_stop's STAT_MINE (as the
                                            registration's: czxid, the wake's watch) */
+#define WK_SPEC 16                      /* the fast handover: the speculative create, last */
+#endif
+#ifdef FAST
+/* the fast handover: the decision the node last read says fast_handover
+   (the gate: copied from the wake flag, rule 3; the old node never) */
+#ifdef GATE
+#define FASTFLAG(n) ((n) != OLD_NODE && e_wk[n])
+#else
+#define FASTFLAG(n) 1
+#endif
+/* rule 4: a registered member, not the elector, connected, nothing of its
+   service running, whose view holds a decision (V, the last one it read)
+   naming another node. Any such member, quiet or following: wider than
+   the spec's "follows `elected`" (a quiet member's V may be old; its
+   notification of the handover's `elected` write, if its watch was still
+   armed, comes before the wake and is dropped: README, "Issue 18, the fast
+   handover") */
+#define SPEC_OK(n) (reg[n] == RG_DONE && my_seq[n] != 0 && czx[n] && !is_el[n] && \
+                    role[n] == R_MEMBER && !actv[n] && CONNECTED(n) && he[n] && \
+                    e_ld[n] != NONE && e_ld[n] != n && FASTFLAG(n))
 #endif
 
 /* ---------------------------------------------------------------------
@@ -949,12 +1024,18 @@ inline zk_apply(n, nr) {
             bounds_ok = (nextseq < MAXSEQ);
             assert(bounds_ok);
             REG[n] = nextseq; nextseq++; x0 = REG[n];
+#ifdef FAST
+            MV[n] = 0;                  /* a new election znode: version 0 */
+#endif
             trigger(WCH, EV_W_CH, 0)
         fi
     :: qk == Q_FIND_MINE -> x0 = REG[n]      /* the guid is per session: REG[n] is ours */
     :: qk == Q_STAT_MINE -> x0 = qa; zrc = ((qa != 0 && REG[n] == qa) -> OK : NONODE)
 #ifdef WAKE
         ; x1 = qb;                      /* qb: the re-arm of the wake or of a reconnect */
+#ifdef FAST
+        x2 = (zrc == OK -> MV[n] : 0);  /* the fast handover: its stat's version */
+#endif
         if :: zrc == OK && !nr -> W_mn[n] = 1 :: else fi   /* the wake (issue 18): the own-znode watch */
 #endif
     :: qk == Q_LIST ->
@@ -1044,6 +1125,11 @@ inline zk_apply(n, nr) {
 #endif
 #ifdef WAKE
             ;
+#ifdef FAST
+            /* rule 1: the elector's wake is two set ops (+2); S19's ghost */
+            E_ho = 0;
+            if :: tch -> MV[E_ld] = MV[E_ld] + EL_BUMP; bounds_ok = (MV[E_ld] < 200); assert(bounds_ok) :: else fi;
+#endif
             if :: tch -> touch_fire(E_ld) :: else fi
 #endif
         :: else -> qc = qc % 64
@@ -1065,7 +1151,30 @@ inline zk_apply(n, nr) {
         assert(bounds_ok)
 #endif
 #endif
+#ifdef FAST
+    :: qk == Q_CREATE || qk == Q_SPEC ->
+        if
+        :: qk == Q_SPEC ->
+            /* the fast handover's multi: [check own election znode (its
+               registration qe, version qd = w+1), check elected (qa =
+               V+1), create leader (epoch qb = e_V+1, READY when qc)];
+               MUT_SPEC_NOSELF: without the first, MUT_SPEC_NOELECTED
+               without the second */
+#ifndef MUT_SPEC_NOSELF
+            if
+            :: REG[n] == 0 || REG[n] != qe -> zrc = NONODE
+            :: REG[n] != 0 && REG[n] == qe && MV[n] != qd -> zrc = BADVERSION
+            :: else
+            fi;
+#endif
+#ifndef MUT_SPEC_NOELECTED
+            if :: zrc == OK -> check_elected(qa) :: else fi;
+#endif
+            skip
+        :: else ->
+#else
     :: qk == Q_CREATE ->
+#endif
 #ifdef MUT_CREATE_NOCHECK
         zrc = OK;
 #elif defined(MUT_PIPE_NOCHECK)
@@ -1073,6 +1182,10 @@ inline zk_apply(n, nr) {
         if :: qc -> zrc = OK :: else -> check_elected(qa) fi;
 #else
         check_elected(qa);
+#endif
+#ifdef FAST
+            skip
+        fi;
 #endif
         if
         :: zrc == OK && L_ver != 0 -> zrc = NODEEXISTS
@@ -1082,6 +1195,20 @@ inline zk_apply(n, nr) {
         :: zrc == OK ->
             S4_leader_writes_follow_decision = (E_ld == n && E_rg == REG[n] && E_ep == qb);
             assert(S4_leader_writes_follow_decision);
+#ifdef FAST
+            /* S19: the speculative create lands on the handover it predicted
+               (elected at V+1 written by a handover naming this registration
+               at e_V+1): the design's own claim, PROTOCOL "Why it is safe" */
+            if
+            :: qk == Q_SPEC ->
+                S19_spec_over_handover = (E_ho && E_ver == qa && E_ld == n && E_rg == REG[n] && E_ep == qb);
+                assert(S19_spec_over_handover)
+#ifdef REACH_FAST
+                ; R_fast_reached = 0; assert(R_fast_reached)
+#endif
+            :: else
+            fi;
+#endif
             L_ver = 1; L_own = SID(n); L_id = n; L_st = ST_PROGRESS; L_ep = qb;
             if
             :: qc ->                    /* issue 18 A: created READY (a READY write: S2) */
@@ -1215,6 +1342,9 @@ inline zk_apply(n, nr) {
                 S17_handover_current_record = (S_ev == E_ver && S_lrg == REG[n] && S_sd == qd && S_ep == qe);
                 assert(S17_handover_current_record);
                 E_ver++; E_ld = qd % 4; E_rg = qd / 4; E_ep = qe; mx_ep = qe
+#ifdef FAST
+                ; E_ho = 1
+#endif
 #ifdef GATE
                 /* the wake gate: a new leader's handover copies wake (elected
                    checked at its version: the decision it read); an old
@@ -1240,10 +1370,17 @@ inline zk_apply(n, nr) {
             if :: qb != 0 -> trigger(WEL, EV_W_EL, 0) :: else fi;
 #endif
             zt = REG[n]; REG[n] = 0;
+#ifdef FAST
+            MV[n] = 0;
+#endif
             trigger(WCH, EV_W_CH, 0);
             trigger_pred(zt); zt = 0
 #ifdef WAKE
             ; W_mn[n] = 0;              /* its NodeDeleted: the leaver is gone */
+#ifdef FAST
+            /* rule 1: the handover's wake is one set op (+1) */
+            if :: tch -> MV[qd % 4] = MV[qd % 4] + 1; bounds_ok = (MV[qd % 4] < 200); assert(bounds_ok) :: else fi;
+#endif
             if :: tch -> touch_fire(qd % 4) :: else fi
 #endif
         :: else
@@ -1276,7 +1413,7 @@ inline zk_apply(n, nr) {
 /* The failure reply of a request (qk, qa..qd) keeps its token. */
 inline fail_reply(n, r0) {
     if
-    :: qk == Q_CREATE -> evsend(n, qk, r0, qb, 0, 0, 0)
+    :: qk == Q_CREATE || qk == Q_SPEC -> evsend(n, qk, r0, qb, 0, 0, 0)
     :: qk == Q_READY || qk == Q_RETAKE -> evsend(n, qk, r0, qc, 0, 0, 0)
     :: qk == Q_STAT_MINE || qk == Q_LIST -> evsend(n, qk, r0, qa, 0, 0, 0)
 #ifdef RESIGN
@@ -1300,6 +1437,9 @@ inline zk_expire(n) {
     if
     :: REG[n] != 0 ->
         zt = REG[n]; REG[n] = 0;
+#ifdef FAST
+        MV[n] = 0;
+#endif
         trigger(WCH, EV_W_CH, 0);
         trigger_pred(zt); zt = 0
     :: else
@@ -1390,6 +1530,9 @@ inline do_register(n) {                 /* do_register (ensure_paths: parents ex
 
 inline registered(n, s) {               /* registered */
     my_seq[n] = s; reg[n] = RG_DONE; role[n] = R_MEMBER; czx[n] = 0;
+#ifdef FAST
+    mw[n] = 0;                          /* the fast handover: our create made version 0 */
+#endif
 #ifdef CZX_ASSUME
     /* 4dce8aa: in a group our registration created (view_absent, the
        first election znode) no STAT_MINE while we are the elector, as we
@@ -1614,11 +1757,24 @@ inline became_ready(n) {                /* +ready / +resumed: S2 on beliefs */
 #define SU_VIEW(n) (role[n] == R_READY || (lv[n] && role[n] == R_STEPPING))
 #define HANDOVER_OK(n) (s_ver[n] != 0 && s_sd[n] != NONE && s_lrg[n] == my_seq[n] && he[n] && \
                         e_ld[n] == n && e_rg[n] == my_seq[n] && SEV_OK(n))
+#ifdef FAST
+/* rule 2: under a decision that says fast_handover the handover's epoch is
+   e_V + 1, else the ordinary leave (the elector decides) */
+#define HO_EPOCH_OK(n) (!FASTFLAG(n) || s_ep[n] == e_ep[n] + 1)
+/* the speculative create's status: READY for a takeover with no work */
+#ifdef PIPE
+#define SPEC_ST(n) NOOP(n)
+#else
+#define SPEC_ST(n) 0
+#endif
+#else
+#define HO_EPOCH_OK(n) 1
+#endif
 inline leave_send(n, ho) {
     role[n] = R_DELETING; rrt[n] = 0;
     zu = (MINE(n) -> l_ver[n] : 0);
     if
-    :: ho && HANDOVER_OK(n) ->
+    :: ho && HANDOVER_OK(n) && HO_EPOCH_OK(n) ->
         T(printf("TRACE node %d: leaves, hands over to %d at epoch %d\n", n, s_sd[n] % 4, s_ep[n]));
         sx = s_ep[n];
         send(n, Q_LEAVE, zu, s_ver[n], e_ver[n], s_sd[n]); sx = 0
@@ -2316,6 +2472,18 @@ end_node:
            is in the read); MUT_WAKE_LATE reads `elected` first */
         :: k == EV_W_MINE ->
             if :: reg[i] == RG_DONE && my_seq[i] != 0 -> wk = WK_MINE + WK_EL + WK_LD :: else fi
+#ifdef FAST
+            /* the fast handover (rule 4): a member whose read decision V names
+               another node at e_V speculates that this wake is that node's
+               handover: after the reads, [check own w+1, check elected V+1,
+               create leader at e_V+1]. Role CREATING until the reply, as a
+               create of the normal path */
+            ; if
+            :: SPEC_OK(i) ->
+                wk = wk + WK_SPEC; role[i] = R_CREATING; r_ep[i] = e_ep[i] + 1; r_ev[i] = e_ver[i] + 1
+            :: else
+            fi
+#endif
 #endif
         :: k == EV_W_CFG -> if :: is_el[i] -> ee = 1 :: else fi    /* the config / member record re-read */
 #ifdef RESIGN
@@ -2472,6 +2640,9 @@ end_node:
             :: else ->
                 if
                 :: rc == OK -> czx[i] = 1; cs = 1
+#ifdef FAST
+                    ; mw[i] = c         /* the fast handover: w, its stat's version */
+#endif
 #ifdef WAKE
                     ;
                     /* the wake (issue 18): the registration's STAT_MINE (not a re-arm):
@@ -2619,7 +2790,11 @@ end_node:
                 send_history(i)
             :: else -> hi_rd[i] = 0     /* outcome unknown: resync re-reads */
             fi
+#ifdef FAST
+        :: k == Q_CREATE || k == Q_SPEC ->      /* on_leader_create_reply */
+#else
         :: k == Q_CREATE ->             /* on_leader_create_reply */
+#endif
 #ifdef ABSENT
             /* a new group's leader znode (view_absent): watched from our own
                create's reply on (an answer: not CONNLOSS) */
@@ -2648,8 +2823,16 @@ end_node:
                     l_ep[i] = r_ep[i]; hl[i] = 1;
                     start_takeover(i)
                 :: rc == CONNLOSS -> role[i] = R_SUSPENDED
+#ifdef FAST
+                /* the speculative create refused: a member again, silently;
+                   the wake's reads, answered before, gave the fresh view */
+                :: rc != OK && rc != CONNLOSS && k == Q_SPEC -> role[i] = R_MEMBER; cs = 1
+                :: rc == BADVERSION && k == Q_CREATE -> role[i] = R_MEMBER; read_elected(i)
+                :: rc == NODEEXISTS && k == Q_CREATE -> role[i] = R_WAITING; read_leader(i)
+#else
                 :: rc == BADVERSION -> role[i] = R_MEMBER; read_elected(i)
                 :: rc == NODEEXISTS -> role[i] = R_WAITING; read_leader(i)
+#endif
                 :: else -> role[i] = R_MEMBER
                 fi
             fi
@@ -2796,6 +2979,9 @@ end_node:
             if :: wk & WK_EL -> send(i, Q_GET_EL, 0, 0, 0, 0) :: else fi;
 #endif
             if :: wk & WK_LD -> send(i, Q_EX_LD, 0, 0, 0, 0) :: else fi
+#ifdef FAST
+            ; if :: wk & WK_SPEC -> sx = my_seq[i]; send(i, Q_SPEC, r_ev[i], r_ep[i], SPEC_ST(i), mw[i] + 1); sx = 0 :: else fi
+#endif
 #ifdef CZX_ASSUME
             /* (a registration lost meanwhile: the C's request finds nothing) */
             ; if :: (wk & WK_STAT) && reg[i] == RG_DONE && my_seq[i] != 0 -> send(i, Q_STAT_MINE, my_seq[i], 0, 0, 0) :: else fi

@@ -25,6 +25,9 @@
 #                                  takes the succession from its own writes;
 #                                  ddc3ab4: a new group reads no first view;
 #                                  4dce8aa: nor its elector's czxid)
+#   sh doc/model/run.sh --fast  only the fast handover's (issue 18) checks,
+#                                  reachability check and mutants, with its
+#                                  deep checks
 #
 # Prints one "ok - ..." or "FAIL - ..." line per check and a summary; exits 0
 # only when every check went as expected. Works from any directory and from a
@@ -41,9 +44,9 @@ MEMLIM=${MODEL_MEMLIM:-4096}
 mode=${1:---bounded}
 
 case $mode in
---bounded|--mutants|--test|--deep|--deep-only|--slots|--issue18|--wake|--views) ;;
--h|--help) sed -n '2,34p' "$0"; exit 0 ;;
-*) echo "run.sh: unknown option $mode (--mutants, --test, --deep, --slots, --issue18, --wake, --views)" >&2; exit 2 ;;
+--bounded|--mutants|--test|--deep|--deep-only|--slots|--issue18|--wake|--views|--fast) ;;
+-h|--help) sed -n '2,37p' "$0"; exit 0 ;;
+*) echo "run.sh: unknown option $mode (--mutants, --test, --deep, --slots, --issue18, --wake, --views, --fast)" >&2; exit 2 ;;
 esac
 
 if ! command -v spin >/dev/null 2>&1; then
@@ -314,6 +317,8 @@ R18="$R18B -DSTABLE_START=2"
 # the READY leader (node 0, the elector) resigns after node 1's expiry: the
 # successor (node 1, registered again) is not the next elector (node 2)
 HO19="-DMAX_RESIGN=1 -DSTABLE_START=0 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_FREEZE=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_SWITCH=0 -DEXP_NODE=1"
+# HO19 with one early watchdog too (the fast handover: two faults)
+HO19E="-DMAX_RESIGN=1 -DSTABLE_START=0 -DMAXFAULTS=2 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_FREEZE=0 -DMAX_TFAIL=0 -DMAX_EARLY=1 -DMAX_SWITCH=0 -DEXP_NODE=1"
 bounded_18() {
     # A: the leader (node 1) crashes, the named candidate creates its
     # leader znode READY; a switchover may move the decision before the
@@ -552,23 +557,74 @@ mutants_views() {
         L8_named_learns -O0 "-DMUT_CZX_ANY $W19 $NOFAULT" "$SAFE -DREVERSE" "-m100000"
 }
 
+# the fast handover (README.md, "Issue 18, the fast handover"): on in every
+# check with MAX_RESIGN > 0 (issue 18's above too); -DNO_FAST is the model
+# of before. A member woken by a handover creates the leader znode at once
+# in one multi [check own election znode w+1, check elected V+1, create];
+# the elector's wakes bump the woken znode by 2, a handover's by 1.
+bounded_fast() {
+    # node 0 (leader, elector) resigns: node 1 speculates (it succeeds, or
+    # is refused when a switchover moved the decision first: the elector
+    # names node 1 or 2, +2, a speculation at that wake is refused)
+    check "fast handover: the READY leader (the elector) resigns, a switchover" pass -O1 \
+        "-DMAX_RESIGN=1 -DSTABLE_START=0 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_FREEZE=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_EXP=0" \
+        "$SAFE" "-m100000"
+    # the leader (node 1) crashes: node 0 names node 0 or 2, node 2 woken
+    # (+2) speculates and is refused (its own version is w+2)
+    check "fast handover: the leader crashes, an elector's wake (+2) refuses the speculation" pass -O0 \
+        "-DMAX_RESIGN=1 -DSTABLE_START=1 $CRASH1 -DCRASH_NODE=1" "$SAFE" "-m100000"
+    # reachability: pan must find a speculative create that succeeds
+    check "fast handover reached (REACH_FAST: a speculative create applied)" \
+        R_fast_reached -O0 "-DREACH_FAST -DPIPE $R18 -DMAX_SWITCH=0" "$SAFE" "-m100000"
+    # the gate: with an old member (node 2) nobody speculates
+    check "fast handover gate: old node 2 a member, nobody speculates (REACH_FAST not reached)" pass -O0 \
+        "-DOLD_NODE=2 -DREACH_FAST -DPIPE $R18 -DMAX_SWITCH=0" "$SAFE" "-m100000"
+}
+
+mutants_fast18() {
+    # node 1 (leader) crashes, node 0 names node 2 (+2): node 2 speculates
+    # on the decision it read (node 1 at epoch 1): lands on the elector's
+    check "mutant MUT_SPEC_NOSELF (the speculation does not check its own version)" \
+        S19_spec_over_handover -O0 "-DMUT_SPEC_NOSELF -DMAX_RESIGN=1 -DSTABLE_START=1 $CRASH1 -DCRASH_NODE=1" \
+        "$SAFE" "-m100000"
+    check "mutant MUT_WAKE_ONE (an elector's wake bumps by 1)" \
+        S19_spec_over_handover -O0 "-DMUT_WAKE_ONE -DMAX_RESIGN=1 -DSTABLE_START=1 $CRASH1 -DCRASH_NODE=1" \
+        "$SAFE" "-m100000"
+    # HO19 and an early watchdog: the new elector (node 2) replaces the
+    # handover's decision before node 1's speculation is applied
+    check "mutant MUT_SPEC_NOELECTED (the speculation does not check elected)" \
+        S4_leader_writes_follow_decision -O0 "-DMUT_SPEC_NOELECTED $HO19E" "$SAFE" "-m100000"
+}
+
+deep_fast() {
+    # (not here: HO19, node 1's expiry around node 0's resign: S7 fails
+    # there, with and without the fast handover, from the model's timing
+    # assumption EXP_OK; README.md, "Issue 18, the fast handover", finding 3)
+    # node 0 resigns, an early watchdog (3.3 M states, ~40 s)
+    check "fast handover: the READY leader (the elector) resigns, an early watchdog" pass -O1 \
+        "-DMAX_RESIGN=1 -DSTABLE_START=0 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_FREEZE=0 -DMAX_TFAIL=0 -DMAX_SWITCH=0 -DMAX_EXP=0" \
+        "$SAFE" "-m100000"
+}
+
 case $mode in
 --bounded) bounded; bounded_dr; bounded_slots; bounded_18; bounded_wake; mutants_wake; bounded_gate; mutants_gate;
-    bounded_views; mutants_views ;;
+    bounded_views; mutants_views; bounded_fast; mutants_fast18 ;;
 --mutants) mutants_fast; mutants_slow; mutants_deep; mutants_dr; mutants_dr_more; mutants_slots; mutants_18;
-    mutants_wake; mutants_gate; mutants_views ;;
+    mutants_wake; mutants_gate; mutants_views; mutants_fast18 ;;
 --test) bounded; mutants_fast; mutants_slow; bounded_dr; mutants_dr; bounded_slots; mutants_slots;
-    bounded_18; mutants_18; bounded_wake; mutants_wake; bounded_gate; mutants_gate; bounded_views; mutants_views ;;
+    bounded_18; mutants_18; bounded_wake; mutants_wake; bounded_gate; mutants_gate; bounded_views; mutants_views;
+    bounded_fast; mutants_fast18 ;;
 --deep-only) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_wake; bounded_gate; deep_gate;
-    bounded_views; deep_views ;;
+    bounded_views; deep_views; bounded_fast; deep_fast ;;
 --deep) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_wake; bounded_gate; deep_gate;
-    bounded_views; deep_views;
+    bounded_views; deep_views; bounded_fast; deep_fast;
     mutants_fast; mutants_slow; mutants_deep; mutants_dr; mutants_dr_more; mutants_slots; mutants_18; mutants_wake;
-    mutants_gate; mutants_views ;;
+    mutants_gate; mutants_views; mutants_fast18 ;;
 --slots) bounded_slots; mutants_slots; deep_slots ;;
 --issue18) bounded_18; mutants_18; deep_18 ;;
 --wake) bounded_wake; mutants_wake; bounded_gate; mutants_gate ;;
 --views) bounded_views; mutants_views; deep_views ;;
+--fast) bounded_fast; mutants_fast18; deep_fast ;;
 esac
 
 t_end=$(date +%s)

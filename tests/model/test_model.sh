@@ -5,9 +5,11 @@
 # issue 17's two-slot model, -DSLOTS=2; issue 18's direct READY create and
 # the leader's resign with the successor record; issue 18's quiet members
 # and the wake, on in every check; the C's view changes of 574a8bb and
-# ddc3ab4, on in every check, with their two checks), and the fast mutants
-# (issue 17's seven, issue 18's three, the wake's (issue 18) six, the view
-# changes' four too), each of which must be caught.
+# ddc3ab4, on in every check, with their two checks; issue 18's fast
+# handover, on with the resign, its three checks and its reachability
+# check), and the fast mutants (issue 17's seven, issue 18's three, the
+# wake's (issue 18) six, the view changes' four, the fast handover's three
+# too), each of which must be caught.
 # About 5 minutes (the slowest mutants run in the full tier, run.sh --deep).
 # Prints "ok"/"FAIL" per check and "test_model: N passed, N failed" last;
 # exits 1 on any failure. Needs spin (Debian package "spin"): without it the

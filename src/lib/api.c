@@ -148,6 +148,7 @@ call_group_remove(struct zkelect *h, void *arg)
         }
     }
     gindex_del(h, g);
+    group_unhold(g, false);
     g->closed = true;
     fence_update(g);
     group_release(g);

@@ -157,6 +157,26 @@ leader_create(struct zkelect_group *g)
  * reg_handover). If the multi is refused, nothing was created and the
  * reads in flight take the ordinary path.
  */
+/* The conditions of cand_fast_create but the hint: whether a wake now could
+   be taken as a handover's. */
+bool
+cand_fast_possible(struct zkelect_group *g)
+{
+    const struct zke_elected *e = &g->elected;
+
+    if (g->reg != REG_DONE || g->leaving || g->rereg_pending || !group_connected(g) ||
+        g->is_elector || g->role != ROLE_MEMBER || g->nlv != 1 || g->cslot != 0 ||
+        g->fast_pending || cand_leader_is_mine(g))
+        return false;
+    /* the decision last read: written while every member was of this
+       release (fast_handover), naming another node in slot 0 alone */
+    return g->have_elected && g->elected_version >= 0 && g->elected_version < INT32_MAX &&
+           e->fast_handover && e->nslots == 0 && *e->leader &&
+           strcmp(e->leader, g->self.id) != 0 && e->epoch != 0 && e->epoch < ZKE_EPOCH_MAX &&
+           g->my_czxid != 0 && g->mine_version >= 0 && g->mine_version < INT32_MAX &&
+           g->failed_epoch != e->epoch + 1;
+}
+
 void
 cand_fast_create(struct zkelect_group *g)
 {
@@ -169,20 +189,9 @@ cand_fast_create(struct zkelect_group *g)
     if (!g->fast_hint)
         return;
     g->fast_hint = false;
-    if (g->reg != REG_DONE || g->leaving || g->rereg_pending || !group_connected(g) ||
-        g->is_elector || g->role != ROLE_MEMBER || g->nlv != 1 || g->cslot != 0 ||
-        g->fast_pending || cand_leader_is_mine(g))
-        return;
-    /* the decision last read: written while every member was of this
-       release (fast_handover), naming another node in slot 0 alone */
-    if (!g->have_elected || g->elected_version < 0 || g->elected_version >= INT32_MAX ||
-        !e->fast_handover || e->nslots != 0 || !*e->leader ||
-        strcmp(e->leader, g->self.id) == 0 || e->epoch == 0 || e->epoch >= ZKE_EPOCH_MAX ||
-        g->my_czxid == 0 || g->mine_version < 0 || g->mine_version >= INT32_MAX)
+    if (!cand_fast_possible(g))
         return;
     epoch = e->epoch + 1;
-    if (g->failed_epoch == epoch)
-        return;
     if ((r = leader_request(g, REQ_LEADER_CREATE,
                             direct ? ZKELECT_STATUS_READY : ZKELECT_STATUS_PROGRESS, epoch,
                             e->leader, &len)) == NULL)

@@ -1148,6 +1148,7 @@ group_on_session(struct zkelect_group *g, enum sess_state prev, enum sess_state 
     if (g->closed)
         return;
     g->fast_hint = false;
+    group_unhold(g, false); /* the resync reads everything */
     if (now == SESS_CONNECTING || now == SESS_AUTH_FAILED) {
         /* a leader suspends (the self-fence steps it down if it stays
            unheard); a step-down goes on, a release is sent again once heard */
@@ -1224,7 +1225,13 @@ group_on_watch(struct zkelect_group *g, int type, const char *path)
            may have written a handover decision), never on the one before */
         if (g->is_elector)
             g->elected_read = false;
-        view_read_elected(g);
+        if (g->fast_hint && cand_fast_possible(g)) {
+            g->elected_read = false; /* read once the batch is handled */
+            g->held_elected = true;
+            group_hold(g);
+        } else {
+            view_read_elected(g);
+        }
     } else if (strcmp(path, g->p_successor) == 0) {
         if (cand_role_leading(g->role))
             group_send_get(g, REQ_GET_SUCCESSOR, g->p_successor, NULL);
@@ -1242,7 +1249,15 @@ group_on_watch(struct zkelect_group *g, int type, const char *path)
             v->owner = 0;
             memset(&v->l, 0, sizeof(struct zke_leader));
             v->read = true;
-            group_send_exists(g, REQ_EXISTS_LEADER, v->path, v->path);
+            if (k == 0 && group_follows_elected(g) && !g->elected_unwatched &&
+                cand_fast_possible(g)) {
+                /* perhaps a release naming us: its wake may follow in
+                   this batch, and a fast create goes out first */
+                g->held_leader = true;
+                group_hold(g);
+            } else {
+                group_send_exists(g, REQ_EXISTS_LEADER, v->path, v->path);
+            }
             view_changed(g);
         } else {
             /* created or changed: stale until read again (as above) */
@@ -1283,10 +1298,50 @@ req_writes(enum req_kind kind)
     }
 }
 
+/*
+ * Hold back G's reads of slot 0's leader znode and of `elected` (g->held_*)
+ * while the notifications queued with the leader znode's deletion are
+ * handled: when they hold a handover's wake, the fast create goes out
+ * before them (ZooKeeper answers a session's requests in order, and reads
+ * sent first would make the create's reply wait for them). They go out at
+ * the wake, at the group's next reply or session event, or when the
+ * library's queue is empty (loop.c), whichever comes first. One group at a
+ * time: another one's hold sends the first one's reads.
+ */
+void
+group_hold(struct zkelect_group *g)
+{
+    struct zkelect *h = g->h;
+
+    if (h->held != NULL && h->held != g)
+        group_unhold(h->held, true);
+    h->held = g;
+}
+
+/* Send what G held back (SEND), or forget it (a resync reads everything). */
+void
+group_unhold(struct zkelect_group *g, bool send)
+{
+    if (g->h->held == g)
+        g->h->held = NULL;
+    if (g->held_leader) {
+        g->held_leader = false;
+        if (send)
+            group_send_exists(g, REQ_EXISTS_LEADER, LV(g, 0)->path, LV(g, 0)->path);
+    }
+    if (g->held_elected) {
+        g->held_elected = false;
+        if (send)
+            view_read_elected(g);
+    }
+}
+
 void
 group_on_reply(struct zkelect_group *g, struct zev *ev)
 {
     g->fast_hint = false; /* a wake from here on is not the release's batch */
+    if (g->held_leader || g->held_elected)
+        group_unhold(g, true);
     if (zkerr_outcome_unknown(ev->rc) && req_writes(ev->req->kind))
         g->sync_first = true;
     switch (ev->req->kind) {

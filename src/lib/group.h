@@ -143,6 +143,8 @@ bool cand_role_leading(enum role r);
 bool cand_named_slot(struct zkelect_group *g, int k);
 void cand_step(struct zkelect_group *g);
 void cand_fast_create(struct zkelect_group *g);
+bool cand_fast_possible(struct zkelect_group *g);
+void group_hold(struct zkelect_group *g);
 void cand_start_stepdown(struct zkelect_group *g, const char *why);
 void cand_takeover_result(struct zkelect_group *g, uint64_t epoch, int err);
 void cand_stepdown_result(struct zkelect_group *g, uint64_t epoch);

@@ -154,6 +154,8 @@ struct sub {
 };
 
 struct zkelect {
+    struct zkelect_group *held;       /* the group whose reads wait for the rest of a
+                                         batch of notifications (group_hold), or NULL */
     bool groups_new;                  /* the last group whose first view was read found
                                          no decision: the next reads exists-first */
     char parent_ok[ZKE_PATH_MAX];     /* a base path's parent whose ancestors exist: a
@@ -414,6 +416,9 @@ struct zkelect_group {
                                          no reply came since: a wake now is most likely
                                          that release's handover (fast_create) */
     uint64_t n_fast, n_fast_refused;  /* fast handovers taken, fast creates refused */
+    bool held_leader, held_elected;   /* reads of slot 0's leader znode and of `elected`
+                                         held back while the release's batch is handled:
+                                         a fast handover's create goes out first */
     bool fast_pending;                /* a fast handover's create is in flight: its
                                          refusal is no abort, the normal path follows */
     bool czxid_assumed;               /* my_czxid is 1, not read: our registration created
@@ -566,6 +571,7 @@ void multi_completion(int rc, const void *data);
 /* group.c */
 void group_on_session(struct zkelect_group *g, enum sess_state prev, enum sess_state now);
 void group_on_watch(struct zkelect_group *g, int type, const char *path);
+void group_unhold(struct zkelect_group *g, bool send);
 void group_on_reply(struct zkelect_group *g, struct zev *ev);
 void group_on_timer(struct zkelect_group *g, uint64_t now);
 uint64_t group_next_deadline(struct zkelect_group *g);

@@ -866,6 +866,15 @@ loop_main(void *arg)
             loop_gap(h, late);
         if (ev)
             process(h, ev);
+        if (h->held != NULL) {
+            /* the batch of notifications is handled: its reads go out */
+            bool empty;
+            pthread_mutex_lock(&h->qmu);
+            empty = h->qhead == NULL;
+            pthread_mutex_unlock(&h->qmu);
+            if (empty)
+                group_unhold(h->held, true);
+        }
         loop_pump(h);
         /* the self-fence, also while behind: early is safe, late is not */
         (void)fence_tick(h, zke_now_ms());
@@ -1054,6 +1063,7 @@ loop_stop(struct zkelect *h)
         group_release(g);
     }
     h->ktail = NULL;
+    h->held = NULL;
     for (g = h->groups; g; g = next) {
         next = g->next;
         group_free(g);

@@ -952,12 +952,13 @@ reg_on_watch(struct zkelect_group *g, int type, const char *path)
                 bool fast = type == ZOO_CHANGED_EVENT && group_follows_elected(g) &&
                             !g->elected_unwatched;
 
+                if (fast)
+                    cand_fast_create(g); /* first: its reply waits for nothing */
+                g->fast_hint = false;
                 group_send_exists(g, REQ_WATCH_MINE, mine, NULL);
                 if (type == ZOO_CHANGED_EVENT)
                     view_follow(g, !group_follows_elected(g));
-                if (fast)
-                    cand_fast_create(g); /* at once, after the reads */
-                g->fast_hint = false;
+                group_unhold(g, true);
             }
             return true;
         }

@@ -166,7 +166,7 @@ cand_fast_possible(struct zkelect_group *g)
 
     if (g->reg != REG_DONE || g->leaving || g->rereg_pending || !group_connected(g) ||
         g->is_elector || g->role != ROLE_MEMBER || g->nlv != 1 || g->cslot != 0 ||
-        g->fast_pending || cand_leader_is_mine(g))
+        cand_leader_is_mine(g))
         return false;
     /* the decision last read: written while every member was of this
        release (fast_handover), naming another node in slot 0 alone */
@@ -196,8 +196,7 @@ cand_fast_create(struct zkelect_group *g)
                             direct ? ZKELECT_STATUS_READY : ZKELECT_STATUS_PROGRESS, epoch,
                             e->leader, &len)) == NULL)
         return;
-    snprintf(r->arg, sizeof(r->arg), "fast");
-    g->fast_pending = true;
+    snprintf(r->arg, sizeof(r->arg), "fast"); /* its refusal is no abort */
     g->role_epoch = epoch;
     g->ready_direct = direct;
     g->ready_early = false;
@@ -413,8 +412,6 @@ cand_on_leader_create_reply(struct zkelect_group *g, struct zev *ev)
 {
     bool fast = strcmp(ev->req->arg, "fast") == 0; /* cand_fast_create's */
 
-    if (fast)
-        g->fast_pending = false;
     if (CL(g)->defer && !zkerr_outcome_unknown(ev->rc) && ev->rc != ZCLOSING) {
         /* a new group's leader znode (view_absent): watched from our own
            create on, as the watch it did not set would have made us read

@@ -419,8 +419,6 @@ struct zkelect_group {
     bool held_leader, held_elected;   /* reads of slot 0's leader znode and of `elected`
                                          held back while the release's batch is handled:
                                          a fast handover's create goes out first */
-    bool fast_pending;                /* a fast handover's create is in flight: its
-                                         refusal is no abort, the normal path follows */
     bool czxid_assumed;               /* my_czxid is 1, not read: our registration created
                                          the group (view_absent), so every decision there
                                          is newer; read when we stop being the elector */

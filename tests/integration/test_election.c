@@ -1143,7 +1143,7 @@ test_ensemble_leader_expiry(void)
     expire_session(nodes[0].h, hosts);
     CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n2"), 1);
     CU_ASSERT_EQUAL(violations, 0);
-    hosts = zkh_hosts(zk1);
+    hosts = zk1 != NULL ? zkh_hosts(zk1) : NULL; /* NULL: this suite alone (cutest args) */
 }
 
 static void

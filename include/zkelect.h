@@ -139,8 +139,9 @@ enum zkelect_event_type {
     ZKELECT_EV_STUCK,             /* "-stuck": a group could not move on by itself (a bug);
                                      the detail names its state; it is re-driven */
     ZKELECT_EV_FENCED,            /* "-fenced": this leader heard nothing from ZooKeeper for
-                                     fence_ms and stepped down; it takes over again
-                                     (+takeover) if it is still elected when heard again */
+                                     fence_ms and stepped down, or, elected, did not start
+                                     its takeover for that reason (no callback); it takes
+                                     over (+takeover) if still elected when heard again */
     ZKELECT_EV_HOLD,              /* "+hold": the elector holds a decision back (settle at a
                                      cold start, failback delay, anti-flap) or the hold
                                      ended; the detail says which, for whom, how long */

@@ -306,8 +306,31 @@ cand_takeover_result(struct zkelect_group *g, uint64_t epoch, int err)
 static void
 start_takeover(struct zkelect_group *g)
 {
+    uint64_t unheard;
     int rc = 0;
 
+    if (!fence_lease_ok(g->h, zke_now_ms(), &unheard)) {
+        /* the reply that elected us was handled after the self-fence's
+           deadline: the session may have expired on the server and another
+           node taken over, and a takeover started now could outlast it.
+           Acting since before a disconnect: the fence's step-down. Else
+           nothing acts: fenced, as after that step-down; heard again and
+           still elected, it takes over then. */
+        if (g->active) {
+            cand_fence(g, unheard);
+            return;
+        }
+        g->h->n_fenced++;
+        g->fence_stepdown = true;
+        g->fence_viewed = false;
+        group_role_set(g, ROLE_FENCED, ZKELECT_EV_FENCED, g->role_epoch, 0,
+                       "elected at epoch %llu, but nothing heard from ZooKeeper for %llu ms "
+                       "(fence_ms %d): not taking over before it is heard again",
+                       (unsigned long long)g->role_epoch, (unsigned long long)unheard,
+                       g->h->fence_ms);
+        cand_step(g);
+        return;
+    }
     g->takeover_ok = false;
     g->fence_stepdown = false;
     view_watch_successor(g);

@@ -130,6 +130,25 @@ heard(struct zkelect *h)
     return t;
 }
 
+/* May a takeover start NOW (start_takeover, candidate.c)? Only while heard is
+   less than F old: the fence then stops it by heard + F + D, before the
+   session can expire. A reply that makes a node the leader may be handled
+   late (a slow server, a library thread behind): the session may have
+   expired on the server meanwhile and another node taken over. *UNHEARD gets
+   how long nothing was heard. */
+bool
+fence_lease_ok(struct zkelect *h, uint64_t now, uint64_t *unheard)
+{
+    uint64_t last;
+
+    *unheard = 0;
+    if (h->fence_ms <= 0)
+        return true;
+    last = heard(h);
+    *unheard = now > last ? now - last : 0;
+    return now < last + (uint64_t)h->fence_ms;
+}
+
 /* Every turn of the library thread, also while it is behind: fencing early is
    always safe, late never. Returns the next time it wants to run (0: none). */
 uint64_t

@@ -705,8 +705,10 @@ static const unsigned role_next[] = {
        it ended unheard; the release is never suspended either */
     [ROLE_STEPPING_DOWN] = R(ROLE_DELETING) | R(ROLE_FENCED),
     [ROLE_DELETING] = 0,
+    /* FENCED: a PROGRESS znode verified, but heard too long ago to take
+       over (start_takeover) */
     [ROLE_SUSPENDED] = R(ROLE_READY) | R(ROLE_PROGRESS) | R(ROLE_STEPPING_DOWN) |
-                       R(ROLE_CREATING),
+                       R(ROLE_CREATING) | R(ROLE_FENCED),
     /* taken over again (CREATING: the leader znode back to PROGRESS) or
        released */
     [ROLE_FENCED] = R(ROLE_CREATING) | R(ROLE_DELETING),

@@ -603,6 +603,7 @@ int fence_configure(struct zkelect *h, int stepdown_ms, int fence_ms, char *why,
 void fence_negotiated(struct zkelect *h, int timeout_ms);
 void fence_probe_reply(struct zkelect *h);
 uint64_t fence_tick(struct zkelect *h, uint64_t now);
+bool fence_lease_ok(struct zkelect *h, uint64_t now, uint64_t *unheard);
 
 /* loop.c: the pipeline. A burst of groups starting at once (opened,
    nominated, resynchronised after a reconnect) would put tens of thousands of

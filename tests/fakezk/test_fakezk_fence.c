@@ -15,6 +15,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "cutest.h"
 #include "harness.h"
@@ -307,6 +308,95 @@ test_fence_options_checked(void)
     fz_end();
 }
 
+static uint64_t
+mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/*
+ * Deliver every other session's items, and SID's (held) one at a time, until
+ * the head of SID's queue starts with PREFIX. False if it never does.
+ */
+static bool
+deliver_until_head(int64_t sid, const char *prefix)
+{
+    char buf[300];
+    int steps;
+
+    for (steps = 0; steps < 10000; steps++) {
+        fakezk_deliver_all();
+        fz_flush();
+        if (strncmp(fakezk_peek(sid, buf, sizeof(buf)), prefix, strlen(prefix)) == 0)
+            return true;
+        if (fakezk_pending(sid) > 0) {
+            fakezk_deliver_one(sid);
+            fz_flush();
+        } else if (fakezk_pending(0) == 0) {
+            return false;
+        }
+    }
+    return false;
+}
+
+/*
+ * The reply that makes a node the leader, handled after the self-fence's
+ * deadline (a server slow to answer, a library thread behind): the session
+ * may have expired on the server meanwhile and another node taken over, so
+ * the takeover does not start. The node is fenced (-fenced, no takeover
+ * callback, no step-down callback: nothing acted); heard again and still
+ * elected, it takes over then (+takeover, READY). (Before: the takeover
+ * started, and the fence stopped it in the same turn: a service that ran
+ * past the fence's deadline, possibly beside the next leader's.)
+ */
+static void
+test_late_create_reply_no_takeover(void)
+{
+    int64_t sid;
+    uint64_t until;
+
+    fz_begin();
+    fz_session_ms = 2000; /* stepdown_ms 200, fence_ms 800 */
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/g", 1) == 0);
+    N[0].grp[0].ineligible = true;
+    fz_nominate(&N[0], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n2", "/g", 1) == 0);
+    sid = fz_sid(&N[1]);
+    fakezk_hold(sid, true);
+    fz_nominate(&N[1], 0, 10);
+    /* n2 elected: its leader znode's create (a multi that checks `elected`)
+       is answered, the answer waits */
+    CU_ASSERT_FATAL(deliver_until_head(sid, "reply multi /g/elected rc=0"));
+    CU_ASSERT(leader_owner() == sid);
+    /* longer than fence_ms since the create was sent, and so since heard */
+    until = mono_ms() + 1000;
+    while (mono_ms() < until) {
+        struct timespec ts = {0, 10 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+    fakezk_deliver_one(sid);
+    fz_flush();
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_TAKEOVER), 0);
+    CU_ASSERT_EQUAL(N[1].grp[0].takeover_epoch, 0);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_FENCED), 1);
+    CU_ASSERT_EQUAL(N[1].grp[0].stepdown_calls, 0);
+    CU_ASSERT(!fz_is_ready(&N[1], 0));
+    CU_ASSERT(leader_owner() == sid);
+
+    fakezk_hold(sid, false);  /* heard again, still elected: take over */
+    CU_ASSERT(fz_settle_until(n2_ready, NULL, 5000) == 0);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_TAKEOVER), 1);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_READY), 1);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_FENCED), 1);
+    CU_ASSERT_EQUAL(N[1].grp[0].stepdown_calls, 0);
+    CU_ASSERT(leader_owner() == sid);
+    fz_end();
+}
+
 static CU_TestInfo fence_tests[] = {
     {"failed_takeover_steps_down_before_release", test_failed_takeover_steps_down_before_release},
     {"fenced_leader_takes_over_again", test_fenced_leader_takes_over_again},
@@ -316,6 +406,7 @@ static CU_TestInfo fence_tests[] = {
     {"stepdown_survives_disconnect", test_stepdown_survives_disconnect},
     {"release_lost_sent_again", test_release_lost_sent_again},
     {"fence_options_checked", test_fence_options_checked},
+    {"late_create_reply_no_takeover", test_late_create_reply_no_takeover},
     CU_TEST_INFO_NULL,
 };
 

@@ -407,6 +407,18 @@ expire_session(zkelect_t *h, const char *hs)
             break;
     }
     pthread_mutex_lock(&h->mu);
+    if (attempt == 5) {
+        /* what the victim's handle and library thread were doing: a client
+           that never saw the close, or a library thread that did not handle
+           it (the cause of one failure under distcheck is not known) */
+        uint64_t t = now_ms();
+        fprintf(stderr, "expire_session: session 0x%llx still the library's after 5 closes "
+                "through %s: zoo_state %d, library session state %d, public id 0x%llx, "
+                "last turn of the library thread %lld ms ago\n",
+                (unsigned long long)old, server, zoo_state(h->zh), (int)h->sess,
+                (unsigned long long)h->session_id_public,
+                (long long)(t - h->turn_end_ms));
+    }
     (void)zoo_set_servers(h->zh, hs);
     pthread_mutex_unlock(&h->mu);
     if (attempt == 5)

@@ -1671,12 +1671,6 @@ inline leader_delete(n) {               /* leader_delete */
     fi
 }
 
-/* FENCED: decide on a view read after the step-down ended (fence_viewed) */
-inline fenced(n) {
-    role[n] = R_FENCED; e_rd[n] = 0; l_rd[n] = 0;
-    read_elected(n); read_leader(n)
-}
-
 /* The lease check of start_takeover (fence.c's rule at the way in): a
    group goes active only while now < heard_ms + F. The model has no clock:
    the check fails where the server has already expired the session (it
@@ -1694,10 +1688,13 @@ inline fenced(n) {
 
 /* start_takeover, the lease run out: not active (no takeover callback),
    FENCED as after the self-fence's step-down (fence_stepdown, fence_viewed
-   false): the view read again once heard, then a retake or the release
-   (cand_step, R_FENCED); the expiry's event, queued, comes after */
+   false: cand_step waits for a view read once heard again, then retakes or
+   releases). fenced() without its reads: they would wait for this session
+   to be heard again, and it has expired; its EV_EXPIRED, queued, drops
+   them and resets the group (and no branch: the node's d_step is at
+   spin's limit) */
 inline lease_refused(n) {
-    fenced(n)
+    role[n] = R_FENCED; e_rd[n] = 0; l_rd[n] = 0
 }
 
 inline start_takeover(n) {              /* start_takeover: the callback runs on */
@@ -1726,6 +1723,12 @@ inline start_takeover(n) {              /* start_takeover: the callback runs on 
 inline leader_retake(n) {
     role[n] = R_CREATING; r_ep[n] = e_ep[n]; r_ev[n] = e_ver[n];
     send(n, Q_RETAKE, e_ver[n], l_ver[n], e_ep[n], 0)
+}
+
+/* FENCED: decide on a view read after the step-down ended (fence_viewed) */
+inline fenced(n) {
+    role[n] = R_FENCED; e_rd[n] = 0; l_rd[n] = 0;
+    read_elected(n); read_leader(n)
 }
 
 /* stepdown(): the step-down callback runs (A_SD ends it) if the application

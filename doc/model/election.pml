@@ -38,7 +38,9 @@
  *               the leader znode before its step-down), MUT_RESUME_FENCED (a
  *               fenced node resumes READY without taking over again),
  *               MUT_FENCE_EARLY (the elector deletes the old leader znode
- *               while the old leader is still ACTIVE);
+ *               while the old leader is still ACTIVE), MUT_NO_LEASE (no
+ *               lease check in start_takeover: a reply handled after the
+ *               server expired the session makes the node ACTIVE);
  *               MUT_NO_REARM (no watchdog re-arm in view_changed) is not
  *               caught within the budgets tried
  * Issue 16 (DR operations; every one off by default, as the library's
@@ -1669,20 +1671,50 @@ inline leader_delete(n) {               /* leader_delete */
     fi
 }
 
-inline start_takeover(n) {              /* start_takeover: the callback runs on */
-    role[n] = R_PROGRESS; t_ok[n] = 0;
-    actv[n] = 1;                         /* cand_set_active(g, true) */
-#ifdef PIPE
-    /* issue 18 A: a takeover with no work is done at once (a retake's:
-       cand_step, the tail of the step, sends READY: PROGRESS with t_ok,
-       still named) */
-    if
-    :: NOOP(n) -> t_ok[n] = 1; cs = 1
-    :: else -> app[n] = 1; app_ep[n] = r_ep[n]
-    fi
+/* The lease check of start_takeover (fence.c's rule at the way in): a
+   group goes active only while now < heard_ms + F. The model has no clock:
+   the check fails where the server has already expired the session (it
+   expires at >= heard + T, and T/2 >= F covers the clocks); a node whose
+   reply or resume is handled after that is not ACTIVE for a moment
+   (EXP_OK let the server expire it: it was not ACTIVE yet). A refusal
+   while the session lives (a reply slower than F) is not modelled: the
+   node ends FENCED as a takeover started, self-fenced and stepped down at
+   once does (README, "Issue 18, the fast handover", finding 3) */
+#ifdef MUT_NO_LEASE
+#define LEASE_OUT(n) 0                  /* mutant: no lease check */
 #else
-    app[n] = 1; app_ep[n] = r_ep[n]
+#define LEASE_OUT(n) (!live[n])
 #endif
+
+/* start_takeover, the lease run out: not active (no takeover callback),
+   FENCED as after the self-fence's step-down (fence_stepdown, fence_viewed
+   false: cand_step waits for a view read once heard again, then retakes or
+   releases). fenced() without its reads: they would wait for this session
+   to be heard again, and it has expired; its EV_EXPIRED, queued, drops
+   them and resets the group (and no branch: the node's d_step is at
+   spin's limit) */
+inline lease_refused(n) {
+    role[n] = R_FENCED; e_rd[n] = 0; l_rd[n] = 0
+}
+
+inline start_takeover(n) {              /* start_takeover: the callback runs on */
+    if
+    :: LEASE_OUT(n) -> lease_refused(n)
+    :: else ->
+        role[n] = R_PROGRESS; t_ok[n] = 0;
+        actv[n] = 1;                     /* cand_set_active(g, true) */
+#ifdef PIPE
+        /* issue 18 A: a takeover with no work is done at once (a retake's:
+           cand_step, the tail of the step, sends READY: PROGRESS with t_ok,
+           still named) */
+        if
+        :: NOOP(n) -> t_ok[n] = 1; cs = 1
+        :: else -> app[n] = 1; app_ep[n] = r_ep[n]
+        fi
+#else
+        app[n] = 1; app_ep[n] = r_ep[n]
+#endif
+    fi
 }
 
 /* FENCED (or SUSPENDED with nothing acting), heard again, still elected at
@@ -1844,7 +1876,7 @@ inline cand_step(n) {
                 :: l_st[n] == ST_READY && actv[n] -> role[n] = R_READY; became_ready(n)
                 :: l_st[n] == ST_READY && !actv[n] -> leader_retake(n)  /* nothing acts */
 #ifdef PIPE
-                :: else -> start_takeover(n); if :: NOOP(n) -> leader_set_ready(n) :: else fi
+                :: else -> start_takeover(n); if :: NOOP(n) && role[n] == R_PROGRESS -> leader_set_ready(n) :: else fi
 #else
                 :: else -> start_takeover(n)
 #endif
@@ -2810,11 +2842,16 @@ end_node:
 #ifdef PIPE
                 :: rc == OK && NOOP(i) ->
                     /* issue 18 A: created READY: the takeover (no work) is
-                       done, READY at once */
+                       done, READY at once (start_takeover: its lease check
+                       first; refused, the READY znode waits FENCED) */
                     l_ver[i] = 1; l_own[i] = c_sid[i]; l_id[i] = i; l_st[i] = ST_READY;
                     l_ep[i] = r_ep[i]; hl[i] = 1;
-                    actv[i] = 1;        /* cand_set_active(g, true) */
-                    role[i] = R_READY; became_ready(i)
+                    if
+                    :: LEASE_OUT(i) -> lease_refused(i)
+                    :: else ->
+                        actv[i] = 1;    /* cand_set_active(g, true) */
+                        role[i] = R_READY; became_ready(i)
+                    fi
                 :: rc == OK && !NOOP(i) ->
 #else
                 :: rc == OK ->

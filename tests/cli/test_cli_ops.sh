@@ -345,7 +345,7 @@ expect 1 'cancel after the elector acted' -p $S switchover --cancel
 has "$tmp/err" 'no scheduled switchover is pending' 'an acted-on request cannot be cancelled'
 
 # ---- watch shows holds and drains ------------------------------------------------------
-timeout 60 "$ZKE" -z "$HOSTS" -p $S watch >"$tmp/watch.out" 2>"$tmp/watch.err" </dev/null &
+timeout -k 10 60 "$ZKE" -z "$HOSTS" -p $S watch >"$tmp/watch.out" 2>"$tmp/watch.err" </dev/null &
 wpid=$!
 wait_for 'watch started' 20 grep -q ' config version ' "$tmp/watch.out"
 T=$(($(now_ms) + 40000))

@@ -396,7 +396,7 @@ check "6: nothing joined the group" test -z "$("$ZKE" -z "$HOSTS" -p $G status 2
 # credentials: from a 0600 file (-a) or the environment, never passed on
 G=/t/run6a
 init_group $G
-ZKELECT_AUTH=member:pw timeout 60 "$ZKE" -z "$HOSTS" -p $G run --id n1 \
+ZKELECT_AUTH=member:pw timeout -k 10 60 "$ZKE" -z "$HOSTS" -p $G run --id n1 \
     -- /bin/sh -c 'exit ${ZKELECT_AUTH:+9}0' >"$T/f.out" 2>"$T/f.err" </dev/null
 check "6: ZKELECT_AUTH never reaches COMMAND (exit 0, not 90)" test $? = 0
 printf 'member:pw\n' >"$T/open.auth"

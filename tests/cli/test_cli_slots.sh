@@ -314,7 +314,7 @@ expect 0 'history --json with slots' -p $S history --json
 pyjson "$tmp/out" 'history --json slots' "[(e['slot'], e['leader']) for e in d] == [(0, 'a1'), (1, 'a2')]"
 
 # ---- watch shows slot changes --------------------------------------------------------------
-timeout 60 "$ZKE" -z "$HOSTS" -p $S watch >"$tmp/watch.out" 2>"$tmp/watch.err" </dev/null &
+timeout -k 10 60 "$ZKE" -z "$HOSTS" -p $S watch >"$tmp/watch.out" 2>"$tmp/watch.err" </dev/null &
 wpid=$!
 wait_for 'watch started' 20 grep -q ' leader slot 2 a3 READY epoch 6 ' "$tmp/watch.out"
 has "$tmp/watch.out" ' leader slot 1 a2 READY epoch 5 site dc2 since ' 'watch: slot 1 at start'
@@ -327,7 +327,7 @@ wait $wpid
 rc=$?
 [ $rc = 0 ] && pass || fail "watch exits 0 on SIGTERM (got $rc)"
 sanitizer_check "$tmp/watch.err"
-timeout 60 "$ZKE" -z "$HOSTS" -p $S watch --json >"$tmp/watchj.out" 2>"$tmp/watchj.err" </dev/null &
+timeout -k 10 60 "$ZKE" -z "$HOSTS" -p $S watch --json >"$tmp/watchj.out" 2>"$tmp/watchj.err" </dev/null &
 wpid=$!
 wait_for 'watch --json started' 20 grep -q '"slot":2' "$tmp/watchj.out"
 kill -TERM $wpid

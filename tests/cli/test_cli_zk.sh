@@ -167,9 +167,9 @@ expect 1 'anonymous switchover' -p $G switchover --to n2
 has "$tmp/err" "cannot write $G/switchover: not authorized" 'anonymous switchover refused'
 
 # ---- watch (text and JSON) in the background -----------------------------------------
-timeout 120 "$ZKE" -z "$HOSTS" -p $G watch >"$tmp/watch.out" 2>"$tmp/watch.err" </dev/null &
+timeout -k 10 120 "$ZKE" -z "$HOSTS" -p $G watch >"$tmp/watch.out" 2>"$tmp/watch.err" </dev/null &
 wpid=$!
-timeout 120 "$ZKE" -z "$HOSTS" -p $G --json watch >"$tmp/watchj.out" 2>"$tmp/watchj.err" </dev/null &
+timeout -k 10 120 "$ZKE" -z "$HOSTS" -p $G --json watch >"$tmp/watchj.out" 2>"$tmp/watchj.err" </dev/null &
 wjpid=$!
 watchers="$wpid $wjpid"
 wait_for 'watch shows the current leader' 20 grep -q ' leader n1 READY epoch' "$tmp/watch.out"

@@ -515,6 +515,30 @@ on_session(struct zkelect *h, struct zev *ev)
     }
 }
 
+/*
+ * A reply of the current session says ZSESSIONEXPIRED: the server has ended
+ * the session. The client tells us so with an EXPIRED event when it learns
+ * of it on a connect; but a 3.8.0 server that ended the session on another
+ * connection (a clone of the session, closed) may keep this one open and
+ * answer every request with the error, the client CONNECTED for ever (seen
+ * on an ensemble: tests/integration/test_election). Whichever comes first
+ * is the expiry; the other one then belongs to an older session.
+ */
+static void
+session_ended_by_reply(struct zkelect *h)
+{
+    struct zev ev;
+
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ZEV_SESSION;
+    ev.state = ZOO_EXPIRED_SESSION_STATE;
+    ev.gen = h->gen;
+    zke_log(h, ZKELECT_LOG_WARNING, "ZooKeeper answered a request of session 0x%llx with "
+            "\"session expired\" (client state %d): the session is over",
+            (unsigned long long)h->session_id, zoo_state(h->zh));
+    on_session(h, &ev);
+}
+
 /* ---- the group index: watch paths to groups ------------------------------ */
 
 static size_t
@@ -600,6 +624,8 @@ process(struct zkelect *h, struct zev *ev)
         }
         break;
     case ZEV_REPLY:
+        if (ev->rc == ZSESSIONEXPIRED && ev->req->gen == h->gen && h->zh != NULL)
+            session_ended_by_reply(h);
         /* replies of an older session, of a closed group, and nudges are dropped */
         if (ev->req->kind == REQ_PROBE)
             fence_probe_reply(h);

@@ -93,6 +93,7 @@ struct fsess {
     bool hold;
     bool defer;                 /* apply requests when delivered, not when sent */
     bool expiry_unseen;         /* EXPIRED queued, not yet delivered */
+    bool unnoticed;             /* fakezk_expire_unnoticed: ended, still "connected" */
     struct fitem *q, *qtail;    /* FIFO of deliverables */
     struct fitem *missed;       /* notifications while disconnected (list, in order) */
     struct fitem *parked;       /* requests sent while disconnected */
@@ -813,6 +814,16 @@ submit(zhandle_t *zh, struct fitem *it)
         item_free(it);
         return ZINVALIDSTATE;
     }
+    if (s->unnoticed) {
+        /* the server ended the session on a connection it kept open */
+        it->kind = FI_REPLY;
+        it->rc = ZSESSIONEXPIRED;
+        s->nreq++;
+        fz.nreq++;
+        q_push(s, it);
+        pthread_mutex_unlock(&fz.mu);
+        return ZOK;
+    }
     it->kind = FI_REPLY;
     s->nreq++;
     fz.nreq++;
@@ -1118,23 +1129,21 @@ fakezk_reconnect(int64_t sid, int where)
     return ZOK;
 }
 
+/* The server's side of an expiry: the session's watches and its
+   ephemerals go (in one transaction), the other sessions' watches fire. */
 static void
-expire_locked(struct fsess *s)
+end_session_locked(struct fsess *s)
 {
     struct fznode *n;
     struct fitem *it;
     struct trig *trig = NULL;
     bool again = true;
 
-    if (s->st == S_CONNECTED)
-        disconnect_locked(s, FZ_BACK);
-    s->st = S_EXPIRED;
     watches_drop(s);
     while ((it = s->missed) != NULL) {
         s->missed = it->next;
         item_free(it);
     }
-    /* its ephemerals go, in one transaction */
     fz.zxid++;
     while (again) {
         again = false;
@@ -1149,6 +1158,17 @@ expire_locked(struct fsess *s)
         }
     }
     trig_fire(trig);
+}
+
+static void
+expire_locked(struct fsess *s)
+{
+    struct fitem *it;
+
+    if (s->st == S_CONNECTED)
+        disconnect_locked(s, FZ_BACK);
+    s->st = S_EXPIRED;
+    end_session_locked(s);
     q_session(s, ZOO_EXPIRED_SESSION_STATE, FZ_BACK);
     s->expiry_unseen = true;
     while ((it = s->parked) != NULL) {
@@ -1170,6 +1190,24 @@ fakezk_expire(int64_t sid)
         rc = ZINVALIDSTATE;
     else
         expire_locked(s);
+    pthread_mutex_unlock(&fz.mu);
+    return rc;
+}
+
+int
+fakezk_expire_unnoticed(int64_t sid)
+{
+    struct fsess *s;
+    int rc = ZOK;
+
+    pthread_mutex_lock(&fz.mu);
+    s = sess_find(sid);
+    if (s == NULL || s->st != S_CONNECTED || s->unnoticed)
+        rc = ZINVALIDSTATE;
+    else {
+        s->unnoticed = true;
+        end_session_locked(s);
+    }
     pthread_mutex_unlock(&fz.mu);
     return rc;
 }

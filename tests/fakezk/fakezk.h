@@ -94,6 +94,13 @@ int fakezk_reconnect(int64_t sid, int where);
  * expiry only when it reconnects); afterwards calls return ZINVALIDSTATE. */
 int fakezk_expire(int64_t sid);
 
+/* Expire on the server only: the ephemerals and watches go as with
+ * fakezk_expire, but the client stays CONNECTED and gets no EXPIRED event;
+ * every request sent afterwards is answered ZSESSIONEXPIRED (a ZooKeeper
+ * 3.8.0 server that ended a session on another connection and kept this
+ * one open: seen on an ensemble). */
+int fakezk_expire_unnoticed(int64_t sid);
+
 /* A new session's CONNECTED event: delivered synchronously inside
  * zookeeper_init (default true), or queued like any other (false). */
 void fakezk_connect_on_init(bool sync);

@@ -397,6 +397,42 @@ test_late_create_reply_no_takeover(void)
     fz_end();
 }
 
+static int64_t unnoticed_sid;
+
+static bool
+n2_new_session(void *arg)
+{
+    (void)arg;
+    return fz_sid(&N[1]) != unnoticed_sid && fakezk_session_connected(fz_sid(&N[1]));
+}
+
+/*
+ * The server ends the leader's session but keeps its connection open: the
+ * client stays CONNECTED, gets no EXPIRED event, and every request is
+ * answered ZSESSIONEXPIRED (seen on a 3.8.0 ensemble when another
+ * connection took the session over and closed it). The leader's probes get
+ * that answer: the library must take it as the expiry (-leadership-lost,
+ * a new session, registered again) and the group must have one
+ * READY leader again. (Before: the fence stopped the service, then every
+ * request failed "session expired" on the dead session for ever.)
+ */
+static void
+test_expiry_unnoticed_by_client(void)
+{
+    fz_begin();
+    fz_session_ms = 2000; /* fence_ms 800: probes every 160 ms while leading */
+    open_three();
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    unnoticed_sid = fz_sid(&N[1]);
+    CU_ASSERT_FATAL(fakezk_expire_unnoticed(unnoticed_sid) == 0);
+    CU_ASSERT(fz_settle_until(n2_new_session, NULL, 8000) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[1], 0, ZKELECT_EV_LOST) >= 1); /* the service stops */
+    CU_ASSERT(fz_registered(&N[1], 0));
+    CU_ASSERT_PTR_NOT_NULL(fz_ready_leader(N, 3, 0));
+    fz_end();
+}
+
 static CU_TestInfo fence_tests[] = {
     {"failed_takeover_steps_down_before_release", test_failed_takeover_steps_down_before_release},
     {"fenced_leader_takes_over_again", test_fenced_leader_takes_over_again},
@@ -407,6 +443,7 @@ static CU_TestInfo fence_tests[] = {
     {"release_lost_sent_again", test_release_lost_sent_again},
     {"fence_options_checked", test_fence_options_checked},
     {"late_create_reply_no_takeover", test_late_create_reply_no_takeover},
+    {"expiry_unnoticed_by_client", test_expiry_unnoticed_by_client},
     CU_TEST_INFO_NULL,
 };
 

@@ -534,8 +534,9 @@ session_ended_by_reply(struct zkelect *h)
     ev.state = ZOO_EXPIRED_SESSION_STATE;
     ev.gen = h->gen;
     zke_log(h, ZKELECT_LOG_WARNING, "ZooKeeper answered a request of session 0x%llx with "
-            "\"session expired\" (client state %d): the session is over",
-            (unsigned long long)h->session_id, zoo_state(h->zh));
+            "\"session expired\" while the client %s: the session is over",
+            (unsigned long long)h->session_id,
+            h->sess == SESS_CONNECTED ? "reports it connected" : "reconnects");
     on_session(h, &ev);
 }
 

@@ -43,8 +43,8 @@ int fz_session_ms = 10000, fz_fence_ms = 0, fz_stepdown_ms = 0;
 bool fz_takeover_noop;
 int fz_quiet;
 
-static uint64_t
-now_ms(void)
+uint64_t
+fz_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -316,7 +316,7 @@ fz_flush(void)
 int
 fz_settle(int timeout_ms)
 {
-    uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+    uint64_t deadline = fz_now_ms() + (uint64_t)timeout_ms;
     int n;
 
     /* one item at a time, and every library thread quiet before the next:
@@ -328,7 +328,7 @@ fz_settle(int timeout_ms)
         fz_flush();
         if (n == 0 && fakezk_pending(0) == 0)
             return 0;
-        if (now_ms() > deadline)
+        if (fz_now_ms() > deadline)
             return -1;
     }
 }
@@ -336,7 +336,7 @@ fz_settle(int timeout_ms)
 int
 fz_settle_until(bool (*cond)(void *), void *arg, int timeout_ms)
 {
-    uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+    uint64_t deadline = fz_now_ms() + (uint64_t)timeout_ms;
     struct timespec ts;
     unsigned gen;
 
@@ -347,7 +347,7 @@ fz_settle_until(bool (*cond)(void *), void *arg, int timeout_ms)
         fz_settle(timeout_ms > 20000 ? timeout_ms : 20000);
         if (cond(arg))
             return 0;
-        if (now_ms() > deadline)
+        if (fz_now_ms() > deadline)
             return -1;
         /* quiet, and the condition waits for something this thread does not
            drive (a library timer: watchdog, exclusion end, safety-net scan;

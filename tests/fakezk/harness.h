@@ -103,6 +103,9 @@ int fz_nominate(struct fz_node *n, int i, int priority);
 /* Close the handle (zkelect_close, while the test thread settles). */
 void fz_node_close(struct fz_node *n);
 
+/* CLOCK_MONOTONIC in ms (the harness's deadlines). */
+uint64_t fz_now_ms(void);
+
 /* The node's current ZooKeeper session id. */
 int64_t fz_sid(struct fz_node *n);
 

@@ -308,15 +308,6 @@ test_fence_options_checked(void)
     fz_end();
 }
 
-static uint64_t
-mono_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /*
  * Deliver every other session's items, and SID's (held) one at a time, until
  * the head of SID's queue starts with PREFIX. False if it never does.
@@ -373,8 +364,8 @@ test_late_create_reply_no_takeover(void)
     CU_ASSERT_FATAL(deliver_until_head(sid, "reply multi /g/elected rc=0"));
     CU_ASSERT(leader_owner() == sid);
     /* longer than fence_ms since the create was sent, and so since heard */
-    until = mono_ms() + 1000;
-    while (mono_ms() < until) {
+    until = fz_now_ms() + 1000;
+    while (fz_now_ms() < until) {
         struct timespec ts = {0, 10 * 1000000};
         nanosleep(&ts, NULL);
     }

@@ -408,9 +408,9 @@ expire_session(zkelect_t *h, const char *hs)
     }
     pthread_mutex_lock(&h->mu);
     if (attempt == 5) {
-        /* what the victim's handle and library thread were doing: a client
-           that never saw the close, or a library thread that did not handle
-           it (the cause of one failure under distcheck is not known) */
+        /* what the victim's handle and library thread were doing (it once
+           showed a client CONNECTED on a session the server had ended:
+           loop.c, session_ended_by_reply) */
         uint64_t t = now_ms();
         fprintf(stderr, "expire_session: session 0x%llx still the library's after 5 closes "
                 "through %s: zoo_state %d, library session state %d, public id 0x%llx, "

@@ -1065,6 +1065,13 @@ view_arm_deferred(struct zkelect_group *g, int skip)
         }
 }
 
+/* Does G hold or claim a leader znode (any role but a plain member's)? */
+static bool
+group_holds_leader(const struct zkelect_group *g)
+{
+    return g->role != ROLE_NONE && g->role != ROLE_MEMBER && g->role != ROLE_WAITING;
+}
+
 void
 group_resync(struct zkelect_group *g)
 {
@@ -1078,13 +1085,21 @@ group_resync(struct zkelect_group *g)
     g->absent_wait = false;
     for (k = 0; k < g->nlv; k++)
         LV(g, k)->defer = false;
-    if (g->sync_first) {
-        /* a write of ours got no answer before the connection went: it
-           may be applied, and this server may not have applied it yet (we
-           never saw its zxid, so the reconnect did not wait for it). A
-           leader would read its own READY as PROGRESS and run its takeover
-           again. The sync makes this server catch up first: the session's
-           later reads wait for it */
+    if (g->sync_first || group_holds_leader(g)) {
+        /* The server we reconnected to may lag behind the ZooKeeper
+           leader: the reconnect waits only for the zxids this session has
+           seen. Two things it may not have applied yet:
+           - a write of ours that got no answer before the connection went
+             (sync_first): a leader would read its own READY as PROGRESS
+             and run its takeover again;
+           - what others did meanwhile, for a node that holds or claims a
+             leader znode: its znodes' deletion (its session closed from
+             outside while this handle lived on) and the next leader's
+             takeover. Read there, a suspended leader would resume beside
+             the next one, and a release would delete the next leader's
+             znode by its version.
+           The sync makes this server catch up first: the session's later
+           reads wait for it (pipelined, no round trip of its own) */
         struct req *r = req_new(g->h, g, REQ_SYNC);
         g->sync_first = false;
         if (r)

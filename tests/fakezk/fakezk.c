@@ -45,6 +45,8 @@ enum fi_kind { FI_REPLY = 1, FI_WATCH, FI_SESSION };
 enum fr_op { OP_CREATE = 1, OP_DELETE, OP_SET, OP_GET, OP_EXISTS, OP_CHILDREN, OP_CHILDREN2,
              OP_MULTI, OP_SYNC };
 
+#define FZ_STALE_MAX 4          /* paths one lagging server answers from its copy */
+
 /* One request, then its queued reply. */
 #define FZ_MULTI_MAX 24         /* ops in one multi (the real server has no small limit;
                                    libzkelect's largest has ZKE_MULTI_MAX, 20) */
@@ -96,14 +98,19 @@ struct fsess {
     bool unnoticed;             /* fakezk_expire_unnoticed: ended, still "connected" */
     struct fitem *q, *qtail;    /* FIFO of deliverables */
     struct fitem *missed;       /* notifications while disconnected (list, in order) */
+    struct fitem *lagged;       /* of those, the ones a lagging server has not
+                                   seen yet: delivered when it catches up (sync) */
     struct fitem *parked;       /* requests sent while disconnected */
     int nreq;
     /* fakezk_stale_reads: this session's server lags behind; a get or an
-       exists of stale_path answers what it held then, until a sync */
-    char *stale_path;
-    char *stale_data;
-    int stale_len;              /* -1: absent then */
-    struct Stat stale_st;
+       exists of one of these paths answers what it held then, until a sync */
+    struct fstale {
+        char *path;
+        char *data;
+        int len;                /* -1: absent then */
+        struct Stat st;
+    } stale[FZ_STALE_MAX];
+    int nstale;
 };
 
 static struct {
@@ -556,26 +563,52 @@ t_set(const char *path, const char *data, int len, int version, struct Stat *st,
 
 /* ---- applying a request (fz.mu held) ------------------------------------- */
 
+/* The lagging server's copy of PATH for session S, or NULL. */
+static struct fstale *
+stale_find(struct fsess *s, const char *path)
+{
+    int i;
+
+    for (i = 0; i < s->nstale; i++)
+        if (strcmp(s->stale[i].path, path) == 0)
+            return &s->stale[i];
+    return NULL;
+}
+
+/* S's server has caught up (a sync) or S is gone. */
+static void
+stale_clear(struct fsess *s)
+{
+    int i;
+
+    for (i = 0; i < s->nstale; i++) {
+        free(s->stale[i].path);
+        free(s->stale[i].data);
+    }
+    s->nstale = 0;
+}
+
 static void
 apply(struct fsess *s, struct fitem *it)
 {
+    struct fstale *sv;
+    struct fitem *lg;
     struct trig *trig = NULL;
     struct fznode *n, *c;
     int i;
 
-    if ((it->op == OP_GET || it->op == OP_EXISTS) && s->stale_path &&
-        strcmp(s->stale_path, it->path) == 0) {
+    if ((it->op == OP_GET || it->op == OP_EXISTS) && (sv = stale_find(s, it->path)) != NULL) {
         /* a lagging server: what it held when the lag was set (no watch
            change: the test looks at what the client acts on) */
-        if (s->stale_len < 0) {
+        if (sv->len < 0) {
             it->rc = ZNONODE;
         } else {
             it->rc = ZOK;
-            it->st = s->stale_st;
+            it->st = sv->st;
             it->has_stat = true;
             if (it->op == OP_GET) {
-                it->value = s->stale_len > 0 ? xmemdup(s->stale_data, s->stale_len) : NULL;
-                it->vlen = s->stale_len > 0 ? s->stale_len : -1;
+                it->value = sv->len > 0 ? xmemdup(sv->data, sv->len) : NULL;
+                it->vlen = sv->len > 0 ? sv->len : -1;
             }
         }
         if (it->watch)
@@ -585,10 +618,13 @@ apply(struct fsess *s, struct fitem *it)
     }
     switch (it->op) {
     case OP_SYNC:
-        /* the server caught up with the leader */
-        free(s->stale_path);
-        free(s->stale_data);
-        s->stale_path = s->stale_data = NULL;
+        /* the server caught up with the leader: the notifications it
+           held back come first */
+        stale_clear(s);
+        while ((lg = s->lagged) != NULL) {
+            s->lagged = lg->next;
+            q_push(s, lg);
+        }
         it->rc = ZOK;
         it->value = xstrdup(it->path);
         break;
@@ -1118,7 +1154,11 @@ fakezk_reconnect(int64_t sid, int where)
     q_session(s, ZOO_CONNECTED_STATE, where);
     while ((it = s->missed) != NULL) {
         s->missed = it->next;
-        q_push(s, it);
+        it->next = NULL;
+        if (it->path && stale_find(s, it->path))
+            list_append(&s->lagged, it); /* this server has not applied that change */
+        else
+            q_push(s, it);
     }
     while ((it = s->parked) != NULL) {
         s->parked = it->next;
@@ -1142,6 +1182,10 @@ end_session_locked(struct fsess *s)
     watches_drop(s);
     while ((it = s->missed) != NULL) {
         s->missed = it->next;
+        item_free(it);
+    }
+    while ((it = s->lagged) != NULL) {
+        s->lagged = it->next;
         item_free(it);
     }
     fz.zxid++;
@@ -1263,22 +1307,27 @@ int
 fakezk_stale_reads(int64_t sid, const char *path)
 {
     struct fsess *s;
+    struct fstale *sv;
     struct fznode *n;
 
     pthread_mutex_lock(&fz.mu);
-    if ((s = sess_find(sid)) == NULL) {
+    if ((s = sess_find(sid)) == NULL ||
+        ((sv = stale_find(s, path)) == NULL && s->nstale == FZ_STALE_MAX)) {
         pthread_mutex_unlock(&fz.mu);
         return -1;
     }
-    free(s->stale_path);
-    free(s->stale_data);
-    s->stale_path = xstrdup(path);
-    s->stale_data = NULL;
-    s->stale_len = -1;
+    if (sv == NULL) {
+        sv = &s->stale[s->nstale++];
+        sv->path = xstrdup(path);
+    } else {
+        free(sv->data);
+    }
+    sv->data = NULL;
+    sv->len = -1;
     if ((n = node_find(path)) != NULL) {
-        s->stale_len = n->data ? n->len : 0;
-        s->stale_data = n->data && n->len > 0 ? xmemdup(n->data, n->len) : NULL;
-        s->stale_st = n->st;
+        sv->len = n->data ? n->len : 0;
+        sv->data = n->data && n->len > 0 ? xmemdup(n->data, n->len) : NULL;
+        sv->st = n->st;
     }
     pthread_mutex_unlock(&fz.mu);
     return 0;
@@ -1568,12 +1617,15 @@ fakezk_reset(void)
             s->missed = it->next;
             item_free(it);
         }
+        while ((it = s->lagged) != NULL) {
+            s->lagged = it->next;
+            item_free(it);
+        }
         while ((it = s->parked) != NULL) {
             s->parked = it->next;
             item_free(it);
         }
-        free(s->stale_path);
-        free(s->stale_data);
+        stale_clear(s);
         free(s);
     }
     fz.nsess = 0;

@@ -137,7 +137,8 @@ void fakezk_park_while_disconnected(bool park);
 
 /* Session SID's server lags behind: until the session's next sync (zoo_async)
  * is applied, a get or an exists of PATH on it answers what PATH held now
- * (as a follower that has not applied the later commits would). */
+ * (as a follower that has not applied the later commits would). Up to 4
+ * paths at once, one call each; -1 for a fifth or an unknown session. */
 int fakezk_stale_reads(int64_t sid, const char *path);
 
 /* Non-zero once the armed fault has fired. */

@@ -424,6 +424,50 @@ test_expiry_unnoticed_by_client(void)
     fz_end();
 }
 
+/*
+ * A suspended leader reconnects to a server that lags behind: it has not
+ * applied the deletion of the leader's znodes (the leader's session closed
+ * from outside while its handle lived on, and the handle reconnected before
+ * the close reached this server), nor the next leader's takeover. Read
+ * there, the view says the leader znode and `elected` are still ours. The
+ * resync syncs that server before it reads: the node learns it lost, and
+ * does not resume beside the next leader. (Before: +resumed, two READY; the
+ * integration test test_slots saw it once on the ensemble.)
+ */
+static void
+test_resume_on_lagging_server(void)
+{
+    char path[256];
+    int64_t sid;
+
+    fz_begin();
+    open_three();
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    sid = fz_sid(&N[1]);
+    CU_ASSERT_FATAL(fakezk_find("/g/election/n2_", path, sizeof(path)));
+    CU_ASSERT_FATAL(fakezk_stale_reads(sid, "/g/elected") == 0);
+    CU_ASSERT_FATAL(fakezk_stale_reads(sid, "/g/leader") == 0);
+    CU_ASSERT_FATAL(fakezk_stale_reads(sid, path) == 0);
+    CU_ASSERT_FATAL(fakezk_stale_reads(sid, "/g/nodes/n2") == 0);
+    CU_ASSERT(fakezk_disconnect(sid, FZ_BACK) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    /* what the close did, seen by everyone but n2's server */
+    CU_ASSERT(fakezk_delete(path) == 0);
+    if (fz_member_znode("/g", "n2"))
+        CU_ASSERT(fakezk_delete("/g/nodes/n2") == 0);
+    CU_ASSERT(fakezk_delete("/g/leader") == 0);
+    CU_ASSERT_FATAL(fz_settle_until(n3_ready, NULL, 5000) == 0);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_FENCED), 0); /* still suspended */
+    CU_ASSERT(fakezk_reconnect(sid, FZ_BACK) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_RESUMED), 0);
+    CU_ASSERT(fz_count(&N[1], 0, ZKELECT_EV_LOST) >= 1);
+    CU_ASSERT(!fz_is_ready(&N[1], 0));
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT(fz_ready_leader(N, 3, 0) && strcmp(fz_ready_leader(N, 3, 0), "n3") == 0);
+    fz_end();
+}
+
 static CU_TestInfo fence_tests[] = {
     {"failed_takeover_steps_down_before_release", test_failed_takeover_steps_down_before_release},
     {"fenced_leader_takes_over_again", test_fenced_leader_takes_over_again},
@@ -435,6 +479,7 @@ static CU_TestInfo fence_tests[] = {
     {"fence_options_checked", test_fence_options_checked},
     {"late_create_reply_no_takeover", test_late_create_reply_no_takeover},
     {"expiry_unnoticed_by_client", test_expiry_unnoticed_by_client},
+    {"resume_on_lagging_server", test_resume_on_lagging_server},
     CU_TEST_INFO_NULL,
 };
 

@@ -277,7 +277,21 @@ leader_delete(struct zkelect_group *g)
     if (r == NULL)
         return;
     group_role_set(g, ROLE_DELETING, 0, g->role_epoch, 0, "releasing the leader znode");
-    req_sent(r, zoo_adelete(g->h->zh, CL(g)->path, CL(g)->version, void_completion, r));
+    if (g->elected_version < 0) {
+        /* no `elected` to check (missing or unreadable): no other node can
+           be elected before it is written again */
+        req_sent(r, zoo_adelete(g->h->zh, CL(g)->path, CL(g)->version, void_completion, r));
+        return;
+    }
+    /* The version alone cannot tell our znode from the next leader's, which
+       ZooKeeper creates at version 0 again after ours is gone (a fence, our
+       session's end): an ABA. A next leader needs a new decision or a fence,
+       and both rewrite `elected`: check it is as our view read it. */
+    r->token = 1; /* a multi: its results say which op refused */
+    zoo_check_op_init(&r->ops[0], g->p_elected, g->elected_version);
+    zoo_delete_op_init(&r->ops[1], CL(g)->path, CL(g)->version);
+    memset(r->results, 0, sizeof(r->results));
+    req_sent(r, zoo_amulti(g->h->zh, 2, r->ops, r->results, multi_completion, r));
 }
 
 /* The takeover finished (callback result or zkelect_takeover_done). */
@@ -574,9 +588,24 @@ ready_result(struct zkelect_group *g, int rc)
 void
 cand_on_leader_delete_reply(struct zkelect_group *g, struct zev *ev)
 {
+    int rc = ev->rc;
+
     if (g->role != ROLE_DELETING)
         return;
-    if (ev->rc == ZOK || ev->rc == ZNONODE) {
+    if (ev->req->token == 1 && rc != ZOK && !zkerr_outcome_unknown(rc) && rc != ZCLOSING) {
+        if (ev->req->results[0].err != ZOK) {
+            /* `elected` changed since our view: a decision or a fence. The
+               znode may be the next leader's now: read both again */
+            zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: release refused: elected changed (%s); "
+                    "reading the view again", g->path, zerror(ev->req->results[0].err));
+            g->elected_read = false;
+            view_read_elected(g);
+            cand_release_retry(g);
+            return;
+        }
+        rc = ev->req->results[1].err;
+    }
+    if (rc == ZOK || rc == ZNONODE) {
         group_role_set(g, g->reg == REG_DONE || g->reg == REG_LEAVING ? ROLE_MEMBER : ROLE_NONE,
                        0, g->role_epoch, 0, "leader znode released");
         CL(g)->version = -1;
@@ -584,7 +613,7 @@ cand_on_leader_delete_reply(struct zkelect_group *g, struct zev *ev)
         released(g);
         return;
     }
-    if (ev->rc == ZBADVERSION) {
+    if (rc == ZBADVERSION) {
         /* changed under us: the step-down is over, the release goes on with
            the version a fresh read gives (cand_step) */
         cand_release_retry(g);

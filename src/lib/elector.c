@@ -2508,8 +2508,24 @@ watchdog_fire(struct zkelect_group *g, int k, uint64_t now)
                   "old leader znode not released within %d ms; deleting it (epoch %llu now leads)",
                   effective_watchdog_ms(g), (unsigned long long)e);
         g->ev_slot = was;
-        if (r)
-            req_sent(r, zoo_adelete(g->h->zh, v->path, v->version, void_completion, r));
+        if (r) {
+            /* with `elected` rewritten as it is (its version moves): a
+               release based on a view from before this fence then fails
+               its check of `elected` (leader_delete, candidate.c), and
+               cannot delete the next leader's znode, which ZooKeeper
+               creates at version 0 again (an ABA of the version) */
+            size_t len = 0;
+
+            if (zke_elected_encode(&g->elected, &r->payload[0], &len) != 0) {
+                req_sent(r, ZMARSHALLINGERROR);
+                return true;
+            }
+            zoo_set_op_init(&r->ops[0], g->p_elected, r->payload[0], (int)len,
+                            g->elected_version, NULL);
+            zoo_delete_op_init(&r->ops[1], v->path, v->version);
+            memset(r->results, 0, sizeof(r->results));
+            req_sent(r, zoo_amulti(g->h->zh, 2, r->ops, r->results, multi_completion, r));
+        }
         return true;
     }
     /* ZooKeeper itself is slow to answer this elector (a request of the

@@ -769,8 +769,13 @@ reg_unregister(struct zkelect_group *g)
                 g->succ.successor, (unsigned long long)g->succ_next_epoch);
     }
     free(e);
-    if (r->token == 0 && cand_leader_is_mine(g))
+    if (r->token == 0 && cand_leader_is_mine(g)) {
+        /* `elected` as our view read it: else the znode may be the next
+           leader's, at the same version (leader_delete, candidate.c) */
+        if (g->elected_version >= 0)
+            zoo_check_op_init(&r->ops[n++], g->p_elected, g->elected_version);
         zoo_delete_op_init(&r->ops[n++], CL(g)->path, CL(g)->version);
+    }
     snprintf(r->pathbuf[0], sizeof(r->pathbuf[0]), "%s/%s", g->p_nodes, g->self.id);
     zoo_delete_op_init(&r->ops[n++], r->pathbuf[0], -1);
     if (*g->my_znode) {
@@ -812,9 +817,12 @@ reg_on_unregister_reply(struct zkelect_group *g, struct zev *ev)
         return;
     }
     if (ev->rc == ZBADVERSION) {
-        /* the leader znode moved under us: re-read it; cand_step retries */
+        /* the leader znode or `elected` moved under us: re-read both;
+           cand_step retries */
         group_reg_set(g, REG_DONE, "the leader znode changed under the leave");
         group_role_set(g, ROLE_MEMBER, 0, g->role_epoch, 0, "the leader znode changed under the leave");
+        g->elected_read = false;
+        view_read_elected(g);
         view_read_leader(g);
         return;
     }

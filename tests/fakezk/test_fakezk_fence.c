@@ -272,7 +272,8 @@ test_release_lost_sent_again(void)
     open_three();
     CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
     sid = fz_sid(&N[1]);
-    fakezk_fail_match(sid, "delete", "/g/leader", 1, false, FZ_BACK);
+    /* the release: a multi, `elected` checked, the leader znode deleted */
+    fakezk_fail_match(sid, "multi", "/g/elected", 1, false, FZ_BACK);
     CU_ASSERT(zkelect_set_eligible(N[1].grp[0].g, 0) == 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT_FATAL(fakezk_fault_fired());
@@ -465,6 +466,76 @@ test_resume_on_lagging_server(void)
     CU_ASSERT(!fz_is_ready(&N[1], 0));
     CU_ASSERT(fz_is_ready(&N[2], 0));
     CU_ASSERT(fz_ready_leader(N, 3, 0) && strcmp(fz_ready_leader(N, 3, 0), "n3") == 0);
+    /* nor does its release delete n3's znode, READY at the same version as
+       n2's was */
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_LOST), 0);
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
+    fz_end();
+}
+
+/*
+ * The ABA of a release by version (the model's bug 3). n2 leads and is cut
+ * off (held); a switchover names n3; n2's fence steps it down. Heard again,
+ * n2 reads the view (elected names n3, the leader znode is still n2's, at
+ * version 1) and sends its release; the release is applied late, after the
+ * elector's watchdog fenced n2's znode and n3 created its own and made it
+ * READY: version 1 again. The release checks `elected` at the version n2's
+ * view read, and the fence rewrote `elected`: refused, n3 keeps its znode.
+ * (Before: the release deleted n3's READY znode, -leadership-lost for n3.)
+ */
+static bool
+n2_release_sent(void *arg)
+{
+    char buf[300];
+
+    (void)arg;
+    fakezk_peek(fz_sid(&N[1]), buf, sizeof(buf));
+    return strncmp(buf, "reply delete /g/leader", 22) == 0 ||
+           strncmp(buf, "reply multi /g/elected", 22) == 0;
+}
+
+static void
+test_late_release_spares_next_leader(void)
+{
+    static const char sw[] = "{\"v\":1,\"id\":1,\"to\":\"n3\",\"at_ms\":0,\"by\":\"t\"}";
+    int64_t sid;
+    int steps;
+
+    fz_begin();
+    fz_session_ms = 2000; /* the elector fences after T = 2 s */
+    fz_watchdog_ms = 1000;
+    open_three();
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    sid = fz_sid(&N[1]);
+    fakezk_hold(sid, true); /* n2 hears nothing */
+    CU_ASSERT(fakezk_create("/g/switchover", sw, (int)strlen(sw), 0) == 0);
+    CU_ASSERT_FATAL(fz_settle_until(n2_fenced, NULL, 5000) == 0);
+    CU_ASSERT(fz_znode_has("/g/elected", "n3"));
+    /* heard again, one item at a time, until its release is next: applied
+       only when delivered */
+    fakezk_defer_apply(sid, true);
+    for (steps = 0; steps < 1000 && !n2_release_sent(NULL); steps++) {
+        fakezk_deliver_all();
+        fz_flush();
+        if (!n2_release_sent(NULL) && fakezk_pending(sid) > 0) {
+            fakezk_deliver_one(sid);
+            fz_flush();
+        }
+    }
+    CU_ASSERT_FATAL(n2_release_sent(NULL));
+    CU_ASSERT_FATAL(leader_owner() == sid);
+    /* the watchdog fences n2's znode; n3 takes over (n2 still held) */
+    CU_ASSERT_FATAL(fz_settle_until(n3_ready, NULL, 10000) == 0);
+    CU_ASSERT_EQUAL(fakezk_version("/g/leader"), 1); /* as n2's was */
+    fakezk_deliver_one(sid); /* n2's release, applied now */
+    fakezk_defer_apply(sid, false);
+    fakezk_hold(sid, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_LOST), 0);
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT(leader_owner() == fz_sid(&N[2]));
+    CU_ASSERT(!fz_is_ready(&N[1], 0));
     fz_end();
 }
 
@@ -480,6 +551,7 @@ static CU_TestInfo fence_tests[] = {
     {"late_create_reply_no_takeover", test_late_create_reply_no_takeover},
     {"expiry_unnoticed_by_client", test_expiry_unnoticed_by_client},
     {"resume_on_lagging_server", test_resume_on_lagging_server},
+    {"late_release_spares_next_leader", test_late_release_spares_next_leader},
     CU_TEST_INFO_NULL,
 };
 

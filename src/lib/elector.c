@@ -2498,6 +2498,8 @@ watchdog_fire(struct zkelect_group *g, int k, uint64_t now)
             return true;
         }
         r = req_new(g->h, g, REQ_LEADER_FENCE);
+        if (r)
+            r->token = (uint64_t)k; /* the slot: elector_on_fence_reply */
         v->wd_fenced = true;
         v->wd_deadline = now + (uint64_t)effective_watchdog_ms(g);
         group_timer_changed(g);
@@ -2544,6 +2546,35 @@ watchdog_fire(struct zkelect_group *g, int k, uint64_t now)
     }
     watchdog_exclude(g, k, now, "watchdog", "not READY within the watchdog period");
     return true;
+}
+
+/* The fence's multi (watchdog_fire) answered. Refused because `elected`
+   moved since our view (a decision, a switchover's acknowledgement): not the
+   elected node's fault, so no exclusion; fence again, on the view re-read,
+   at the next scan. */
+void
+elector_on_fence_reply(struct zkelect_group *g, struct zev *ev)
+{
+    int k = (int)ev->req->token;
+    struct lview *v;
+
+    if (ev->rc == ZOK || ev->rc == ZNONODE)
+        return;
+    if (ev->rc != ZBADVERSION || ev->req->results[0].err != ZBADVERSION) {
+        zke_log(g->h, ZKELECT_LOG_WARNING, "%s: fencing the old leader znode failed: %s",
+                g->path, zerror(ev->rc));
+        return;
+    }
+    zke_log(g->h, ZKELECT_LOG_INFO, "%s: fencing the old leader znode: elected changed "
+            "meanwhile; again on a fresh view", g->path);
+    g->elected_read = false;
+    view_read_elected(g);
+    if (!g->is_elector || k < 0 || k >= g->nlv)
+        return;
+    v = LV(g, k);
+    v->wd_fenced = false;
+    v->wd_deadline = zke_now_ms() + ZKE_GAP_MS;
+    group_timer_changed(g);
 }
 
 void

@@ -1394,11 +1394,7 @@ group_on_reply(struct zkelect_group *g, struct zev *ev)
     case REQ_LEADER_READY:      cand_on_leader_ready_reply(g, ev); break;
     case REQ_LEADER_DELETE:     cand_on_leader_delete_reply(g, ev); break;
     case REQ_LEADER_RETAKE:     cand_on_leader_retake_reply(g, ev); break;
-    case REQ_LEADER_FENCE:
-        if (ev->rc != ZOK && ev->rc != ZNONODE)
-            zke_log(g->h, ZKELECT_LOG_WARNING, "%s: fencing the old leader znode failed: %s",
-                    g->path, zerror(ev->rc));
-        break;
+    case REQ_LEADER_FENCE:      elector_on_fence_reply(g, ev); break;
     case REQ_UPDATE_MEMBER:
         if (ev->rc != ZOK)
             g->member_dirty = true;

@@ -125,6 +125,7 @@ void elector_on_config_reply(struct zkelect_group *g, struct zev *ev);
 void elector_on_switchover_reply(struct zkelect_group *g, struct zev *ev);
 void elector_on_history_reply(struct zkelect_group *g, struct zev *ev);
 void elector_on_decide_reply(struct zkelect_group *g, struct zev *ev);
+void elector_on_fence_reply(struct zkelect_group *g, struct zev *ev);
 void elector_on_succession_reply(struct zkelect_group *g, struct zev *ev);
 void view_watch_successor(struct zkelect_group *g);
 void view_on_successor_reply(struct zkelect_group *g, struct zev *ev);

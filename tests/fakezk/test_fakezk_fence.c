@@ -539,6 +539,59 @@ test_late_release_spares_next_leader(void)
     fz_end();
 }
 
+/*
+ * The elector's fence rewrites `elected` at the version it read; `elected`
+ * changed meanwhile (here by the test, while the elector hears nothing, as
+ * an acknowledgement or another writer would): the fence is refused. That
+ * is not the elected node's fault: the elector fences again on a fresh view
+ * and n3 takes over, with no +watchdog exclusion. (Before, the next watchdog
+ * period excluded n3 and elected again.)
+ */
+static bool
+n1_fenced_once(void *arg)
+{
+    (void)arg;
+    return fz_count(&N[0], 0, ZKELECT_EV_LEADER_FENCED) >= 1;
+}
+
+static void
+test_fence_refused_fenced_again(void)
+{
+    static const char sw[] = "{\"v\":1,\"id\":1,\"to\":\"n3\",\"at_ms\":0,\"by\":\"t\"}";
+    char buf[4096];
+    int64_t sid, esid;
+    int len;
+
+    fz_begin();
+    fz_session_ms = 2000; /* the elector fences after T = 2 s */
+    fz_watchdog_ms = 1000;
+    open_three();
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    sid = fz_sid(&N[1]);
+    esid = fz_sid(&N[0]);
+    fakezk_hold(sid, true); /* n2 hears nothing: it fences itself */
+    CU_ASSERT(fakezk_create("/g/switchover", sw, (int)strlen(sw), 0) == 0);
+    CU_ASSERT_FATAL(fz_settle_until(n2_fenced, NULL, 5000) == 0);
+    CU_ASSERT_FATAL(fz_znode_has("/g/elected", "n3"));
+    /* `elected` rewritten as it is, unseen by the elector */
+    fakezk_hold(esid, true);
+    len = fakezk_get("/g/elected", buf, sizeof(buf));
+    CU_ASSERT_FATAL(len > 0 && len < (int)sizeof(buf));
+    CU_ASSERT(fakezk_set("/g/elected", buf, len) == 0);
+    CU_ASSERT_FATAL(fz_settle_until(n1_fenced_once, NULL, 10000) == 0);
+    CU_ASSERT(leader_owner() == sid); /* refused: n2's znode is still there */
+    fakezk_hold(esid, false);
+    CU_ASSERT(fz_settle_until(n3_ready, NULL, 10000) == 0);
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_WATCHDOG), 0);
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_LEADER_FENCED), 2);
+    CU_ASSERT(leader_owner() == fz_sid(&N[2]));
+    fakezk_hold(sid, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT(!fz_is_ready(&N[1], 0));
+    fz_end();
+}
+
 static CU_TestInfo fence_tests[] = {
     {"failed_takeover_steps_down_before_release", test_failed_takeover_steps_down_before_release},
     {"fenced_leader_takes_over_again", test_fenced_leader_takes_over_again},
@@ -552,6 +605,7 @@ static CU_TestInfo fence_tests[] = {
     {"expiry_unnoticed_by_client", test_expiry_unnoticed_by_client},
     {"resume_on_lagging_server", test_resume_on_lagging_server},
     {"late_release_spares_next_leader", test_late_release_spares_next_leader},
+    {"fence_refused_fenced_again", test_fence_refused_fenced_again},
     CU_TEST_INFO_NULL,
 };
 

@@ -1169,6 +1169,26 @@ fakezk_reconnect(int64_t sid, int where)
     return ZOK;
 }
 
+/* A connection lost and regained before the client sent what it queued:
+   CONNECTING and CONNECTED go before the queued replies, which stay as they
+   are (their requests went out on the new connection). */
+int
+fakezk_bounce(int64_t sid)
+{
+    struct fsess *s;
+
+    pthread_mutex_lock(&fz.mu);
+    s = sess_find(sid);
+    if (s == NULL || s->st != S_CONNECTED) {
+        pthread_mutex_unlock(&fz.mu);
+        return ZINVALIDSTATE;
+    }
+    q_session(s, ZOO_CONNECTING_STATE, FZ_FRONT);
+    q_session(s, ZOO_CONNECTED_STATE, FZ_FRONT);
+    pthread_mutex_unlock(&fz.mu);
+    return ZOK;
+}
+
 /* The server's side of an expiry: the session's watches and its
    ephemerals go (in one transaction), the other sessions' watches fire. */
 static void

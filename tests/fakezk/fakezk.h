@@ -88,6 +88,12 @@ int fakezk_disconnect(int64_t sid, int where);
  * changes missed, then the requests sent while disconnected are applied. */
 int fakezk_reconnect(int64_t sid, int where);
 
+/* The connection drops and comes back at once, before the client wrote out
+ * the requests it had queued: CONNECTING and CONNECTED are queued before the
+ * queued replies, which are kept (those requests were applied on the new
+ * connection); the session's watches stay (the client re-armed them). */
+int fakezk_bounce(int64_t sid);
+
 /* Expire: disconnect if connected, delete the session's ephemerals (firing the
  * other sessions' watches), drop its watches, queue EXPIRED. Until EXPIRED
  * is delivered, requests fail with ZCONNECTIONLOSS (the client learns of an

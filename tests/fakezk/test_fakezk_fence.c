@@ -592,6 +592,69 @@ test_fence_refused_fenced_again(void)
     fz_end();
 }
 
+/*
+ * The Spin model's bug 4 (doc/model/README.md), replayed on the C: a reply
+ * to a read sent before a resync. n3, elected, waits for n2's znode; n2
+ * releases it. n3 handles the deletion and sends an exists and its create,
+ * which go out on a connection that dropped and came back before n3
+ * handled the two session events: the create is applied, the exists finds
+ * the leader znode absent, and both replies come after the resync. In the
+ * model the old exists' reply makes the suspended candidate's view empty:
+ * it gives up, then releases its own znode as a leftover, and the elector
+ * excludes it. The C is not caught that way (the create's reply, handled
+ * while suspended, records the znode as ours): n3 takes over its PROGRESS
+ * znode once and is READY, nothing released or excluded. This test keeps
+ * it so.
+ */
+static bool
+n3_waiting(void *arg)
+{
+    struct zkelect_group_state st;
+
+    (void)arg;
+    memset(&st, 0, sizeof(st));
+    st.size = sizeof(st);
+    return zkelect_get_state(N[2].grp[0].g, &st) == 0 && strcmp(st.role, "waiting") == 0;
+}
+
+static void
+test_reply_before_resync_dropped(void)
+{
+    int64_t sid;
+    uint64_t epoch;
+    int steps;
+
+    fz_begin();
+    open_three();
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    N[1].grp[0].stepdown_mode = ZKELECT_EBUSY;
+    CU_ASSERT(zkelect_set_eligible(N[1].grp[0].g, 0) == 0);
+    CU_ASSERT_FATAL(fz_settle_until(n3_waiting, NULL, 5000) == 0);
+    CU_ASSERT_FATAL(N[1].grp[0].stepdown_calls == 1);
+    epoch = N[1].grp[0].stepdown_epoch;
+    sid = fz_sid(&N[2]);
+    fakezk_hold(sid, true);
+    CU_ASSERT(zkelect_stepdown_done(N[1].grp[0].g, epoch) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0); /* n2's release; n3 not told yet */
+    CU_ASSERT_FATAL(!fakezk_exists("/g/leader"));
+    for (steps = 0; steps < 100 && fakezk_owner("/g/leader") != sid &&
+                    fakezk_pending(sid) > 0; steps++) {
+        fakezk_deliver_one(sid);
+        fz_flush();
+    }
+    CU_ASSERT_FATAL(fakezk_owner("/g/leader") == sid); /* n3's create applied */
+    CU_ASSERT(fakezk_bounce(sid) == 0);
+    fakezk_hold(sid, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_settle_until(n3_ready, NULL, 5000) == 0);
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_LOST), 0);
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_TAKEOVER), 1);
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_TAKEOVER_ABORT), 0);
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_WATCHDOG), 0);
+    CU_ASSERT(leader_owner() == sid);
+    fz_end();
+}
+
 static CU_TestInfo fence_tests[] = {
     {"failed_takeover_steps_down_before_release", test_failed_takeover_steps_down_before_release},
     {"fenced_leader_takes_over_again", test_fenced_leader_takes_over_again},
@@ -606,6 +669,7 @@ static CU_TestInfo fence_tests[] = {
     {"resume_on_lagging_server", test_resume_on_lagging_server},
     {"late_release_spares_next_leader", test_late_release_spares_next_leader},
     {"fence_refused_fenced_again", test_fence_refused_fenced_again},
+    {"reply_before_resync_dropped", test_reply_before_resync_dropped},
     CU_TEST_INFO_NULL,
 };
 

@@ -380,7 +380,9 @@
 #define Q_APPEND    19          /* amulti: check elected, set history, set successor (the
                                    elector, after a decision it did not write) */
 #define Q_LEAVE     29          /* amulti: [check successor, set elected (version): the
-                                   handover] + delete leader (version) + delete registration */
+                                   handover] + [check elected (version): the ordinary
+                                   leave's release] + delete leader (version) + delete
+                                   registration */
 #define Q_SPEC      32          /* amulti (the fast handover): check own election znode
                                    (version w+1), check elected (V+1), create leader */
 /* other events on a node's queue */
@@ -1311,6 +1313,14 @@ inline zk_apply(n, nr) {
             skip
         :: else
         fi;
+        /* the ordinary leave (qb == 0): its release checks elected at
+           version qc (0: no check; bug 3's fix); refused: as the leader's
+           op (x1 = 2) */
+        if
+        :: zrc == OK && qb == 0 && qa != 0 && qc != 0 && E_ver != qc ->
+            zrc = (E_ver == 0 -> NONODE : BADVERSION); x1 = 2
+        :: else
+        fi;
         if
         :: zrc == OK && qa != 0 && L_ver == 0 -> zrc = NONODE; x1 = 2
         :: zrc == OK && qa != 0 && L_ver != 0 && L_ver != qa -> zrc = BADVERSION; x1 = 2
@@ -1706,6 +1716,13 @@ inline leader_create_direct(n) {
 #else
 #define FENCE_EV(n) e_ver[n]
 #endif
+/* ... and the ordinary leave's release (reg_unregister). MUT_LEAVE_NO_CHECK:
+   without the check */
+#ifdef MUT_LEAVE_NO_CHECK
+#define LEAVE_EV(n) 0
+#else
+#define LEAVE_EV(n) e_ver[n]
+#endif
 inline leader_delete(n) {               /* leader_delete */
     if
     :: !MINE(n) -> role[n] = (reg[n] == RG_DONE -> R_MEMBER : R_NONE); cs = 1  /* released */
@@ -1854,7 +1871,9 @@ inline leave_send(n, ho) {
         send(n, Q_LEAVE, zu, s_ver[n], e_ver[n], s_sd[n]); sx = 0
     :: else ->
         T(printf("TRACE node %d: leaves (ordinary)\n", n));
-        send(n, Q_LEAVE, zu, 0, 0, 0)
+        /* bug 3's fix: its release checks elected at the view's version
+           (reg_unregister; none in view, or nothing to release: no check) */
+        send(n, Q_LEAVE, zu, 0, (zu != 0 -> LEAVE_EV(n) : 0), 0)
     fi;
     zu = 0
 }
@@ -2617,7 +2636,10 @@ end_node:
             :: rc != OK && b != 3 && rc != CONNLOSS && a ->
                 leave_send(i, 0)        /* the handover refused: the ordinary leave */
             :: else ->
-                /* refused or unanswered: leave again once the leader znode is re-read */
+                /* refused or unanswered: leave again once the leader znode is
+                   re-read; BADVERSION (the leader znode or `elected` moved,
+                   bug 3's fix): `elected` too (reg_on_unregister_reply) */
+                if :: rc == BADVERSION -> e_rd[i] = 0; read_elected(i) :: else fi;
                 rrt[i] = 1; l_rd[i] = 0; read_leader(i)
             fi
 #endif

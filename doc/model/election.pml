@@ -1873,7 +1873,7 @@ inline leave_send(n, ho) {
         T(printf("TRACE node %d: leaves (ordinary)\n", n));
         /* bug 3's fix: its release checks elected at the view's version
            (reg_unregister; none in view, or nothing to release: no check) */
-        send(n, Q_LEAVE, zu, 0, (zu != 0 -> LEAVE_EV(n) : 0), 0)
+        send(n, Q_LEAVE, zu, 0, (zu != 0) * LEAVE_EV(n), 0)
     fi;
     zu = 0
 }
@@ -2639,7 +2639,13 @@ end_node:
                 /* refused or unanswered: leave again once the leader znode is
                    re-read; BADVERSION (the leader znode or `elected` moved,
                    bug 3's fix): `elected` too (reg_on_unregister_reply) */
+#if defined(WAKE) || defined(ABSENT)
+                /* (sent at the step's end, WK_EL: the node's d_step is at
+                   spin's limit) */
+                wk = wk | (rc == BADVERSION -> WK_EL : 0); e_rd[i] = (e_rd[i] && rc != BADVERSION);
+#else
                 if :: rc == BADVERSION -> e_rd[i] = 0; read_elected(i) :: else fi;
+#endif
                 rrt[i] = 1; l_rd[i] = 0; read_leader(i)
             fi
 #endif
@@ -2964,22 +2970,24 @@ end_node:
             :: role[i] != R_DELETING -> skip
             :: else ->
                 if
-                :: rc != OK && rc != CONNLOSS && a ->
-                    /* bug 3's fix: the check of `elected` refused (a decision
-                       or a fence since our view): the znode may be the next
-                       leader's; read both again, cand_step decides again */
-                    e_rd[i] = 0; read_elected(i);
-                    rrt[i] = 1; l_rd[i] = 0; read_leader(i)
                 :: rc == OK || (rc == NONODE && !a) ->
                     role[i] = (reg[i] == RG_DONE -> R_MEMBER : R_NONE);
                     l_ver[i] = 0; l_own[i] = 0; cs = 1
-                :: rc == BADVERSION && !a ->
-                    /* cand_release_retry: the step-down is over; release
-                       again with the version a fresh read gives */
-                    rrt[i] = 1; l_rd[i] = 0; read_leader(i)
                 :: else ->
-                    /* no answer: the step-down is over, release again once
-                       heard (never back to a leading role) */
+                    /* BADVERSION (cand_release_retry): the step-down is over;
+                       release again with the version a fresh read gives. No
+                       answer: release again once heard (never back to a
+                       leading role). a: bug 3's fix, the check of `elected`
+                       refused (a decision or a fence since our view): the
+                       znode may be the next leader's, read `elected` too,
+                       cand_step decides again */
+#if defined(WAKE) || defined(ABSENT)
+                    /* (`elected`'s read sent at the step's end, WK_EL: the
+                       node's d_step is at spin's limit of jump labels) */
+                    wk = wk | (a -> WK_EL : 0); e_rd[i] = (e_rd[i] && !a);
+#else
+                    if :: a -> e_rd[i] = 0; read_elected(i) :: else fi;
+#endif
                     rrt[i] = 1; l_rd[i] = 0; read_leader(i)
                 fi
             fi

@@ -130,6 +130,10 @@ REARM="-DSTABLE_START=1 -DMAXFAULTS=2 -DMAX_DISC=1 -DMAX_EXP=0 -DMAX_CRASH=0 -DM
 NOFAULT="-DMAXFAULTS=0"
 CRASH1="-DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_SWITCH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_FREEZE=0"
 TFAIL1="-DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_SWITCH=0 -DMAX_CRASH=0 -DMAX_EARLY=0 -DMAX_FREEZE=0"
+# bug 3 (README.md, "Bugs found"): one disconnect only (with -DDISC_NODE=n: of node n)
+DISC1="-DMAXFAULTS=1 -DMAX_EXP=0 -DMAX_SWITCH=0 -DMAX_CRASH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_FREEZE=0"
+# bug 3's counterexample: node 1 (the leader) cut off, any node drained
+ABA="-DSTABLE_START=1 -DMAX_DRAIN=1 $DISC1"
 HOLDS="-DSTABLE_START=0 -DHOLDS -DSETTLE -DMAX_PREF=1"
 COLD="-DSTABLE_START=4 -DSETTLE"
 
@@ -176,6 +180,12 @@ bounded_dr() {
     # or after it is due
     check "issue 16: a scheduled switchover, the leader crashes" pass -O0 \
         "-DSTABLE_START=0 -DMAX_SCHED=1 $CRASH1 -DCRASH_NODE=0" "$SAFE" "-m100000"
+    # bug 3 (the release's ABA), fixed: the leader (node 1) is cut off and
+    # fences, a drain moves the decision, the elector fences node 1's znode,
+    # the next leader's znode reaches node 1's version. 14.4 M states:
+    # hash-compacted (exhaustive, the 4 GB bound stops it at 10.3 M)
+    check "bug 3: a drain, the leader (node 1) cut off (hash-compact)" pass -O1 \
+        "$ABA -DDISC_NODE=1" "-DSAFETY -DHC4" "-m100000 -w26"
 }
 
 mutants_dr() {
@@ -188,6 +198,13 @@ mutants_dr() {
     check "mutant MUT_DRAIN_NO_HANDOVER (a drained leader's znode deleted with the new decision)" \
         S7_one_active_service -O0 "-DMUT_DRAIN_NO_HANDOVER -DSTABLE_START=1 -DMAX_DRAIN=1 $NOFAULT" \
         "$SAFE" "-m100000"
+    # bug 3 back, either half of its fix undone: node 1's late release
+    # deletes node 0's READY znode (same version); the elector reads it as
+    # a failed takeover
+    check "mutant MUT_RELEASE_NO_CHECK (the release deletes by version only: bug 3)" \
+        S6_ready_never_takeover_failed -O0 "-DMUT_RELEASE_NO_CHECK $ABA -DDISC_NODE=1" "$SAFE" "-m100000"
+    check "mutant MUT_FENCE_NO_BUMP (the elector's fence does not rewrite elected)" \
+        S6_ready_never_takeover_failed -O0 "-DMUT_FENCE_NO_BUMP $ABA -DDISC_NODE=1" "$SAFE" "-m100000"
 }
 
 mutants_dr_more() {
@@ -210,11 +227,16 @@ deep_dr() {
         "$COLD $NOFAULT" "$SAFE" "-m100000"
     # one crash of any node, or a failed takeover, with each feature (one
     # expiry, freeze, early watchdog or switchover instead: each more than
-    # 10 M states, not run; a disconnect: bug 3, README)
+    # 10 M states, not run; a disconnect of node 1: bug 3's check, above;
+    # of node 2: S6 by another way, README "Bugs found", 4)
     check "issue 16: a drain, one crash (any node)" pass -O1 \
         "-DSTABLE_START=1 -DMAX_DRAIN=1 $CRASH1" "$SAFE" "-m100000"
     check "issue 16: a drain, a failed takeover" pass -O1 \
         "-DSTABLE_START=1 -DMAX_DRAIN=1 $TFAIL1" "$SAFE" "-m100000"
+    # bug 3's configuration with the elector (node 0) cut off instead: its
+    # fence's view may be the stale one (11.3 M states, hash-compacted)
+    check "bug 3: a drain, the elector (node 0) cut off (hash-compact)" pass -O1 \
+        "$ABA -DDISC_NODE=0" "-DSAFETY -DHC4" "-m100000 -w26"
     # (hash-compacted since the wake (issue 18): 18.4 M states; exhaustive, the
     # 4 GB bound stops it at 10.6 M)
     check "issue 16: holds, settle on, one crash (any node), hash-compact" pass -O1 \

@@ -34,18 +34,21 @@
 # read-only source tree (a make distcheck build): everything is compiled in a
 # temporary directory that is removed on exit. Needs spin (Debian package
 # "spin") and a C compiler (CC, default cc). Every spin, cc and pan runs under
-# nice -n 19. MODEL_MEMLIM (MB, default 4096) bounds pan's memory.
+# nice -n 19. MODEL_MEMLIM (MB, default 4096) bounds pan's memory;
+# MODEL_DEEP_MEMLIM (MB, default 10240) that of the two exhaustive --deep
+# checks that outgrew 4 GB with bug 3's fix (README.md, "Bugs found", 3).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 model=$here/election.pml
 CC=${CC:-cc}
 MEMLIM=${MODEL_MEMLIM:-4096}
+DEEPMEM=${MODEL_DEEP_MEMLIM:-10240}
 mode=${1:---bounded}
 
 case $mode in
 --bounded|--mutants|--test|--deep|--deep-only|--slots|--issue18|--wake|--views|--fast) ;;
--h|--help) sed -n '2,37p' "$0"; exit 0 ;;
+-h|--help) sed -n '2,39p' "$0"; exit 0 ;;
 *) echo "run.sh: unknown option $mode (--mutants, --test, --deep, --slots, --issue18, --wake, --views, --fast)" >&2; exit 2 ;;
 esac
 
@@ -324,8 +327,9 @@ mutants_deep() {
 deep() {
     bounded
     bounded_dr
+    # (21.1 M states, 7.8 GB since bug 3's fix: MODEL_DEEP_MEMLIM)
     check "safety, a takeover in flight, the new leader's expiry (exhaustive)" pass -O1 \
-        "$S6FLAGS" "$SAFE" "-m100000"
+        "$S6FLAGS" "$SAFE -UMEMLIM -DMEMLIM=$DEEPMEM" "-m100000"
     check "safety, stable start (either leader; node 0 the elector), 1 fault" pass -O1 \
         "-DSTABLE_START=2 -DMAXFAULTS=1" "$SAFE" "-m100000"
     # any one fault, liveness: weak fairness, once the faults stop
@@ -529,10 +533,11 @@ mutants_gate() {
 
 deep_gate() {
     # MUT_WAKE_ALWAYS's budgets: a switchover, node 0's crash, a failed
-    # takeover (8.1 M states, ~50 s)
+    # takeover (8.1 M states, ~50 s; since bug 3's fix 14.2 M, 5.3 GB, ~80
+    # s: MODEL_DEEP_MEMLIM)
     check "wake gate: old node 1, a switchover, node 0's crash, a failed takeover" pass -O1 \
         "-DOLD_NODE=1 -DSTABLE_START=0 -DMAXFAULTS=3 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_EARLY=0 -DMAX_FREEZE=0 -DCRASH_NODE=0" \
-        "$SAFE" "-m100000"
+        "$SAFE -UMEMLIM -DMEMLIM=$DEEPMEM" "-m100000"
 }
 
 # the C's view changes (README.md, "After the C: the elector-leader's

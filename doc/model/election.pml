@@ -41,9 +41,14 @@
  *               MUT_FENCE_EARLY (the elector deletes the old leader znode
  *               while the old leader is still ACTIVE), MUT_NO_LEASE (no
  *               lease check in start_takeover: a reply handled after the
- *               server expired the session makes the node ACTIVE);
- *               MUT_NO_REARM (no watchdog re-arm in view_changed) is not
- *               caught within the budgets tried
+ *               server expired the session makes the node ACTIVE),
+ *               MUT_RELEASE_NO_CHECK (the release deletes by version only:
+ *               bug 3 of the README back), MUT_FENCE_NO_BUMP (the elector's
+ *               fence deletes without rewriting elected);
+ *               MUT_NO_REARM (no watchdog re-arm in view_changed) and
+ *               MUT_LEAVE_NO_CHECK (the ordinary leave's release without
+ *               the check of elected) are not caught within the budgets
+ *               tried
  * Issue 16 (DR operations; every one off by default, as the library's
  * defaults are: settle off, failback and anti-flap 0, no drain, no
  * scheduled switchover):

@@ -18,6 +18,7 @@
  *               the application fails, SIGSTOPs longer than the session
  *               timeout)
  *   CRASH_NODE  only this node may crash
+ *   DISC_NODE   only this node's connection may drop
  *   LIVE        compile the liveness claim (and let the fault process stop)
  *   FENCE_ANYTIME  drop the timing assumption on fencing (see README):
  *               shows the documented limit of a lease-less design
@@ -40,9 +41,14 @@
  *               MUT_FENCE_EARLY (the elector deletes the old leader znode
  *               while the old leader is still ACTIVE), MUT_NO_LEASE (no
  *               lease check in start_takeover: a reply handled after the
- *               server expired the session makes the node ACTIVE);
- *               MUT_NO_REARM (no watchdog re-arm in view_changed) is not
- *               caught within the budgets tried
+ *               server expired the session makes the node ACTIVE),
+ *               MUT_RELEASE_NO_CHECK (the release deletes by version only:
+ *               bug 3 of the README back), MUT_FENCE_NO_BUMP (the elector's
+ *               fence deletes without rewriting elected);
+ *               MUT_NO_REARM (no watchdog re-arm in view_changed) and
+ *               MUT_LEAVE_NO_CHECK (the ordinary leave's release without
+ *               the check of elected) are not caught within the budgets
+ *               tried
  * Issue 16 (DR operations; every one off by default, as the library's
  * defaults are: settle off, failback and anti-flap 0, no drain, no
  * scheduled switchover):
@@ -379,7 +385,9 @@
 #define Q_APPEND    19          /* amulti: check elected, set history, set successor (the
                                    elector, after a decision it did not write) */
 #define Q_LEAVE     29          /* amulti: [check successor, set elected (version): the
-                                   handover] + delete leader (version) + delete registration */
+                                   handover] + [check elected (version): the ordinary
+                                   leave's release] + delete leader (version) + delete
+                                   registration */
 #define Q_SPEC      32          /* amulti (the fast handover): check own election znode
                                    (version w+1), check elected (V+1), create leader */
 /* other events on a node's queue */
@@ -1310,6 +1318,14 @@ inline zk_apply(n, nr) {
             skip
         :: else
         fi;
+        /* the ordinary leave (qb == 0): its release checks elected at
+           version qc (0: no check; bug 3's fix); refused: as the leader's
+           op (x1 = 2) */
+        if
+        :: zrc == OK && qb == 0 && qa != 0 && qc != 0 && E_ver != qc ->
+            zrc = (E_ver == 0 -> NONODE : BADVERSION); x1 = 2
+        :: else
+        fi;
         if
         :: zrc == OK && qa != 0 && L_ver == 0 -> zrc = NONODE; x1 = 2
         :: zrc == OK && qa != 0 && L_ver != 0 && L_ver != qa -> zrc = BADVERSION; x1 = 2
@@ -1392,17 +1408,39 @@ inline zk_apply(n, nr) {
 #endif
 #endif
     :: qk == Q_DELETE || qk == Q_FENCE ->
+        /* bug 3's fix (README, "Bugs found", 3): the delete of the leader
+           znode at version qa in one multi with an op on `elected` at
+           version qb (the sender's view; 0: none, the plain delete).
+           Q_DELETE (leader_delete): [check elected, delete leader];
+           Q_FENCE (watchdog_fire's +leader-fenced): [set elected (the
+           same content: its version moves), delete leader]. Either op
+           refused: nothing applied; x0 = 1 when it was the op on
+           `elected` (the reply's results[0]). The model's set writes the
+           server's content, which is the elector's view of that version
+           (an `elected` deleted and written again at the same version,
+           MAX_LOSE, is the one case where they could differ) */
+        if :: qb != 0 -> check_elected(qb); x0 = (zrc != OK) :: else fi;
         if
-        :: L_ver == 0 -> zrc = NONODE
-        :: L_ver != 0 && L_ver != qa -> zrc = BADVERSION
-        :: else ->
+        :: zrc == OK && L_ver == 0 -> zrc = NONODE
+        :: zrc == OK && L_ver != 0 && L_ver != qa -> zrc = BADVERSION
+        :: else
+        fi;
+        if
+        :: zrc == OK ->
             if
             :: qk == Q_DELETE ->
                 S5_stop_before_delete = !ACTING(n);
                 assert(S5_stop_before_delete)
+            :: qk == Q_FENCE && qb != 0 ->
+                E_ver++;                /* setData elected, the same content */
+#ifdef FAST
+                E_ho = 0;               /* S19's ghost: not a handover's write */
+#endif
+                trigger(WEL, EV_W_EL, 0)
             :: else
             fi;
             leader_gone()
+        :: else
         fi
     fi;
     if
@@ -1664,10 +1702,36 @@ inline leader_create_direct(n) {
 }
 #endif
 
+/* bug 3's fix: the release is one multi [check elected at the view's
+   version, delete leader at its version]: a next leader's znode, created at
+   version 0 again once ours is gone, needs a new decision or a fence, and
+   both move `elected`'s version. No `elected` in view (e_ver 0): the plain
+   delete (nobody can be elected before it is written again).
+   MUT_RELEASE_NO_CHECK: the plain delete always (bug 3 back) */
+#ifdef MUT_RELEASE_NO_CHECK
+#define REL_EV(n) 0
+#else
+#define REL_EV(n) e_ver[n]
+#endif
+/* ... and the elector's fence (watchdog_fire) [set elected at the version
+   in view, the same content; delete leader]. MUT_FENCE_NO_BUMP: the plain
+   delete (no rewrite of `elected`) */
+#ifdef MUT_FENCE_NO_BUMP
+#define FENCE_EV(n) 0
+#else
+#define FENCE_EV(n) e_ver[n]
+#endif
+/* ... and the ordinary leave's release (reg_unregister). MUT_LEAVE_NO_CHECK:
+   without the check */
+#ifdef MUT_LEAVE_NO_CHECK
+#define LEAVE_EV(n) 0
+#else
+#define LEAVE_EV(n) e_ver[n]
+#endif
 inline leader_delete(n) {               /* leader_delete */
     if
     :: !MINE(n) -> role[n] = (reg[n] == RG_DONE -> R_MEMBER : R_NONE); cs = 1  /* released */
-    :: else -> role[n] = R_DELETING; send(n, Q_DELETE, l_ver[n], 0, 0, 0)
+    :: else -> role[n] = R_DELETING; send(n, Q_DELETE, l_ver[n], REL_EV(n), 0, 0)
     fi
 }
 
@@ -1737,7 +1801,7 @@ inline start_stepdown(n) {
 #ifdef MUT_DELETE_FIRST
     /* mutant: delete the znode first, stop believing when the reply comes */
     if
-    :: MINE(n) -> send(n, Q_DELETE, l_ver[n], 0, 0, 0)
+    :: MINE(n) -> send(n, Q_DELETE, l_ver[n], REL_EV(n), 0, 0)
     :: else -> role[n] = (reg[n] == RG_DONE -> R_MEMBER : R_NONE)
     fi
 #else
@@ -1812,7 +1876,9 @@ inline leave_send(n, ho) {
         send(n, Q_LEAVE, zu, s_ver[n], e_ver[n], s_sd[n]); sx = 0
     :: else ->
         T(printf("TRACE node %d: leaves (ordinary)\n", n));
-        send(n, Q_LEAVE, zu, 0, 0, 0)
+        /* bug 3's fix: its release checks elected at the view's version
+           (reg_unregister; none in view, or nothing to release: no check) */
+        send(n, Q_LEAVE, zu, 0, (zu != 0) * LEAVE_EV(n), 0)
     fi;
     zu = 0
 }
@@ -2204,6 +2270,8 @@ inline eval_finish(n) {
            instead of the leader stepping down and releasing it */
         ;
         if
+        /* (the plain delete, no op on `elected`: the decision just sent
+           moves its version) */
         :: cur != NONE && cpres && DRN == cur && hl[n] && l_id[n] == cur -> send(n, Q_FENCE, l_ver[n], 0, 0, 0)
         :: else
         fi
@@ -2573,7 +2641,16 @@ end_node:
             :: rc != OK && b != 3 && rc != CONNLOSS && a ->
                 leave_send(i, 0)        /* the handover refused: the ordinary leave */
             :: else ->
-                /* refused or unanswered: leave again once the leader znode is re-read */
+                /* refused or unanswered: leave again once the leader znode is
+                   re-read; BADVERSION (the leader znode or `elected` moved,
+                   bug 3's fix): `elected` too (reg_on_unregister_reply) */
+#if defined(WAKE) || defined(ABSENT)
+                /* (sent at the step's end, WK_EL: the node's d_step is at
+                   spin's limit) */
+                wk = wk | (rc == BADVERSION -> WK_EL : 0); e_rd[i] = (e_rd[i] && rc != BADVERSION);
+#else
+                if :: rc == BADVERSION -> e_rd[i] = 0; read_elected(i) :: else fi;
+#endif
                 rrt[i] = 1; l_rd[i] = 0; read_leader(i)
             fi
 #endif
@@ -2890,7 +2967,7 @@ end_node:
 #ifdef MUT_DELETE_FIRST
             if
             :: (role[i] == R_READY || role[i] == R_PROGRESS || role[i] == R_READYING) &&
-               (rc == OK || rc == NONODE) -> role[i] = R_DELETING
+               (rc == OK || (rc == NONODE && !a)) -> role[i] = R_DELETING
             :: else
             fi;
 #endif
@@ -2898,16 +2975,24 @@ end_node:
             :: role[i] != R_DELETING -> skip
             :: else ->
                 if
-                :: rc == OK || rc == NONODE ->
+                :: rc == OK || (rc == NONODE && !a) ->
                     role[i] = (reg[i] == RG_DONE -> R_MEMBER : R_NONE);
                     l_ver[i] = 0; l_own[i] = 0; cs = 1
-                :: rc == BADVERSION ->
-                    /* cand_release_retry: the step-down is over; release
-                       again with the version a fresh read gives */
-                    rrt[i] = 1; l_rd[i] = 0; read_leader(i)
                 :: else ->
-                    /* no answer: the step-down is over, release again once
-                       heard (never back to a leading role) */
+                    /* BADVERSION (cand_release_retry): the step-down is over;
+                       release again with the version a fresh read gives. No
+                       answer: release again once heard (never back to a
+                       leading role). a: bug 3's fix, the check of `elected`
+                       refused (a decision or a fence since our view): the
+                       znode may be the next leader's, read `elected` too,
+                       cand_step decides again */
+#if defined(WAKE) || defined(ABSENT)
+                    /* (`elected`'s read sent at the step's end, WK_EL: the
+                       node's d_step is at spin's limit of jump labels) */
+                    wk = wk | (a -> WK_EL : 0); e_rd[i] = (e_rd[i] && !a);
+#else
+                    if :: a -> e_rd[i] = 0; read_elected(i) :: else fi;
+#endif
                     rrt[i] = 1; l_rd[i] = 0; read_leader(i)
                 fi
             fi
@@ -2949,9 +3034,12 @@ end_node:
                 :: else ->
                     if
                     :: l_ver[i] != 0 && (!hl[i] || l_ep[i] < e_ep[i]) && !wd_f[i] ->
-                        /* +leader-fenced: delete the old leader znode */
+                        /* +leader-fenced: delete the old leader znode, in one
+                           multi with a rewrite of `elected` at the version in
+                           view (bug 3's fix; MUT_FENCE_NO_BUMP: the plain
+                           delete) */
                         wd_f[i] = 1; wd[i] = 1;
-                        send(i, Q_FENCE, l_ver[i], 0, 0, 0)
+                        send(i, Q_FENCE, l_ver[i], FENCE_EV(i), 0, 0)
                     :: else ->
                         /* +watchdog: exclude the elected node, elect again */
                         excl[i].s[e_ld[i]] = 1; ee = 1
@@ -3214,7 +3302,11 @@ inline disconnect(n) {
     m = 0; p = 0; q = 0
 }
 
+#ifdef DISC_NODE
+#define CAN_DISC(n) (conn[n] && !crashed[n] && (n) == DISC_NODE)
+#else
 #define CAN_DISC(n) (conn[n] && !crashed[n])
+#endif
 #ifdef CRASH_NODE
 #define CAN_CRASH(n) ((n) == CRASH_NODE)
 #else

@@ -34,18 +34,21 @@
 # read-only source tree (a make distcheck build): everything is compiled in a
 # temporary directory that is removed on exit. Needs spin (Debian package
 # "spin") and a C compiler (CC, default cc). Every spin, cc and pan runs under
-# nice -n 19. MODEL_MEMLIM (MB, default 4096) bounds pan's memory.
+# nice -n 19. MODEL_MEMLIM (MB, default 4096) bounds pan's memory;
+# MODEL_DEEP_MEMLIM (MB, default 10240) that of the two exhaustive --deep
+# checks that outgrew 4 GB with bug 3's fix (README.md, "Bugs found", 3).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 model=$here/election.pml
 CC=${CC:-cc}
 MEMLIM=${MODEL_MEMLIM:-4096}
+DEEPMEM=${MODEL_DEEP_MEMLIM:-10240}
 mode=${1:---bounded}
 
 case $mode in
 --bounded|--mutants|--test|--deep|--deep-only|--slots|--issue18|--wake|--views|--fast) ;;
--h|--help) sed -n '2,37p' "$0"; exit 0 ;;
+-h|--help) sed -n '2,39p' "$0"; exit 0 ;;
 *) echo "run.sh: unknown option $mode (--mutants, --test, --deep, --slots, --issue18, --wake, --views, --fast)" >&2; exit 2 ;;
 esac
 
@@ -130,6 +133,10 @@ REARM="-DSTABLE_START=1 -DMAXFAULTS=2 -DMAX_DISC=1 -DMAX_EXP=0 -DMAX_CRASH=0 -DM
 NOFAULT="-DMAXFAULTS=0"
 CRASH1="-DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_SWITCH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_FREEZE=0"
 TFAIL1="-DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_SWITCH=0 -DMAX_CRASH=0 -DMAX_EARLY=0 -DMAX_FREEZE=0"
+# bug 3 (README.md, "Bugs found"): one disconnect only (with -DDISC_NODE=n: of node n)
+DISC1="-DMAXFAULTS=1 -DMAX_EXP=0 -DMAX_SWITCH=0 -DMAX_CRASH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_FREEZE=0"
+# bug 3's counterexample: node 1 (the leader) cut off, any node drained
+ABA="-DSTABLE_START=1 -DMAX_DRAIN=1 $DISC1"
 HOLDS="-DSTABLE_START=0 -DHOLDS -DSETTLE -DMAX_PREF=1"
 COLD="-DSTABLE_START=4 -DSETTLE"
 
@@ -188,6 +195,13 @@ mutants_dr() {
     check "mutant MUT_DRAIN_NO_HANDOVER (a drained leader's znode deleted with the new decision)" \
         S7_one_active_service -O0 "-DMUT_DRAIN_NO_HANDOVER -DSTABLE_START=1 -DMAX_DRAIN=1 $NOFAULT" \
         "$SAFE" "-m100000"
+    # bug 3 back, either half of its fix undone: node 1's late release
+    # deletes node 0's READY znode (same version); the elector reads it as
+    # a failed takeover
+    check "mutant MUT_RELEASE_NO_CHECK (the release deletes by version only: bug 3)" \
+        S6_ready_never_takeover_failed -O0 "-DMUT_RELEASE_NO_CHECK $ABA -DDISC_NODE=1" "$SAFE" "-m100000"
+    check "mutant MUT_FENCE_NO_BUMP (the elector's fence does not rewrite elected)" \
+        S6_ready_never_takeover_failed -O0 "-DMUT_FENCE_NO_BUMP $ABA -DDISC_NODE=1" "$SAFE" "-m100000"
 }
 
 mutants_dr_more() {
@@ -210,11 +224,24 @@ deep_dr() {
         "$COLD $NOFAULT" "$SAFE" "-m100000"
     # one crash of any node, or a failed takeover, with each feature (one
     # expiry, freeze, early watchdog or switchover instead: each more than
-    # 10 M states, not run; a disconnect: bug 3, README)
+    # 10 M states, not run; a disconnect of node 1 or node 0: bug 3's
+    # checks, below; of node 2: S6 by another way, README "Bugs found", 4)
     check "issue 16: a drain, one crash (any node)" pass -O1 \
         "-DSTABLE_START=1 -DMAX_DRAIN=1 $CRASH1" "$SAFE" "-m100000"
     check "issue 16: a drain, a failed takeover" pass -O1 \
         "-DSTABLE_START=1 -DMAX_DRAIN=1 $TFAIL1" "$SAFE" "-m100000"
+    # bug 3 (the release's ABA), fixed: the leader (node 1) is cut off and
+    # fences, a drain moves the decision, the elector fences node 1's znode,
+    # the next leader's znode reaches node 1's version. 14.5 M states,
+    # ~47 s: hash-compacted (exhaustive, the 4 GB bound stops it at 10.3
+    # M); here, not in the default set, which the fix made ~35 s longer
+    # already (the takeover-in-flight check: 10.9 -> 21.0 M states)
+    check "bug 3: a drain, the leader (node 1) cut off (hash-compact)" pass -O1 \
+        "$ABA -DDISC_NODE=1" "-DSAFETY -DHC4" "-m100000 -w26"
+    # the same with the elector (node 0) cut off instead: its fence's view
+    # may be the stale one (11.3 M states, hash-compacted)
+    check "bug 3: a drain, the elector (node 0) cut off (hash-compact)" pass -O1 \
+        "$ABA -DDISC_NODE=0" "-DSAFETY -DHC4" "-m100000 -w26"
     # (hash-compacted since the wake (issue 18): 18.4 M states; exhaustive, the
     # 4 GB bound stops it at 10.6 M)
     check "issue 16: holds, settle on, one crash (any node), hash-compact" pass -O1 \
@@ -284,11 +311,13 @@ mutants_deep() {
     # from a takeover in flight, the new leader's expiry: the elector reads
     # its READY update after the expiry deleted the znode (it never saw
     # READY), then reads the vanished PROGRESS znode of a node still in its
-    # member cache as a failed takeover
+    # member cache as a failed takeover. Hash-compacted since bug 3's fix
+    # (the fence's write of elected doubled this space: exhaustive, the
+    # 4 GB bound stops it at 11.0 M states before the error)
     check "mutant MUT_TFAIL_AT_ONCE (a vanished PROGRESS znode excluded without a fresh listing)" \
-        S6_ready_never_takeover_failed -O0 \
+        S6_ready_never_takeover_failed -O1 \
         "-DMUT_TFAIL_AT_ONCE -DSTABLE_START=3 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_SWITCH=0 -DMAX_FREEZE=0" \
-        "$SAFE" "-m100000"
+        "-DSAFETY -DHC4" "-m100000 -w26"
     check "mutant MUT_CREATE_NOCHECK (create without the check on elected)" \
         S4_leader_writes_follow_decision -O0 \
         "-DMUT_CREATE_NOCHECK -DSTABLE_START=0 -DMAXFAULTS=2 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_CRASH=0 -DMAX_TFAIL=0 -DMAX_FREEZE=0" \
@@ -298,8 +327,9 @@ mutants_deep() {
 deep() {
     bounded
     bounded_dr
+    # (21.1 M states, 7.8 GB since bug 3's fix: MODEL_DEEP_MEMLIM)
     check "safety, a takeover in flight, the new leader's expiry (exhaustive)" pass -O1 \
-        "$S6FLAGS" "$SAFE" "-m100000"
+        "$S6FLAGS" "$SAFE -UMEMLIM -DMEMLIM=$DEEPMEM" "-m100000"
     check "safety, stable start (either leader; node 0 the elector), 1 fault" pass -O1 \
         "-DSTABLE_START=2 -DMAXFAULTS=1" "$SAFE" "-m100000"
     # any one fault, liveness: weak fairness, once the faults stop
@@ -503,10 +533,11 @@ mutants_gate() {
 
 deep_gate() {
     # MUT_WAKE_ALWAYS's budgets: a switchover, node 0's crash, a failed
-    # takeover (8.1 M states, ~50 s)
+    # takeover (8.1 M states, ~50 s; since bug 3's fix 14.2 M, 5.3 GB, ~80
+    # s: MODEL_DEEP_MEMLIM)
     check "wake gate: old node 1, a switchover, node 0's crash, a failed takeover" pass -O1 \
         "-DOLD_NODE=1 -DSTABLE_START=0 -DMAXFAULTS=3 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_EARLY=0 -DMAX_FREEZE=0 -DCRASH_NODE=0" \
-        "$SAFE" "-m100000"
+        "$SAFE -UMEMLIM -DMEMLIM=$DEEPMEM" "-m100000"
 }
 
 # the C's view changes (README.md, "After the C: the elector-leader's

@@ -798,6 +798,27 @@ reg_unregistered(struct zkelect_group *g)
     group_role_set(g, ROLE_NONE, ZKELECT_EV_UNREGISTERED, 0, 0, "left the group");
 }
 
+/* A leave's multi refused with ZNONODE: by the check of `elected` or the
+   delete of the leader znode (the view moved: nothing was applied, read
+   again and leave again), not by the delete of the registration itself
+   (that is gone already)? */
+static bool
+leave_refused_by_view(const struct req *r)
+{
+    int i;
+
+    for (i = 0; i < ZKE_MULTI_MAX; i++) {
+        const zoo_op_t *op = &r->ops[i];
+        int err = r->results[i].err;
+
+        if (err == ZOK || err == ZRUNTIMEINCONSISTENCY)
+            continue;
+        return !(op->type == ZOO_DELETE_OP &&
+                 (op->delete_op.path == r->pathbuf[0] || op->delete_op.path == r->pathbuf[1]));
+    }
+    return false;
+}
+
 void
 reg_on_unregister_reply(struct zkelect_group *g, struct zev *ev)
 {
@@ -810,15 +831,15 @@ reg_on_unregister_reply(struct zkelect_group *g, struct zev *ev)
         reg_unregister(g);
         return;
     }
-    if (ev->rc == ZOK || ev->rc == ZNONODE) {
+    if (ev->rc == ZOK || (ev->rc == ZNONODE && !leave_refused_by_view(ev->req))) {
         CL(g)->version = -1;
         CL(g)->owner = 0;
         reg_unregistered(g);
         return;
     }
-    if (ev->rc == ZBADVERSION) {
-        /* the leader znode or `elected` moved under us: re-read both;
-           cand_step retries */
+    if (ev->rc == ZBADVERSION || ev->rc == ZNONODE) {
+        /* the leader znode or `elected` moved under us (changed, or gone):
+           re-read both; cand_step retries */
         group_reg_set(g, REG_DONE, "the leader znode changed under the leave");
         group_role_set(g, ROLE_MEMBER, 0, g->role_epoch, 0, "the leader znode changed under the leave");
         g->elected_read = false;

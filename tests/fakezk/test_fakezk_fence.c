@@ -655,6 +655,43 @@ test_reply_before_resync_dropped(void)
     fz_end();
 }
 
+/*
+ * A leave whose release finds the leader znode gone (deleted meanwhile, as
+ * a fence would; the leaver had not heard of it yet): the whole multi is
+ * refused, its registration included. The leaver reads the view again and
+ * leaves again; its member record and election znode go. (Before: a
+ * ZNONODE was taken as "left", and the registration stayed on a live
+ * session, electable and never acting.)
+ */
+static void
+test_leave_after_leader_gone(void)
+{
+    int64_t sid;
+    int k;
+
+    fz_begin();
+    for (k = 0; k < 2; k++) {
+        char id[8];
+        snprintf(id, sizeof(id), "n%d", k + 1);
+        CU_ASSERT_FATAL(fz_node_open(&N[k], id, "/g", 1) == 0);
+        N[k].grp[0].ineligible = k == 0;
+        fz_nominate(&N[k], 0, 10);
+        CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    }
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    sid = fz_sid(&N[1]);
+    fakezk_hold(sid, true);
+    CU_ASSERT(fakezk_delete("/g/leader") == 0);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    fz_flush();
+    fakezk_hold(sid, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(!fz_registered(&N[1], 0));
+    CU_ASSERT(!fz_member_znode("/g", "n2"));
+    CU_ASSERT_EQUAL(fz_election_children("/g", "n2"), 0);
+    fz_end();
+}
+
 static CU_TestInfo fence_tests[] = {
     {"failed_takeover_steps_down_before_release", test_failed_takeover_steps_down_before_release},
     {"fenced_leader_takes_over_again", test_fenced_leader_takes_over_again},
@@ -670,6 +707,7 @@ static CU_TestInfo fence_tests[] = {
     {"late_release_spares_next_leader", test_late_release_spares_next_leader},
     {"fence_refused_fenced_again", test_fence_refused_fenced_again},
     {"reply_before_resync_dropped", test_reply_before_resync_dropped},
+    {"leave_after_leader_gone", test_leave_after_leader_gone},
     CU_TEST_INFO_NULL,
 };
 

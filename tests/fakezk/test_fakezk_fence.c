@@ -4,9 +4,17 @@
  * and a leader that hears nothing from ZooKeeper steps down by itself (the
  * self-fence) and takes over again when heard.
  *
- * Every test here fails on the library before issue 14 (tests/fakezk/README).
- * The group: n1 the elector, not eligible; n2 the leader (nodeid policy:
- * the lowest eligible id); n3 the next one.
+ * Later tests here keep the same promise for what came after: a lease
+ * that expired before the takeover started, a session ended behind a
+ * connected client, a view read on a lagging server, a release by a version
+ * that a new znode reached again (ABA), a refused fence, a refused leave.
+ * Each fails on the library before its fix (the comment above each says
+ * how), except reply_before_resync_dropped, which replays a model trail the
+ * C never had and guards it.
+ *
+ * Every issue 14 test here fails on the library before issue 14
+ * (tests/fakezk/README). The group: n1 the elector, not eligible; n2 the
+ * leader (nodeid policy: the lowest eligible id); n3 the next one.
  *
  * Run one test: tests/fakezk/test_fakezk_fence fence:fenced
  * FAKEZK_VERBOSE=1 prints the library's log and events.

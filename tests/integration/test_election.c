@@ -11,6 +11,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1067,13 +1068,19 @@ test_many_groups_one_handle(void)
     /* a group whose znodes are there does not create them again on a
        rejoin: the re-creation above (the refused registration, the base,
        nodes, election and their ancestors) cost more than 3 requests */
-    CU_ASSERT_EQUAL(zkelect_unnominate(g[1], WAIT_MS), 0);
-    zkelect_get_stats(g[1], &st);
-    req0 = st.requests;
-    CU_ASSERT_EQUAL(zkelect_nominate(g[1], &self, WAIT_MS), 0);
-    CU_ASSERT_EQUAL(zkelect_wait_leader(g[1], ZKELECT_STATUS_READY, 1, WAIT_MS), 0);
-    zkelect_get_stats(g[1], &st);
-    d1 = st.requests - req0;
+    /* the least of three: a busy machine only adds requests (a stalled
+       request's nudge, a refused write sent again), never removes one */
+    d1 = UINT64_MAX;
+    for (i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL(zkelect_unnominate(g[1], WAIT_MS), 0);
+        zkelect_get_stats(g[1], &st);
+        req0 = st.requests;
+        CU_ASSERT_EQUAL(zkelect_nominate(g[1], &self, WAIT_MS), 0);
+        CU_ASSERT_EQUAL(zkelect_wait_leader(g[1], ZKELECT_STATUS_READY, 1, WAIT_MS), 0);
+        zkelect_get_stats(g[1], &st);
+        if (st.requests - req0 < d1)
+            d1 = st.requests - req0;
+    }
     CU_ASSERT(st.notifications >= 1); /* counted: its leader znode's deletion at least */
     CU_ASSERT(d0 >= d1 + 3);
     if (d0 < d1 + 3)

@@ -502,12 +502,16 @@ n2_release_sent(void *arg)
            strncmp(buf, "reply multi /g/elected", 22) == 0;
 }
 
-static void
-test_late_release_spares_next_leader(void)
+/*
+ * The start of the fence-and-switchover tests: T = 2 s (the elector fences
+ * after it), n2 leads and hears nothing from here on (held), a switchover
+ * names n3, and n2's self-fence has stepped it down. Returns n2's session.
+ */
+static int64_t
+leader_cut_off_and_switched(void)
 {
     static const char sw[] = "{\"v\":1,\"id\":1,\"to\":\"n3\",\"at_ms\":0,\"by\":\"t\"}";
     int64_t sid;
-    int steps;
 
     fz_begin();
     fz_session_ms = 2000; /* the elector fences after T = 2 s */
@@ -515,10 +519,19 @@ test_late_release_spares_next_leader(void)
     open_three();
     CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
     sid = fz_sid(&N[1]);
-    fakezk_hold(sid, true); /* n2 hears nothing */
+    fakezk_hold(sid, true); /* n2 hears nothing: it fences itself */
     CU_ASSERT(fakezk_create("/g/switchover", sw, (int)strlen(sw), 0) == 0);
     CU_ASSERT_FATAL(fz_settle_until(n2_fenced, NULL, 5000) == 0);
-    CU_ASSERT(fz_znode_has("/g/elected", "n3"));
+    CU_ASSERT_FATAL(fz_znode_has("/g/elected", "n3"));
+    return sid;
+}
+
+static void
+test_late_release_spares_next_leader(void)
+{
+    int64_t sid = leader_cut_off_and_switched();
+    int steps;
+
     /* heard again, one item at a time, until its release is next: applied
        only when delivered */
     fakezk_defer_apply(sid, true);
@@ -565,22 +578,10 @@ n1_fenced_once(void *arg)
 static void
 test_fence_refused_fenced_again(void)
 {
-    static const char sw[] = "{\"v\":1,\"id\":1,\"to\":\"n3\",\"at_ms\":0,\"by\":\"t\"}";
+    int64_t sid = leader_cut_off_and_switched(), esid = fz_sid(&N[0]);
     char buf[4096];
-    int64_t sid, esid;
     int len;
 
-    fz_begin();
-    fz_session_ms = 2000; /* the elector fences after T = 2 s */
-    fz_watchdog_ms = 1000;
-    open_three();
-    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
-    sid = fz_sid(&N[1]);
-    esid = fz_sid(&N[0]);
-    fakezk_hold(sid, true); /* n2 hears nothing: it fences itself */
-    CU_ASSERT(fakezk_create("/g/switchover", sw, (int)strlen(sw), 0) == 0);
-    CU_ASSERT_FATAL(fz_settle_until(n2_fenced, NULL, 5000) == 0);
-    CU_ASSERT_FATAL(fz_znode_has("/g/elected", "n3"));
     /* `elected` rewritten as it is, unseen by the elector */
     fakezk_hold(esid, true);
     len = fakezk_get("/g/elected", buf, sizeof(buf));

@@ -304,9 +304,13 @@ struct zkelect_group_options {
 
 /* zkelect_group_open() returns at once instead of waiting (up to the session
  * timeout) for the group's first view of `elected` and `leader`: for opening
- * many groups quickly. Until the first view arrives zkelect_get_leader()
- * answers ZKELECT_ENOLEADER; the view comes with a "+leader-changed" event
- * (ZKELECT_EV_LEADER_CHANGED) if there is a leader. */
+ * many groups quickly. The first view is read once no other group was opened
+ * this way on the handle for 10 ms (at most 1 s after the first of such a
+ * burst), or after the registration when the group is nominated before: a
+ * new group's registration creates it and needs no view. Until the first
+ * view arrives zkelect_get_leader() answers ZKELECT_ENOLEADER; the view comes
+ * with a "+leader-changed" event (ZKELECT_EV_LEADER_CHANGED) if there is a
+ * leader. */
 #define ZKELECT_GROUP_NOWAIT 0x1u
 
 /* The takeover callback does no work that READY must wait for (or there is

@@ -20,7 +20,10 @@ call_group_add(struct zkelect *h, void *arg)
     g->next = h->groups;
     h->groups = g;
     gindex_add(h, g);
-    group_kick(g, KICK_RESYNC);
+    if (g->nowait)
+        loop_fresh_add(h, g); /* started at the burst's end, or nominated */
+    else
+        group_kick(g, KICK_RESYNC);
 }
 
 struct wait_view {
@@ -91,6 +94,7 @@ zkelect_group_open(zkelect_t *h, const struct zkelect_group_options *o, zkelect_
     g->on_event = o->on_event;
     g->event_data = o->event_data;
     g->no_leader_events = (o->flags & ZKELECT_GROUP_NO_LEADER_EVENTS) != 0;
+    g->nowait = (o->flags & ZKELECT_GROUP_NOWAIT) != 0;
     g->on_takeover = o->on_takeover;
     g->takeover_noop = o->on_takeover == NULL || (o->flags & ZKELECT_GROUP_TAKEOVER_NOOP) != 0;
     g->on_stepdown = o->on_stepdown;
@@ -829,7 +833,13 @@ call_nominate(struct zkelect *h, void *arg)
     reg_new_guid(g->guid);
     snprintf(g->self.guid, sizeof(g->self.guid), "%s", g->guid);
     group_reg_set(g, REG_PENDING, "nominated");
-    if (group_connected(g))
+    if (g->fresh) {
+        /* opened NOWAIT and nothing read yet: the start registers first
+           (group_resync), and reads the view only if the group was there */
+        g->fresh = false;
+        if (group_connected(g))
+            group_kick(g, KICK_RESYNC);
+    } else if (group_connected(g))
         group_kick(g, KICK_REGISTER);
     free(c);
 }

@@ -1077,6 +1077,7 @@ group_resync(struct zkelect_group *g)
 {
     int k;
 
+    g->fresh = false; /* started here, not at the burst's end (loop.c) */
     if (!group_connected(g) || g->closed)
         return;
     g->kick = 0; /* whatever waited in the pipeline queue is done here */
@@ -1115,10 +1116,11 @@ group_resync(struct zkelect_group *g)
         snprintf(path, sizeof(path), "%s/%s", g->p_election, g->my_znode);
         group_send_exists(g, REQ_WATCH_MINE, path, "our election znode was deleted");
     }
-    if (!g->viewed && g->h->groups_new && g->reg == REG_PENDING && !g->paths_ok &&
-        g->paths_from == 0)
-        g->view_deferred = true; /* the registration below creates the base, or
-                                    finds it: view_absent or view_first then */
+    if (!g->viewed && g->reg == REG_PENDING && !g->paths_ok && g->paths_from == 0)
+        g->view_deferred = true; /* nominated before anything was read: the
+                                    registration below creates the base (a new
+                                    group: view_absent) or finds it (view_first
+                                    then, one round trip later; no request more) */
     else
         view_first(g);
     if (g->reg == REG_PENDING || g->reg == REG_NONE) {

@@ -233,6 +233,12 @@ struct zkelect {
     /* groups whose start (view, registration) waits for the pipeline to
        drain (loop.c, group_kick; library thread, mu) */
     struct zkelect_group *khead, *ktail;
+    /* groups opened with ZKELECT_GROUP_NOWAIT whose first view waits for
+       the end of the burst of opens, or for their nomination (api.c,
+       loop_fresh_flush; library thread, mu) */
+    struct zkelect_group *fhead, *ftail;
+    uint64_t fresh_due_ms;            /* the burst's end: its last open + ZKE_FRESH_MS */
+    uint64_t fresh_cap_ms;            /* its first open + ZKE_FRESH_MAX_MS */
 };
 
 /* ---- the group ----------------------------------------------------------- */
@@ -332,6 +338,9 @@ struct zkelect_group {
     struct zkelect_group *knext;      /* h->khead queue link */
     unsigned kick;                    /* KICK_* work waiting in that queue, 0 none */
     bool kqueued;                     /* in that queue */
+    struct zkelect_group *fnext;      /* h->fhead list link */
+    bool fresh;                       /* opened NOWAIT, first view not started yet */
+    bool nowait;                      /* opened with ZKELECT_GROUP_NOWAIT */
     bool closed;                      /* zkelect_group_close called */
     char path[ZKE_PATH_MAX];          /* base path */
     char p_nodes[ZKE_PATH_MAX], p_election[ZKE_PATH_MAX], p_elected[ZKE_PATH_MAX];
@@ -612,11 +621,22 @@ bool fence_lease_ok(struct zkelect *h, uint64_t now, uint64_t *unheard);
    starts only while fewer than ZKE_PIPE_MAX requests are outstanding; the
    others wait in order (leaders first) and start as replies come back. */
 #define ZKE_PIPE_MAX 256
+
+/* A group opened with ZKELECT_GROUP_NOWAIT starts (reads its first view)
+   once no other such open came for ZKE_FRESH_MS, at most ZKE_FRESH_MAX_MS
+   after the burst's first, or at once when it is nominated: a group
+   nominated before its first view registers first, and a registration
+   that creates the group needs no view (doc/PROTOCOL.md §2, "A new
+   group"). */
+#define ZKE_FRESH_MS 10
+#define ZKE_FRESH_MAX_MS 1000
 #define KICK_RESYNC   1u              /* group_resync */
 #define KICK_REGISTER 2u              /* reg_register, still REG_PENDING */
 void group_kick(struct zkelect_group *g, unsigned what);
 void group_kick_run(struct zkelect_group *g, unsigned what);
 int zke_pipe_len(struct zkelect *h);
 void loop_pump(struct zkelect *h);
+void loop_fresh_add(struct zkelect *h, struct zkelect_group *g);
+void loop_fresh_flush(struct zkelect *h, uint64_t now, bool all);
 
 #endif

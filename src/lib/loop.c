@@ -759,6 +759,11 @@ next_deadline(struct zkelect *h, uint64_t now)
 
     if (h->fence_scan_at && h->fence_scan_at < d)
         d = h->fence_scan_at;
+    if (h->fhead) {
+        x = h->fresh_due_ms < h->fresh_cap_ms ? h->fresh_due_ms : h->fresh_cap_ms;
+        if (x < d)
+            d = x;
+    }
     /* the stalled-request check, only while a request is outstanding (an
        idle handle sleeps until its next timer or the 1 s safety net) */
     if (h->nudge_ms > 0 && h->sess == SESS_CONNECTED) {
@@ -902,6 +907,7 @@ loop_main(void *arg)
             if (empty)
                 group_unhold(h->held, true);
         }
+        loop_fresh_flush(h, zke_now_ms(), false);
         loop_pump(h);
         /* the self-fence, also while behind: early is safe, late is not */
         (void)fence_tick(h, zke_now_ms());
@@ -963,6 +969,49 @@ loop_pump(struct zkelect *h)
             group_kick_run(g, what);
         group_release(g);
     }
+}
+
+/* A group opened with ZKELECT_GROUP_NOWAIT: its first view waits for the
+   end of the burst of such opens (internal.h, ZKE_FRESH_MS), so that a
+   group nominated meanwhile registers before it reads anything. */
+void
+loop_fresh_add(struct zkelect *h, struct zkelect_group *g)
+{
+    uint64_t now = zke_now_ms();
+
+    g->fresh = true;
+    g->refs++;
+    g->fnext = NULL;
+    if (h->ftail)
+        h->ftail->fnext = g;
+    else {
+        h->fhead = g;
+        h->fresh_cap_ms = now + ZKE_FRESH_MAX_MS;
+    }
+    h->ftail = g;
+    h->fresh_due_ms = now + ZKE_FRESH_MS;
+}
+
+/* Start the groups of a burst that ended (or every waiting one: ALL, the
+   handle's end). A group nominated, closed or resynchronised meanwhile is
+   no longer fresh and is only let go. */
+void
+loop_fresh_flush(struct zkelect *h, uint64_t now, bool all)
+{
+    struct zkelect_group *g;
+
+    if (h->fhead == NULL || (!all && now < h->fresh_due_ms && now < h->fresh_cap_ms))
+        return;
+    while ((g = h->fhead) != NULL) {
+        h->fhead = g->fnext;
+        g->fnext = NULL;
+        if (g->fresh && !g->closed && !all) {
+            g->fresh = false;
+            group_kick(g, KICK_RESYNC);
+        }
+        group_release(g);
+    }
+    h->ftail = NULL;
 }
 
 /* ---- calls from user threads --------------------------------------------- */
@@ -1090,6 +1139,7 @@ loop_stop(struct zkelect *h)
         group_release(g);
     }
     h->ktail = NULL;
+    loop_fresh_flush(h, 0, true);
     h->held = NULL;
     for (g = h->groups; g; g = next) {
         next = g->next;

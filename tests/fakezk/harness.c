@@ -5,8 +5,9 @@
  * This is the one file of the fake-ZooKeeper tests that includes the
  * library's internal.h, and only for zke_call_wait(), the library thread's
  * own "run this, then wait for a predicate" primitive (loop.c): the flush
- * that makes quiescence observable without a sleep. Everything else goes
- * through the public API.
+ * that makes quiescence observable without a sleep, and the wait for a
+ * group opened with ZKELECT_GROUP_NOWAIT to start (its `fresh` flag).
+ * Everything else goes through the public API.
  */
 #include "config.h"
 
@@ -41,6 +42,7 @@ int fz_watchdog_ms = 60000, fz_exclude_ms = 60000;
 const char *fz_policy = "nodeid";
 int fz_session_ms = 10000, fz_fence_ms = 0, fz_stepdown_ms = 0;
 bool fz_takeover_noop;
+bool fz_open_fresh;
 int fz_quiet;
 
 uint64_t
@@ -146,6 +148,7 @@ fz_begin(void)
     fz_session_ms = 10000;
     fz_fence_ms = fz_stepdown_ms = 0;
     fz_takeover_noop = false;
+    fz_open_fresh = false;
     fz_quiet = FZ_FOLLOW;
     if (verbose)
         fprintf(stderr, "\n");
@@ -177,6 +180,15 @@ fz_end(void)
         if (nodes[i])
             fz_node_close(nodes[i]);
     fakezk_reset();
+}
+
+static void flush_one(zkelect_t *h);
+
+/* the group's first view went out (or it was nominated): loop_fresh_flush */
+static bool
+started_pred(void *arg)
+{
+    return !((struct zkelect_group *)arg)->fresh;
 }
 
 int
@@ -236,6 +248,13 @@ fz_node_open(struct fz_node *n, const char *id, const char *base, int ngroups)
             return rc;
         n->ngroups++;
     }
+    if (!fz_open_fresh)
+        flush_one(n->h); /* the opens are in: each group is fresh or started */
+    for (i = 0; i < n->ngroups && !fz_open_fresh; i++)
+        if (zke_call_wait(n->h, NULL, NULL, started_pred, n->grp[i].g, 20000) != 0) {
+            fprintf(stderr, "fakezk harness: %s's group %d did not start within 20 s\n", id, i);
+            abort();
+        }
     n->open = true;
     pthread_mutex_lock(&reg_mu);
     for (i = 0; i < FZ_MAX_NODES; i++) {

@@ -73,6 +73,12 @@ extern int fz_session_ms, fz_fence_ms, fz_stepdown_ms;
 /* Open the next nodes' groups with ZKELECT_GROUP_TAKEOVER_NOOP (fz_begin
  * resets it to false): READY is sent right behind the PROGRESS create. */
 extern bool fz_takeover_noop;
+/* The groups are opened with ZKELECT_GROUP_NOWAIT, whose first view waits
+ * for the end of the burst of opens (ZKE_FRESH_MS) or for the nomination.
+ * fz_node_open waits until each group has started (its first view sent), so
+ * that a test sees the view read before it nominates, unless fz_open_fresh
+ * is set (fz_begin resets it to false): then the groups start on their own. */
+extern bool fz_open_fresh;
 /* How the next nodes' groups take the leader's changes (fz_begin resets it to
  * FZ_FOLLOW):
  *   FZ_FOLLOW         the group's on_event records every event: the group

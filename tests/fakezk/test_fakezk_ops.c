@@ -633,6 +633,91 @@ test_burst_new_groups(void)
     fz_end();
 }
 
+/*
+ * Groups opened with ZKELECT_GROUP_NOWAIT and nominated at once, in a burst
+ * too short to fill the pipeline (the bench's 100 groups): a group's first
+ * view waits for the end of the burst of opens (ZKE_FRESH_MS), so the
+ * nomination comes first. Each group registers before it reads anything
+ * and, being new, reads no first view: at most 9 requests to READY, as a
+ * group started late in a long burst (the first also creates /gf). An
+ * observer opened meanwhile on another handle, not nominated, reads its view
+ * once its own burst has ended and learns the leader.
+ */
+#define NFRESH 8
+
+static bool
+fresh_all_seen(void *a)
+{
+    struct zkelect_leader l;
+
+    return all_ready(a) && fz_count(&N[1], 0, ZKELECT_EV_LEADER_CHANGED) >= 1 &&
+           zkelect_get_leader(N[1].grp[0].g, &l) == 0 && strcmp(l.id, "n1") == 0 &&
+           l.status == ZKELECT_STATUS_READY;
+}
+
+static void
+test_fresh_burst(void)
+{
+    struct zkelect_stats st;
+    int i, ngroups = NFRESH;
+
+    fz_begin();
+    fz_takeover_noop = true;
+    fz_open_fresh = true;
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n1", "/gf/a", NFRESH) == 0);
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "obs", "/gf/a", 1) == 0);
+    for (i = 0; i < NFRESH; i++)
+        fz_nominate(&N[0], i, 10);
+    CU_ASSERT_FATAL(fz_settle_until(fresh_all_seen, &ngroups, WAIT_MS) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    for (i = 0; i < NFRESH; i++) {
+        CU_ASSERT_FATAL(zkelect_get_stats(N[0].grp[i].g, &st) == 0);
+        printf("fresh group %d: %llu requests to READY and quiet\n", i,
+               (unsigned long long)st.requests);
+        CU_ASSERT(st.requests <= (i == 0 ? 10u : 9u));
+    }
+    CU_ASSERT(!fz_registered(&N[1], 0));
+    fz_end();
+}
+
+/* A group there already, joined by a node that opens it NOWAIT and is
+   nominated at once: the registration goes first (refused: the base is
+   there), the view is read at that refusal and the registration goes again
+   without the base. One round trip later than a view read in parallel, no
+   request more: the node knows the READY leader, is registered, and the
+   leader stays. */
+static bool
+fresh_joined(void *a)
+{
+    struct zkelect_leader l;
+
+    (void)a;
+    return fz_registered(&N[1], 0) && zkelect_get_leader(N[1].grp[0].g, &l) == 0 &&
+           strcmp(l.id, "n1") == 0 && l.status == ZKELECT_STATUS_READY;
+}
+
+static void
+test_fresh_join_existing(void)
+{
+    struct zkelect_stats st;
+
+    fz_begin();
+    open_node(0, "n1", true, NULL);
+    CU_ASSERT_FATAL(fz_settle_until(ready0, NULL, WAIT_MS) == 0);
+    fz_open_fresh = true;
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n2", "/g", 1) == 0);
+    fz_nominate(&N[1], 0, 10);
+    CU_ASSERT_FATAL(fz_settle_until(fresh_joined, NULL, WAIT_MS) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[0], 0));
+    CU_ASSERT(takeovers(0) == 1);
+    CU_ASSERT(takeovers(1) == 0);
+    CU_ASSERT_FATAL(zkelect_get_stats(N[1].grp[0].g, &st) == 0);
+    printf("fresh join of an existing group: %llu requests\n", (unsigned long long)st.requests);
+    CU_ASSERT(st.requests <= 10); /* 10 too when the view is read before nominating */
+    fz_end();
+}
+
 /* The same groups when their znodes are there already (an operator's
    `zkelect init`, say): the registration's multi finds the base and goes
    again without it (one request more), and the group reaches READY. */
@@ -657,6 +742,8 @@ static CU_TestInfo ops_tests[] = {
     {"new_group_requests", test_new_group_requests},
     {"existing_group_requests", test_existing_group_requests},
     {"burst_new_groups", test_burst_new_groups},
+    {"fresh_burst", test_fresh_burst},
+    {"fresh_join_existing", test_fresh_join_existing},
     {"settle_expect", test_settle_expect},
     {"settle_timer", test_settle_timer},
     {"settle_operator", test_settle_operator},

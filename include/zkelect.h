@@ -507,7 +507,7 @@ struct zkelect_group_state {
     uint64_t fences;               /* handle-wide: self-fences (-fenced) so far */
     int fence_ms;                  /* handle-wide: the fence delay in force, 0 when off */
     uint64_t unheard_ms;           /* handle-wide: time since the send time of the newest
-                                      answered request ("heard") */
+                                      answered write or sync ("heard") */
     /* The fields below came with direct handovers (issue 18). */
     char successor[65];            /* a leader: the node its resignation would hand over
                                       to directly (the elector's standing succession for

@@ -4,11 +4,16 @@
  * Owns: the handle's "heard" time, the leader's probes that keep it fresh,
  * and the deadline at which a leader that has heard nothing steps down.
  *
- * The server expires a session T after it last heard from the client. The
- * library cannot see the client's pings, only replies: heard_ms is the send
- * time of the newest request that got a reply on this session (loop.c,
- * reply_push), so the server heard us no earlier and the session cannot
- * expire before heard_ms + T on the server's clock. A group whose
+ * The ZooKeeper leader expires a session T after it last heard of the
+ * client. The library cannot see the client's pings, only replies: heard_ms
+ * is the send time of the newest write or sync that got a reply on this
+ * session (loop.c, reply_push, req_via_quorum). Only the ZooKeeper leader
+ * answers those, through the server we are connected to, and it had the
+ * session then: the session cannot expire before heard_ms + T on the
+ * leader's clock. A read does not count: the server answers it alone, and a
+ * follower cut off from the quorum goes on answering reads and pings
+ * (ZooKeeper's syncLimit: tickTime x syncLimit, 10 s with the defaults)
+ * while the quorum expires the session and another node takes over. A group whose
  * application may be acting (g->active) steps down once now >= heard_ms + F;
  * its step-down then takes at most D (the application's promise), and
  * F + D <= T/2 leaves the other half of T for the clocks: this is safe as
@@ -17,9 +22,10 @@
  * after the elector's +leader-fenced, which also waits T: elector.c).
  *
  * The client pings only every T/3 when idle, and those pings are invisible
- * here: while a group is active (or fenced, waiting to be heard again) the
- * handle sends its own probe, an exists("/"), whenever heard_ms is older
- * than F/5, one at a time. A probe stuck behind a silent server leaves
+ * here (a cut-off follower answers them too): while a group is active (or
+ * fenced, waiting to be heard again) the handle sends its own probe, a sync
+ * of "/", whenever heard_ms is older than F/5, one at a time. A probe stuck
+ * behind a silent server, or on a follower cut off from the quorum, leaves
  * heard_ms alone, and the fence fires.
  */
 #include "config.h"
@@ -109,7 +115,7 @@ send_probe(struct zkelect *h)
     if ((r = req_new(h, NULL, REQ_PROBE)) == NULL)
         return;
     h->probe_out = true;
-    req_sent(r, zoo_aexists(h->zh, "/", 0, stat_completion, r));
+    req_sent(r, zoo_async(h->zh, "/", string_completion, r));
 }
 
 /* A probe's reply (process, loop.c): heard_ms was advanced when it came. */

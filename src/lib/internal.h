@@ -59,7 +59,7 @@ enum req_kind {
     REQ_CREATE_ELECTION,  /* acreate my election znode alone (record is ours) */
     REQ_WATCH_MINE,       /* aexists (watch) on one of my own znodes */
     REQ_READ_SELF,        /* aget (watch) my member record after a change */
-    REQ_PROBE,            /* aexists "/": a leader keeps heard_ms fresh (fence.c) */
+    REQ_PROBE,            /* async (sync) "/": a leader keeps heard_ms fresh (fence.c) */
     REQ_LEADER_RETAKE,    /* amulti: check elected, set our leader znode PROGRESS */
     REQ_GET_SUCCESSOR,    /* aget successor (watch, a leader) */
     REQ_EXISTS_SUCCESSOR, /* aexists successor (watch), after NONODE */

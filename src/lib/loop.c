@@ -129,6 +129,33 @@ req_free(struct req *r)
     free(r);
 }
 
+/* Requests that only the ZooKeeper leader answers (through the server we
+   are connected to): writes and syncs. Their answer says the quorum had the
+   session when it handled them; a read's does not (fence.c). */
+static bool
+req_via_quorum(enum req_kind kind)
+{
+    switch (kind) {
+    case REQ_ENSURE_PATH:
+    case REQ_REGISTER:
+    case REQ_DECIDE:
+    case REQ_LEADER_CREATE:
+    case REQ_LEADER_READY:
+    case REQ_LEADER_DELETE:
+    case REQ_LEADER_FENCE:
+    case REQ_UPDATE_MEMBER:
+    case REQ_UNREGISTER:
+    case REQ_CREATE_ELECTION:
+    case REQ_LEADER_RETAKE:
+    case REQ_SUCCESSOR_WRITE:
+    case REQ_SYNC:
+    case REQ_PROBE:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Queue the reply of a request (completion thread, or req_sent on failure). */
 static void
 reply_push(struct req *r, struct zev *ev, int rc)
@@ -145,8 +172,10 @@ reply_push(struct req *r, struct zev *ev, int rc)
         rc != ZINVALIDSTATE && rc != ZSESSIONEXPIRED && rc != ZSESSIONMOVED &&
         rc != ZMARSHALLINGERROR) {
         h->last_contact_ms = zke_now_ms();
-        /* answered: the server heard this request, sent at sent_ms (fence.c) */
-        if (r->sent_ms > h->heard_ms)
+        /* answered by way of the ZooKeeper leader, which heard this request
+           sent at sent_ms on a live session (fence.c); a read is answered by
+           the server alone, which may be cut off from the quorum */
+        if (req_via_quorum(r->kind) && r->sent_ms > h->heard_ms)
             h->heard_ms = r->sent_ms;
     }
     ev->next = NULL;

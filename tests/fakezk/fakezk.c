@@ -101,6 +101,9 @@ struct fsess {
     struct fitem *lagged;       /* of those, the ones a lagging server has not
                                    seen yet: delivered when it catches up (sync) */
     struct fitem *parked;       /* requests sent while disconnected */
+    bool cut;                   /* fakezk_cut: the server is cut off from the quorum */
+    bool cut_expired;           /* the quorum expired the session meanwhile */
+    struct fitem *cutq;         /* writes and syncs waiting for the quorum */
     int nreq;
     /* fakezk_stale_reads: this session's server lags behind; a get or an
        exists of one of these paths answers what it held then, until a sync */
@@ -350,7 +353,9 @@ notify(struct fsess *s, int type, const char *path, bool known)
     it->known = known;
     it->type = type;
     it->path = xstrdup(path);
-    if (s->st == S_CONNECTED)
+    if (s->st == S_CONNECTED && s->cut)
+        list_append(&s->lagged, it); /* its server has not heard of the change */
+    else if (s->st == S_CONNECTED)
         q_push(s, it);
     else
         list_append(&s->missed, it);
@@ -882,6 +887,14 @@ submit(zhandle_t *zh, struct fitem *it)
         pthread_mutex_unlock(&fz.mu);
         return ZOK;
     }
+    if (s->cut && it->op != OP_GET && it->op != OP_EXISTS && it->op != OP_CHILDREN &&
+        it->op != OP_CHILDREN2) {
+        /* a write or a sync goes to the quorum's leader: no answer while the
+           server is cut off (fakezk_cut) */
+        list_append(&s->cutq, it);
+        pthread_mutex_unlock(&fz.mu);
+        return ZOK;
+    }
     if (fz.trace)
         fprintf(stderr, "  fakezk: 0x%llx -> %s %s%s\n", (unsigned long long)s->id,
                 op_name(it->op), it->path ? it->path : "",
@@ -1276,6 +1289,64 @@ fakezk_expire_unnoticed(int64_t sid)
     return rc;
 }
 
+int
+fakezk_cut(int64_t sid, bool on)
+{
+    struct fsess *s;
+    struct fitem *it;
+
+    pthread_mutex_lock(&fz.mu);
+    s = sess_find(sid);
+    if (s == NULL || s->st != S_CONNECTED || s->cut == on) {
+        pthread_mutex_unlock(&fz.mu);
+        return ZINVALIDSTATE;
+    }
+    s->cut = on;
+    if (!on && s->cut_expired) {
+        /* the server learns that the quorum closed the session: it drops
+           the connection; the client learns of the expiry at its reconnect */
+        while ((it = s->cutq) != NULL) {
+            s->cutq = it->next;
+            it->next = NULL;
+            it->rc = ZCONNECTIONLOSS;
+            q_push(s, it);
+        }
+        expire_locked(s);
+    } else if (!on) {
+        /* caught up: what it had not heard of, then what waited */
+        while ((it = s->lagged) != NULL) {
+            s->lagged = it->next;
+            it->next = NULL;
+            q_push(s, it);
+        }
+        while ((it = s->cutq) != NULL) {
+            s->cutq = it->next;
+            it->next = NULL;
+            apply(s, it);
+            q_push(s, it);
+        }
+    }
+    pthread_mutex_unlock(&fz.mu);
+    return ZOK;
+}
+
+int
+fakezk_cut_expire(int64_t sid)
+{
+    struct fsess *s;
+
+    pthread_mutex_lock(&fz.mu);
+    s = sess_find(sid);
+    if (s == NULL || !s->cut || s->cut_expired) {
+        pthread_mutex_unlock(&fz.mu);
+        return ZINVALIDSTATE;
+    }
+    s->cut_expired = true;
+    end_session_locked(s);
+    pthread_mutex_unlock(&fz.mu);
+    return ZOK;
+}
+
 void
 fakezk_connect_on_init(bool sync)
 {
@@ -1643,6 +1714,10 @@ fakezk_reset(void)
         }
         while ((it = s->parked) != NULL) {
             s->parked = it->next;
+            item_free(it);
+        }
+        while ((it = s->cutq) != NULL) {
+            s->cutq = it->next;
             item_free(it);
         }
         stale_clear(s);

@@ -107,6 +107,22 @@ int fakezk_expire(int64_t sid);
  * one open: seen on an ensemble). */
 int fakezk_expire_unnoticed(int64_t sid);
 
+/* Session SID's server is cut off from the quorum (on), as a follower
+ * partitioned from the ZooKeeper leader that serves its clients until its
+ * syncLimit ends: reads are answered (from the current tree) and the
+ * connection stays up, but a write or a sync waits for the quorum and gets
+ * no answer, and the notifications of changes are held back. on = false:
+ * the server is back with the quorum: the held notifications, then the
+ * waiting requests, applied in order; or, if fakezk_cut_expire came
+ * meanwhile, the connection drops (those requests fail with
+ * ZCONNECTIONLOSS) and EXPIRED follows. */
+int fakezk_cut(int64_t sid, bool on);
+
+/* The quorum expires session SID while its server is cut off: its ephemerals
+ * and watches go, the other sessions are notified; the client hears nothing
+ * until the cut ends. */
+int fakezk_cut_expire(int64_t sid);
+
 /* A new session's CONNECTED event: delivered synchronously inside
  * zookeeper_init (default true), or queued like any other (false). */
 void fakezk_connect_on_init(bool sync);

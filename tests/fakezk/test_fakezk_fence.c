@@ -701,6 +701,65 @@ test_leave_after_leader_gone(void)
     fz_end();
 }
 
+/*
+ * The leader's server is cut off from the quorum: a follower partitioned
+ * from the ZooKeeper leader goes on serving its clients until its syncLimit
+ * ends (10 s with ZooKeeper's defaults), answering reads and pings but not
+ * writes or syncs. The quorum, which hears nothing of n2 meanwhile, expires
+ * its session and n3 takes over. n2 must have stepped down first: its lease
+ * counts only the writes and syncs the quorum answered, and its probes are
+ * syncs, so it fences after fence_ms. (Before: the probes were exists("/"),
+ * which the cut-off server answered; n2 never fenced and stayed READY, its
+ * service running, beside n3.)
+ */
+static bool
+n2_fenced_or_late(void *arg)
+{
+    return n2_fenced(NULL) || fz_now_ms() > *(uint64_t *)arg;
+}
+
+static void
+test_cut_off_server_fences(void)
+{
+    uint64_t cut_ms, late_ms;
+    int64_t sid;
+
+    fz_begin();
+    fz_session_ms = 2000; /* stepdown_ms 200, fence_ms 800: probes every 160 ms */
+    open_three();
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    sid = fz_sid(&N[1]);
+    CU_ASSERT_FATAL(fakezk_cut(sid, true) == 0);
+    cut_ms = fz_now_ms();
+    /* the quorum may expire n2's session T (2 s) after it last heard of it:
+       by then n2 must have stepped down (a deadline 4 s later for a slow
+       machine; the old library never fences) */
+    late_ms = cut_ms + 6000;
+    CU_ASSERT(fz_settle_until(n2_fenced_or_late, &late_ms, 10000) == 0);
+    CU_ASSERT(n2_fenced(NULL));
+    printf("fenced %llu ms after the cut (fence_ms 800)\n",
+           (unsigned long long)(fz_now_ms() - cut_ms));
+    CU_ASSERT_EQUAL(N[1].grp[0].stepdown_calls, 1);
+    CU_ASSERT(!fz_is_ready(&N[1], 0));
+
+    /* the quorum expires the session: n3 takes over while n2's server is
+       still cut off (n2 hears nothing of it) */
+    CU_ASSERT_FATAL(fakezk_cut_expire(sid) == 0);
+    CU_ASSERT(fz_settle_until(n3_ready, NULL, 5000) == 0);
+    CU_ASSERT(!fz_is_ready(&N[1], 0));             /* one service at a time */
+    CU_ASSERT_EQUAL(N[1].grp[0].stepdown_calls, 1);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_TAKEOVER), 1);
+
+    /* the server is back: n2 learns of the expiry, registers again, and
+       n3 stays the one leader */
+    CU_ASSERT(fakezk_cut(sid, false) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_settle_until(n3_ready, NULL, 5000) == 0);
+    CU_ASSERT_STRING_EQUAL(fz_ready_leader(N, 3, 0) ? fz_ready_leader(N, 3, 0) : "", "n3");
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_TAKEOVER), 1);
+    fz_end();
+}
+
 static CU_TestInfo fence_tests[] = {
     {"failed_takeover_steps_down_before_release", test_failed_takeover_steps_down_before_release},
     {"fenced_leader_takes_over_again", test_fenced_leader_takes_over_again},
@@ -717,6 +776,7 @@ static CU_TestInfo fence_tests[] = {
     {"fence_refused_fenced_again", test_fence_refused_fenced_again},
     {"reply_before_resync_dropped", test_reply_before_resync_dropped},
     {"leave_after_leader_gone", test_leave_after_leader_gone},
+    {"cut_off_server_fences", test_cut_off_server_fences},
     CU_TEST_INFO_NULL,
 };
 

@@ -212,6 +212,14 @@
  *               sends it then (czx 0 until the reply; the wake's watch). A
  *               reconnect re-arms no watch it never had.
  *               NO_CZX_ASSUME: the registration's STAT_MINE as before.
+ *   LD_STALE    on unless NO_LD_STALE (the C since f36ba84): a NodeCreated
+ *               or NodeDataChanged of the leader znode (EV_W_LD, a = 0),
+ *               and an exists of it that finds it (Q_EX_LD OK), make the
+ *               leader view unread (l_rd 0) until the get sent with it is
+ *               answered (group.c group_on_watch, on_leader_reply).
+ *               NO_LD_STALE: the model of before, where the view stayed
+ *               read (README "Bugs found", 4: a stale NONODE then let a
+ *               suspended candidate act on an empty view).
  *               mutants: MUT_CZX_ANY (the assumption taken by any
  *               registration into a group with no decision in view, not
  *               only the one that created the group), MUT_STOP_NOSTAT
@@ -307,6 +315,10 @@
 #endif
 #if (defined(MUT_EL_NOARM) || defined(MUT_SLOT_NOARM)) && !defined(ABSENT)
 #error "MUT_EL_NOARM and MUT_SLOT_NOARM are mutants of ABSENT: not with NO_ABSENT"
+#endif
+#ifndef NO_LD_STALE
+#define LD_STALE                /* f36ba84: a leader znode's creation or change notified,
+                                   or an exists that finds it, leaves the view unread */
 #endif
 #if defined(ABSENT) && defined(WAKE) && !defined(NO_CZX_ASSUME)
 #define CZX_ASSUME              /* 4dce8aa: a new group's elector assumes its czxid, unwatched */
@@ -2560,7 +2572,12 @@ end_node:
                 l_rd[i] = 1;
                 if :: CONNECTED(i) -> send(i, Q_EX_LD, 0, 0, 0, 0) :: else fi;
                 vc = 1
+#ifdef LD_STALE
+            /* group_on_watch: "created or changed: stale until read again" */
+            :: else -> l_rd[i] = 0; read_leader(i)
+#else
             :: else -> read_leader(i)
+#endif
             fi
         :: k == EV_W_CH -> if :: is_el[i] -> list_election(i, 1) :: else fi
         :: k == EV_W_PRED -> if :: a == pred[i] -> list_election(i, 0) :: else fi
@@ -2696,7 +2713,13 @@ end_node:
             fi
         :: k == Q_EX_LD ->
             if
+#ifdef LD_STALE
+            /* on_leader_reply: "there is one again: the view is stale
+               until it is read" */
+            :: rc == OK -> l_rd[i] = 0; read_leader(i)
+#else
             :: rc == OK -> read_leader(i)
+#endif
             :: rc == NONODE -> l_rd[i] = 1; vc = 1
 #ifdef WAKE
                 /* the wake (issue 18): the wake's exists may answer for a view still

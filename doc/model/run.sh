@@ -205,6 +205,10 @@ mutants_dr() {
 }
 
 mutants_dr_more() {
+    # bug 4's model of before (-DNO_LD_STALE): node 2, suspended, acts on
+    # a stale NONODE, releases its own new znode; the elector excludes it
+    check "mutant NO_LD_STALE (a leader znode's creation notified leaves the view read: bug 4)" \
+        S6_ready_never_takeover_failed -O0 "-DNO_LD_STALE $ABA -DDISC_NODE=2" "$SAFE" "-m100000"
     check "mutant MUT_HOLD_FOREVER (failback/anti-flap timers never end a hold)" \
         L3_hold_ends -O0 "-DMUT_HOLD_FOREVER $HOLDS $CRASH1 -DCRASH_NODE=0" "$SAFE" "-m100000"
     check "mutant MUT_DRAIN_KEEP (a drained present leader is kept)" \
@@ -225,7 +229,7 @@ deep_dr() {
     # one crash of any node, or a failed takeover, with each feature (one
     # expiry, freeze, early watchdog or switchover instead: each more than
     # 10 M states, not run; a disconnect of node 1 or node 0: bug 3's
-    # checks, below; of node 2: S6 by another way, README "Bugs found", 4)
+    # checks, below; of node 2: bug 4's, below)
     check "issue 16: a drain, one crash (any node)" pass -O1 \
         "-DSTABLE_START=1 -DMAX_DRAIN=1 $CRASH1" "$SAFE" "-m100000"
     check "issue 16: a drain, a failed takeover" pass -O1 \
@@ -242,6 +246,14 @@ deep_dr() {
     # may be the stale one (11.3 M states, hash-compacted)
     check "bug 3: a drain, the elector (node 0) cut off (hash-compact)" pass -O1 \
         "$ABA -DDISC_NODE=0" "-DSAFETY -DHC4" "-m100000 -w26"
+    # bug 4 (README.md, "Bugs found"), the model's divergence fixed (a
+    # leader znode's creation notified makes the view unread, as the C):
+    # the same with node 2 (the next leader) cut off. 53.7 M states, 3.1
+    # GB, ~3.5 min, hash-compacted; the queues' bounds raised (with RQ 10
+    # and EVQ 12 it stops at bounds_ok: node 2's reads pile up around
+    # its reconnect)
+    check "bug 4: a drain, the next leader (node 2) cut off (hash-compact)" pass -O1 \
+        "$ABA -DDISC_NODE=2 -DRQ=16 -DEVQ=16" "-DSAFETY -DHC4" "-m100000 -w27"
     # (hash-compacted since the wake (issue 18): 18.4 M states; exhaustive, the
     # 4 GB bound stops it at 10.6 M)
     check "issue 16: holds, settle on, one crash (any node), hash-compact" pass -O1 \

@@ -608,12 +608,16 @@ test_fence_refused_fenced_again(void)
  * which go out on a connection that dropped and came back before n3
  * handled the two session events: the create is applied, the exists finds
  * the leader znode absent, and both replies come after the resync. In the
- * model the old exists' reply makes the suspended candidate's view empty:
- * it gives up, then releases its own znode as a leftover, and the elector
- * excludes it. The C is not caught that way (the create's reply, handled
- * while suspended, records the znode as ours): n3 takes over its PROGRESS
- * znode once and is READY, nothing released or excluded. This test keeps
- * it so.
+ * model of before the old exists' reply made the suspended candidate's
+ * view empty: it gave up, then released its own znode as a leftover, and
+ * the elector excluded it. The C is not caught that way. Its create's reply,
+ * handled while suspended, is dropped as in the model; but the NodeCreated
+ * of the leader znode (the old exists' watch, fired by n3's own create)
+ * comes right after the exists' reply and marks the leader view unread
+ * (group_on_watch): cand_step waits for the read it sends, which shows
+ * n3's own PROGRESS znode. n3 takes it over once and is READY, nothing
+ * released or excluded. This test keeps it so; the model now does the
+ * same (doc/model/README.md, bug 4; -DNO_LD_STALE the model of before).
  */
 static bool
 n3_waiting(void *arg)

@@ -239,6 +239,8 @@ struct zkelect {
     struct zkelect_group *fhead, *ftail;
     uint64_t fresh_due_ms;            /* the burst's end: its last open + ZKE_FRESH_MS */
     uint64_t fresh_cap_ms;            /* its first open + ZKE_FRESH_MAX_MS */
+    int fresh_ms, fresh_max_ms;       /* ZKE_FRESH_MS and ZKE_FRESH_MAX_MS (the fake
+                                         ZooKeeper's tests set longer ones, h->mu) */
 };
 
 /* ---- the group ----------------------------------------------------------- */

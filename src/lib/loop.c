@@ -1015,10 +1015,10 @@ loop_fresh_add(struct zkelect *h, struct zkelect_group *g)
         h->ftail->fnext = g;
     else {
         h->fhead = g;
-        h->fresh_cap_ms = now + ZKE_FRESH_MAX_MS;
+        h->fresh_cap_ms = now + (uint64_t)h->fresh_max_ms;
     }
     h->ftail = g;
-    h->fresh_due_ms = now + ZKE_FRESH_MS;
+    h->fresh_due_ms = now + (uint64_t)h->fresh_ms;
 }
 
 /* Start the groups of a burst that ended (or every waiting one: ALL, the
@@ -1209,6 +1209,8 @@ zkelect_open(const struct zkelect_options *o, zkelect_t **out)
     h->session_timeout_ms = o->session_timeout_ms ? o->session_timeout_ms : 10000;
     h->connect_timeout_ms = o->connect_timeout_ms ? o->connect_timeout_ms : 15000;
     h->nudge_ms = o->nudge_ms == 0 ? 250 : o->nudge_ms;
+    h->fresh_ms = ZKE_FRESH_MS;
+    h->fresh_max_ms = ZKE_FRESH_MAX_MS;
     rc = fence_configure(h, o->size >= offsetof(struct zkelect_options, fence_ms) + sizeof(int) ?
                          o->stepdown_ms : 0,
                          o->size >= offsetof(struct zkelect_options, fence_ms) + sizeof(int) ?

@@ -6,7 +6,8 @@
  * library's internal.h, and only for zke_call_wait(), the library thread's
  * own "run this, then wait for a predicate" primitive (loop.c): the flush
  * that makes quiescence observable without a sleep, and the wait for a
- * group opened with ZKELECT_GROUP_NOWAIT to start (its `fresh` flag).
+ * group opened with ZKELECT_GROUP_NOWAIT to start (its `fresh` flag, and
+ * the handle's window for it, fz_fresh_ms).
  * Everything else goes through the public API.
  */
 #include "config.h"
@@ -43,6 +44,7 @@ const char *fz_policy = "nodeid";
 int fz_session_ms = 10000, fz_fence_ms = 0, fz_stepdown_ms = 0;
 bool fz_takeover_noop;
 bool fz_open_fresh;
+int fz_fresh_ms;
 int fz_quiet;
 
 uint64_t
@@ -149,6 +151,7 @@ fz_begin(void)
     fz_fence_ms = fz_stepdown_ms = 0;
     fz_takeover_noop = false;
     fz_open_fresh = false;
+    fz_fresh_ms = 0;
     fz_quiet = FZ_FOLLOW;
     if (verbose)
         fprintf(stderr, "\n");
@@ -217,6 +220,11 @@ fz_node_open(struct fz_node *n, const char *id, const char *base, int ngroups)
     rc = zkelect_open(&o, &n->h);
     if (rc != 0)
         return rc;
+    if (fz_fresh_ms > 0) {
+        pthread_mutex_lock(&n->h->mu);
+        n->h->fresh_ms = n->h->fresh_max_ms = fz_fresh_ms;
+        pthread_mutex_unlock(&n->h->mu);
+    }
     if (ngroups > FZ_GROUPS)
         ngroups = FZ_GROUPS;
     for (i = 0; i < ngroups; i++) {

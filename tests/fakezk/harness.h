@@ -79,6 +79,10 @@ extern bool fz_takeover_noop;
  * that a test sees the view read before it nominates, unless fz_open_fresh
  * is set (fz_begin resets it to false): then the groups start on their own. */
 extern bool fz_open_fresh;
+/* With fz_open_fresh: the burst's window of the next nodes' handles (the
+ * library's ZKE_FRESH_MS and ZKE_FRESH_MAX_MS, 10 ms and 1 s), so that a
+ * test does not depend on the machine's speed; 0 (fz_begin) the library's. */
+extern int fz_fresh_ms;
 /* How the next nodes' groups take the leader's changes (fz_begin resets it to
  * FZ_FOLLOW):
  *   FZ_FOLLOW         the group's on_event records every event: the group

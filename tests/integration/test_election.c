@@ -711,6 +711,7 @@ static void
 test_leader_expiry(void)
 {
     uint64_t e1;
+    int i;
 
     reset();
     start_node(0, "n1", hosts);
@@ -718,14 +719,37 @@ test_leader_expiry(void)
     start_node(2, "n3", hosts);
     CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n1"), 0);
     e1 = max_ready_epoch;
-    /* expire the leader's session: it must lose leadership, another leads,
-       and it comes back as a member on a new session (preempt off: n2 stays) */
+    /* expire the leader's session: it must lose leadership, a leader is
+       READY at a new epoch, and n1 comes back on a new session. The next
+       leader is n2 (preempt off: it stays), unless n1's new registration
+       came before the new elector's decision: the policy (nodeid) then
+       elects n1 again, at the new epoch. Seen in CI under ASan: n1 learned
+       of its expiry when its reconnect was refused, at the moment its
+       znodes went, and registered again 4 ms later, before n2, elector
+       from then on, had decided. */
     expire_session(nodes[0].h, hosts);
-    CU_ASSERT_EQUAL(wait_one_ready(WAIT_MS, "n2"), 1);
+    {
+        uint64_t end = now_ms() + WAIT_MS, e;
+        struct timespec ts = {0, 5 * 1000000};
+
+        for (;;) {
+            pthread_mutex_lock(&rec_mu);
+            e = max_ready_epoch;
+            pthread_mutex_unlock(&rec_mu);
+            if (e > e1 || now_ms() > end)
+                break;
+            nanosleep(&ts, NULL); /* polling interval of a deadline wait */
+        }
+    }
     CU_ASSERT(max_ready_epoch > e1);
     CU_ASSERT(wait_counter(&nodes[0].nlost, 1, WAIT_MS));
     CU_ASSERT(wait_counter(&nodes[0].nregistered, 2, WAIT_MS));
-    CU_ASSERT_EQUAL(nodes[0].ready, 0);
+    i = wait_one_ready(WAIT_MS, NULL);
+    CU_ASSERT(i == 0 || i == 1);
+    if (i == 0)
+        printf("(n1 registered again before the new elector decided: elected again) ");
+    else
+        CU_ASSERT_EQUAL(nodes[0].ready, 0);
     CU_ASSERT_EQUAL(violations, 0);
 }
 

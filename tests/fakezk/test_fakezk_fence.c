@@ -32,12 +32,13 @@
 
 static struct fz_node N[3];
 
+/* n1 .. nCOUNT on /g, nominated one after the other; n1 not eligible. */
 static void
-open_three(void)
+open_nodes(int count)
 {
     int k;
 
-    for (k = 0; k < 3; k++) {
+    for (k = 0; k < count; k++) {
         char id[8];
         snprintf(id, sizeof(id), "n%d", k + 1);
         CU_ASSERT_FATAL(fz_node_open(&N[k], id, "/g", 1) == 0);
@@ -45,6 +46,12 @@ open_three(void)
         fz_nominate(&N[k], 0, 10);
         CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     }
+}
+
+static void
+open_three(void)
+{
+    open_nodes(3);
 }
 
 static bool
@@ -680,17 +687,9 @@ static void
 test_leave_after_leader_gone(void)
 {
     int64_t sid;
-    int k;
 
     fz_begin();
-    for (k = 0; k < 2; k++) {
-        char id[8];
-        snprintf(id, sizeof(id), "n%d", k + 1);
-        CU_ASSERT_FATAL(fz_node_open(&N[k], id, "/g", 1) == 0);
-        N[k].grp[0].ineligible = k == 0;
-        fz_nominate(&N[k], 0, 10);
-        CU_ASSERT(fz_settle(SETTLE_MS) == 0);
-    }
+    open_nodes(2);
     CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
     sid = fz_sid(&N[1]);
     fakezk_hold(sid, true);

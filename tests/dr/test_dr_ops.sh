@@ -314,8 +314,12 @@ if want failback; then
     h=$(holds | grep '^failback' | head -n 1)
     check "2 failback: a +hold event for it (${h:-none})" eval '[ -n "$h" ]'
     fb=$(( ${dm:-0} - reg ))
-    check "2 failback: n1 elected ${fb} ms after its +registered: not before $FAILBACK_MS ms" \
-        eval '[ -n "$dm" ] && [ "$fb" -ge "$FAILBACK_MS" ]'
+    # The elector starts the delay when it sees n1's registration: its child
+    # watch fires at the create's commit, as n1's reply does, so its clock may
+    # start a few ms before n1's +registered stamp (5993 ms was seen under
+    # distcheck's load): TOL_MS, as the other "not before" checks
+    check "2 failback: n1 elected ${fb} ms after its +registered: not before $FAILBACK_MS ms (- $TOL_MS ms)" \
+        eval '[ -n "$dm" ] && [ "$fb" -ge $((FAILBACK_MS - TOL_MS)) ]'
     check "2 failback: ... and within $FAILBACK_MS + 1500 ms" [ "$fb" -le $((FAILBACK_MS + 1500)) ]
     note "2 failback: n1 registered, elected +$fb ms, READY +$(( ${rd:-0} - reg )) ms (failback_delay_ms $FAILBACK_MS)"
     phase_end "2 failback"

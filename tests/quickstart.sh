@@ -23,7 +23,7 @@ cd "$top"
 # rest of what the demo and the tests run comes from here:
 #   zookeeper, default-jre-headless   the local ZooKeeper servers (tests/harness)
 #   curl                              the daemons' HTTP endpoints (tests/daemon, dr, security)
-#   iproute2                          ip(8): the fault test's network namespaces
+#   iproute2                          ip(8): the network namespaces of the fault test and test_partition
 #   procps                            ps(1), to look at what the demo started (no test needs it)
 #   python3                           JSON assertions and wall-clock ms in tests/cli
 #                                     (test_cli_zk, test_cli_args, test_cli_ops) and

@@ -25,6 +25,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <pthread.h>
 #include <signal.h>
@@ -65,6 +66,8 @@ struct zkh_srv {
     int cds_dump;            /* this run writes the AppCDS archive when it exits */
     off_t log_seen;          /* bytes of server.log already searched for BindException */
     char host[ZKH_HOST_LEN]; /* "addr:port" */
+    char addr[INET_ADDRSTRLEN]; /* its listen address (the harness's unless set) */
+    char netns[PATH_MAX];    /* network namespace file its JVM runs in, "" for ours */
     char dir[PATH_MAX];      /* basedir/sI */
 };
 
@@ -76,6 +79,7 @@ struct zkh {
     int verbose;                  /* server log level INFO instead of WARN */
     int force_sync;               /* forceSync=yes */
     int heap_mb;                  /* -Xmx */
+    int sync_limit;               /* syncLimit */
     char xmx[32];                 /* "-Xmx<heap_mb>m" */
     int keep;                     /* ZKH_KEEP=1: leave basedir at stop */
     int made_basedir;             /* zkh_start() created basedir */
@@ -906,7 +910,7 @@ zkh_set_ports(struct zkh *z)
         s->client_port = ports[per * i];
         s->quorum_port = per == 3 ? ports[per * i + 1] : 0;
         s->election_port = per == 3 ? ports[per * i + 2] : 0;
-        snprintf(s->host, sizeof s->host, "%s:%d", z->addr, s->client_port);
+        snprintf(s->host, sizeof s->host, "%s:%d", s->addr, s->client_port);
         off += (size_t)snprintf(z->hosts + off, cap - off, "%s%s", i > 0 ? "," : "", s->host);
     }
     return 0;
@@ -937,7 +941,7 @@ zkh_write_config(struct zkh *z, int i)
         "# written by the zkelect test harness\n"
         "tickTime=%d\n"
         "initLimit=10\n"
-        "syncLimit=5\n"
+        "syncLimit=%d\n"
         "dataDir=%s/data\n"
         "clientPort=%d\n"
         "clientPortAddress=%s\n"
@@ -946,14 +950,15 @@ zkh_write_config(struct zkh *z, int i)
         "4lw.commands.whitelist=*\n"
         "forceSync=%s\n"
         "maxSessionTimeout=%d\n",
-        z->tick_ms, s->dir, s->client_port, z->addr, z->force_sync ? "yes" : "no",
+        z->tick_ms, z->sync_limit, s->dir, s->client_port, s->addr,
+        z->force_sync ? "yes" : "no",
         z->max_session_ms);
     if (z->super_digest != NULL)
         off += (size_t)snprintf(cfg + off, cap - off,
             "DigestAuthenticationProvider.superDigest=%s\n", z->super_digest);
     for (k = 0; z->n > 1 && k < z->n; k++)
         off += (size_t)snprintf(cfg + off, cap - off, "server.%d=%s:%d:%d\n", k + 1,
-            z->addr, z->srv[k].quorum_port, z->srv[k].election_port);
+            z->srv[k].addr, z->srv[k].quorum_port, z->srv[k].election_port);
     if (off >= cap)
         errno = ENAMETOOLONG;
     else if (zkh_fmt(path, sizeof path, "%s/zoo.cfg", s->dir) == 0)
@@ -980,7 +985,7 @@ zkh_spawn(struct zkh *z, int i, int cds_dump)
     sigset_t all, old;
     struct stat st;
     pid_t parent, pid;
-    int logfd, nullfd, a = 0, saved;
+    int logfd, nullfd, nsfd = -1, a = 0, saved;
     size_t k;
 
     if (zkh_fmt(cfg, sizeof cfg, "%s/zoo.cfg", s->dir) == -1
@@ -1029,6 +1034,15 @@ zkh_spawn(struct zkh *z, int i, int cds_dump)
         errno = saved;
         return -1;
     }
+    if (s->netns[0] != '\0' && (nsfd = open(s->netns, O_RDONLY | O_CLOEXEC)) == -1) {
+        saved = errno;
+        fprintf(stderr, "zkh: server %d's network namespace %s: %s\n", i, s->netns,
+            strerror(saved));
+        close(logfd);
+        close(nullfd);
+        errno = saved;
+        return -1;
+    }
     parent = getpid();
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old); /* no handler runs in the child */
@@ -1040,6 +1054,8 @@ zkh_spawn(struct zkh *z, int i, int cds_dump)
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 || getppid() != parent)
             _exit(127);
         setpgid(0, 0); /* a terminal's ^C goes to the harness, which stops us cleanly */
+        if (nsfd != -1 && setns(nsfd, CLONE_NEWNET) == -1)
+            _exit(127);
         if (dup2(nullfd, STDIN_FILENO) == -1 || dup2(logfd, STDOUT_FILENO) == -1
             || dup2(logfd, STDERR_FILENO) == -1)
             _exit(127);
@@ -1062,6 +1078,8 @@ zkh_spawn(struct zkh *z, int i, int cds_dump)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     close(logfd);
     close(nullfd);
+    if (nsfd != -1)
+        close(nsfd);
     if (pid == -1) {
         fprintf(stderr, "zkh: fork: %s\n", strerror(saved));
         errno = saved;
@@ -1331,7 +1349,7 @@ zkh_wait_up(struct zkh *z, const int *want, int timeout_ms, int *bad, int *statu
                     ? ZKH_UP_BIND : ZKH_UP_EXITED;
             if (round % 10 == 9 && zkh_log_bind_error(&z->srv[i]))
                 return ZKH_UP_BIND; /* e.g. a quorum port: it would retry forever */
-            if (zkh_probe(z->addr, z->srv[i].client_port, ZKH_PROBE_MS))
+            if (zkh_probe(z->srv[i].addr, z->srv[i].client_port, ZKH_PROBE_MS))
                 ready[i] = 1;
             else
                 left++;
@@ -1386,6 +1404,7 @@ zkh_opts_init(struct zkh_opts *o)
     o->verbose = 0;
     o->force_sync = 0;
     o->heap_mb = 128;
+    o->sync_limit = 5;
 }
 
 static int
@@ -1393,6 +1412,7 @@ zkh_check_opts(const struct zkh_opts *o)
 {
     struct in_addr ia;
     const char *why = NULL;
+    int i;
 
     if (o->nservers < 1 || o->nservers > ZKH_MAX_SERVERS || o->nservers % 2 == 0)
         why = "nservers must be odd, from 1 to 15";
@@ -1406,6 +1426,14 @@ zkh_check_opts(const struct zkh_opts *o)
         why = "heap_mb must be from 32 to 65536";
     else if (o->addr != NULL && inet_pton(AF_INET, o->addr, &ia) != 1)
         why = "addr must be an IPv4 address";
+    else if (o->sync_limit < 1 || o->sync_limit > 10000)
+        why = "sync_limit must be from 1 to 10000";
+    for (i = 0; why == NULL && i < o->nservers; i++)
+        if (o->srv_addr[i] != NULL && inet_pton(AF_INET, o->srv_addr[i], &ia) != 1)
+            why = "srv_addr[i] must be an IPv4 address";
+        else if (o->srv_netns[i] != NULL && (*o->srv_netns[i] == '\0'
+            || strlen(o->srv_netns[i]) >= PATH_MAX))
+            why = "srv_netns[i] must be a path";
     else if (o->super_digest != NULL && (strchr(o->super_digest, '\n') != NULL
         || strncmp(o->super_digest, "super:", 6) != 0))
         why = "super_digest must look like super:<base64 sha1>";
@@ -1452,11 +1480,17 @@ zkh_start(const struct zkh_opts *o, struct zkh **out)
     z->force_sync = o->force_sync != 0;
     z->heap_mb = o->heap_mb;
     snprintf(z->xmx, sizeof z->xmx, "-Xmx%dm", o->heap_mb);
+    z->sync_limit = o->sync_limit;
     keep = getenv("ZKH_KEEP");
     z->keep = keep != NULL && strcmp(keep, "1") == 0;
     snprintf(z->addr, sizeof z->addr, "%s", o->addr != NULL ? o->addr : "127.0.0.1");
-    for (i = 0; i < ZKH_MAX_SERVERS; i++)
+    for (i = 0; i < ZKH_MAX_SERVERS; i++) {
         z->srv[i].pid = -1;
+        snprintf(z->srv[i].addr, sizeof z->srv[i].addr, "%s",
+            i < o->nservers && o->srv_addr[i] != NULL ? o->srv_addr[i] : z->addr);
+        snprintf(z->srv[i].netns, sizeof z->srv[i].netns, "%s",
+            i < o->nservers && o->srv_netns[i] != NULL ? o->srv_netns[i] : "");
+    }
     if (o->super_digest != NULL && (z->super_digest = strdup(o->super_digest)) == NULL)
         goto err;
     if (zkh_find_java(z) == -1)
@@ -1669,7 +1703,7 @@ zkh_is_serving(struct zkh *z, int i)
 {
     if (zkh_running(z, i) == -1)
         return 0;
-    return zkh_probe(z->addr, z->srv[i].client_port, ZKH_PROBE_MS);
+    return zkh_probe(z->srv[i].addr, z->srv[i].client_port, ZKH_PROBE_MS);
 }
 
 int
@@ -1683,7 +1717,7 @@ zkh_wait_serving(struct zkh *z, int i, int timeout_ms)
                 errno = ECHILD;
             return -1;
         }
-        if (zkh_probe(z->addr, z->srv[i].client_port, ZKH_PROBE_MS))
+        if (zkh_probe(z->srv[i].addr, z->srv[i].client_port, ZKH_PROBE_MS))
             return 0;
         if (zkh_now_ms() >= until) {
             errno = ETIMEDOUT;
@@ -1724,7 +1758,7 @@ zkh_4lw_timeout(struct zkh *z, int i, const char *cmd, char *buf, size_t len, in
     }
     if (zkh_running(z, i) == -1)
         return -1;
-    return zkh_4lw_port(z->addr, z->srv[i].client_port, cmd, buf, len, timeout_ms);
+    return zkh_4lw_port(z->srv[i].addr, z->srv[i].client_port, cmd, buf, len, timeout_ms);
 }
 
 int

@@ -68,6 +68,14 @@ struct zkh_opts {
     int force_sync;           /* non-zero: forceSync=yes (ZooKeeper's default); default 0:
                                  the transaction log is not fsync'ed (tests are faster) */
     int heap_mb;              /* JVM -Xmx in MiB, default 128 */
+    int sync_limit;           /* syncLimit (ticks), default 5: how long a follower cut off
+                                 from the leader goes on serving its clients */
+    const char *srv_addr[ZKH_MAX_SERVERS];  /* borrowed during zkh_start() only; server i's
+                                               listen address, NULL = addr */
+    const char *srv_netns[ZKH_MAX_SERVERS]; /* borrowed during zkh_start() only; NULL, or the
+                                               file of a network namespace (/run/netns/NAME)
+                                               server i's JVM runs in (starts and restarts;
+                                               the caller needs CAP_SYS_ADMIN) */
 };
 
 /* Fill *o with the defaults above. */

@@ -899,6 +899,7 @@ zkh_set_ports(struct zkh *z)
 {
     int ports[3 * ZKH_MAX_SERVERS], per = z->n > 1 ? 3 : 1, i;
     size_t off = 0, cap = (size_t)z->n * ZKH_HOST_LEN;
+    char a[INET_ADDRSTRLEN];
     struct zkh_srv *s;
 
     if (zkh_pick_ports(z->addr, ports, per * z->n) == -1)
@@ -910,7 +911,8 @@ zkh_set_ports(struct zkh *z)
         s->client_port = ports[per * i];
         s->quorum_port = per == 3 ? ports[per * i + 1] : 0;
         s->election_port = per == 3 ? ports[per * i + 2] : 0;
-        snprintf(s->host, sizeof s->host, "%s:%d", s->addr, s->client_port);
+        memcpy(a, s->addr, sizeof a); /* not from *z into *z: -Werror=restrict */
+        snprintf(s->host, sizeof s->host, "%s:%d", a, s->client_port);
         off += (size_t)snprintf(z->hosts + off, cap - off, "%s%s", i > 0 ? "," : "", s->host);
     }
     return 0;
@@ -1487,7 +1489,8 @@ zkh_start(const struct zkh_opts *o, struct zkh **out)
     for (i = 0; i < ZKH_MAX_SERVERS; i++) {
         z->srv[i].pid = -1;
         snprintf(z->srv[i].addr, sizeof z->srv[i].addr, "%s",
-            i < o->nservers && o->srv_addr[i] != NULL ? o->srv_addr[i] : z->addr);
+            i < o->nservers && o->srv_addr[i] != NULL ? o->srv_addr[i]
+            : o->addr != NULL ? o->addr : "127.0.0.1");
         snprintf(z->srv[i].netns, sizeof z->srv[i].netns, "%s",
             i < o->nservers && o->srv_netns[i] != NULL ? o->srv_netns[i] : "");
     }

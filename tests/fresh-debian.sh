@@ -8,7 +8,8 @@
 # 2. apt-get install git in it (--no-install-recommends: git and nothing
 #    that could hide a package the quick start forgot);
 # 3. git clone of this clone's HEAD (committed work only) into /root/zkelect;
-# 4. with /proc, /sys, /dev (and /dev/pts, /dev/shm) and a fresh /run mounted,
+# 4. with the root a mount point (bind), /proc, /sys, /dev (and /dev/pts,
+#    /dev/shm) and a fresh /run mounted,
 #    run the quick start's commands as root, each exactly as the README writes
 #    it (read from the README, not copied here), from the top of the clone;
 # 5. a command that leaves a process running in the chroot fails (each
@@ -166,14 +167,19 @@ debootstrap --variant=minbase bookworm "$root" "$mirror" >"$work/debootstrap.log
 say "debootstrap: $(elapsed $(($(now) - t0)))"
 
 # What chroot needs to be a machine: name resolution for apt, then the
-# kernel file systems. /dev is the host's (rbind, made a slave so that
-# nothing unmounted in here is unmounted outside); /run is a fresh tmpfs.
+# kernel file systems. The root is a mount point of its own (a bind mount of
+# itself), as a machine's is: `ip -n NS` makes / a slave mount in its own
+# mount namespace and fails where / is not a mount (the network namespaces
+# of test_partition and of the fault test's partitions). /dev is the host's
+# (rbind, made a slave so that nothing unmounted in here is unmounted
+# outside); /run is a fresh tmpfs.
 cp -L /etc/resolv.conf "$root/etc/resolv.conf" || die "cannot copy /etc/resolv.conf"
-mount -t proc proc "$root/proc" &&
+mount --bind "$root" "$root" &&
+    mount -t proc proc "$root/proc" &&
     mount -t sysfs sysfs "$root/sys" &&
     mount --rbind /dev "$root/dev" && mount --make-rslave "$root/dev" &&
     mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs "$root/run" ||
-    die "cannot mount /proc, /sys, /dev or /run in the chroot"
+    die "cannot mount the root, /proc, /sys, /dev or /run of the chroot"
 
 # in_chroot COMMAND: run a shell command in the chroot as root, with the
 # environment of a root login (not this one's).

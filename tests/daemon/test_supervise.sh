@@ -5,7 +5,9 @@
 # The command is `exec zke-service FILE NODE`: it stamps "NODE start MONO
 # EPOCH" into FILE when it starts and "NODE end MONO EPOCH" on SIGTERM; a
 # SIGKILL death is stamped from outside (zke-service --wait-dead, taken after
-# the death: it can only make an end later). zke-service-check then fails on
+# the death: it can only make an end later; zke-service --kill when the test
+# kills the service itself, so the stamp is not late by a process start).
+# zke-service-check then fails on
 # any overlap of two nodes' [start, end] intervals.
 #
 #   1. -n refuses timing values that break F + D <= T/2, naming the keys.

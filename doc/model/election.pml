@@ -137,9 +137,14 @@
  *               naming another node at a new epoch, and the handover,
  *               touch the named registration's znode in the same multi
  *               (the multi fails, NONODE, when it is gone): the wake
- *               (EV_W_MINE) re-arms, then reads `elected` and the leader
- *               znode. After the registration's STAT_MINE a node that does
+ *               (EV_W_MINE) re-arms, then reads `elected`, and the leader
+ *               znode (an exists) only if it let a notification of it go
+ *               since it last sent a read of it (l_uw: register.c
+ *               reg_on_watch -> group.c view_follow, lview.unwatched).
+ *               After the registration's STAT_MINE a node that does
  *               not follow reads `elected` (and the leader znode if unread).
+ *   WAKE_EXISTS_ALWAYS  the wake of before: the exists of the leader znode
+ *               at every wake (the design's wording; not the C)
  *   mutants:    MUT_NOWAKE (no touch), MUT_WAKE_LATE (the wake reads
  *               `elected` before it re-arms), MUT_STAT_NOREAD (no read
  *               after the registration's STAT_MINE), MUT_ELECTOR_NOREAD (a
@@ -303,6 +308,13 @@
 #endif
 #if !defined(WAKE) && (defined(MUT_NOWAKE) || defined(MUT_WAKE_LATE))
 #error "MUT_NOWAKE and MUT_WAKE_LATE are mutants of the wake: not with NO_WAKE"
+#endif
+#if defined(WAKE) && !defined(WAKE_EXISTS_ALWAYS)
+#define WAKE_UW                 /* the wake sends the leader znode's exists only if it let
+                                   a notification of it go (lview.unwatched, as the C) */
+#endif
+#if !defined(WAKE) && defined(WAKE_EXISTS_ALWAYS)
+#error "WAKE_EXISTS_ALWAYS is the wake of before: not with NO_WAKE"
 #endif
 #ifndef NO_SELF_SUCC
 #define SELF_SUCC               /* 574a8bb: the elector-leader takes the succession from its writes */
@@ -557,6 +569,10 @@ byte l_id[N], l_st[N], l_ep[N]; /* g->leader.id, .status, .epoch */
 byte l_ver[N];                  /* g->leader_version (+1) */
 byte l_own[N];                  /* g->leader_owner */
 bool l_rd[N];                   /* g->leader_read */
+#ifdef WAKE_UW
+bool l_uw[N];                   /* lview.unwatched: a notification of the leader znode let
+                                   go, no read of it sent since (the wake reads it again) */
+#endif
 #ifdef GATE
 bool e_wk[N];                   /* g->elected.wake (the wake gate) */
 #endif
@@ -1562,6 +1578,9 @@ inline read_elected(n) {                /* read_elected -> send_get */
 }
 
 inline read_leader(n) {                 /* read_leader -> send_get */
+#ifdef WAKE_UW
+    l_uw[n] = 0;                        /* view_read_leader_slot: watched again */
+#endif
     if :: CONNECTED(n) -> send(n, Q_GET_LD, 0, 0, 0, 0) :: else fi
 }
 
@@ -1619,6 +1638,9 @@ inline registered(n, s) {               /* registered */
 inline view_absent(n) {
     he[n] = 0; e_ver[n] = 0; e_ld[n] = NONE; e_ep[n] = 0; e_rg[n] = 0; e_rd[n] = 1; e_df[n] = 1;
     hl[n] = 0; l_ver[n] = 0; l_own[n] = 0; l_id[n] = NONE; l_st[n] = 0; l_ep[n] = 0; l_rd[n] = 1; l_df[n] = 1;
+#ifdef WAKE_UW
+    l_uw[n] = 0;
+#endif
     vc = 1
 }
 #endif
@@ -2535,6 +2557,11 @@ end_node:
             hl[i] = 0; he[i] = 0; l_rd[i] = 0; e_rd[i] = 0;
             l_own[i] = 0; l_id[i] = NONE; l_st[i] = 0; l_ep[i] = 0;     /* unread while !hl */
             e_ld[i] = NONE; e_ep[i] = 0; e_rg[i] = 0;                 /* unread while !he */
+#ifdef WAKE_UW
+            /* (the C clears it at the new session's resync, view_first: no
+               wake is handled before it, the registration is pending) */
+            l_uw[i] = 0;
+#endif
 #ifdef GATE
             e_wk[i] = 0;
 #endif
@@ -2560,7 +2587,11 @@ end_node:
            (no request) and marks that part of its view unread */
         :: k == EV_W_EL && !FOLLOWS(i) -> e_rd[i] = 0
         :: k == EV_W_EL && FOLLOWS(i) -> read_elected(i)
+#ifdef WAKE_UW
+        :: k == EV_W_LD && !FOLLOWS(i) -> l_rd[i] = 0; l_uw[i] = 1
+#else
         :: k == EV_W_LD && !FOLLOWS(i) -> l_rd[i] = 0
+#endif
         :: k == EV_W_LD && FOLLOWS(i) ->
 #else
         :: k == EV_W_EL -> read_elected(i)
@@ -2584,11 +2615,25 @@ end_node:
         :: k == EV_W_SW -> if :: is_el[i] -> ee = 1 :: else fi     /* on_switchover_reply */
 #ifdef WAKE
         /* the wake (issue 18): the wake (own znode touched by a decision naming this
-           node): re-arm first, then read `elected` and the leader znode,
-           back to back (a later touch notifies again, an earlier decision
-           is in the read); MUT_WAKE_LATE reads `elected` first */
+           node): re-arm first, then read `elected`, back to back (a later
+           touch notifies again, an earlier decision is in the read);
+           MUT_WAKE_LATE reads `elected` first. The leader znode: an exists
+           only if a notification of it was let go (l_uw) and the session
+           is connected, which makes the view unread until its reply
+           (register.c reg_on_watch -> group.c view_follow: a slot marked
+           unwatched). WAKE_EXISTS_ALWAYS: the model of before, the exists
+           always, the view left as it is */
         :: k == EV_W_MINE ->
-            if :: reg[i] == RG_DONE && my_seq[i] != 0 -> wk = WK_MINE + WK_EL + WK_LD :: else fi
+            if
+            :: reg[i] == RG_DONE && my_seq[i] != 0 ->
+#ifdef WAKE_UW
+                wk = WK_MINE + WK_EL + ((l_uw[i] && CONNECTED(i)) -> WK_LD : 0);
+                l_rd[i] = (l_rd[i] && !(wk & WK_LD))
+#else
+                wk = WK_MINE + WK_EL + WK_LD
+#endif
+            :: else
+            fi
 #ifdef FAST
             /* the fast handover (rule 4): a member whose read decision V names
                another node at e_V speculates that this wake is that node's
@@ -3127,6 +3172,10 @@ end_node:
             if :: wk & WK_EL -> send(i, Q_GET_EL, 0, 0, 0, 0) :: else fi;
 #endif
             if :: wk & WK_LD -> send(i, Q_EX_LD, 0, 0, 0, 0) :: else fi
+#ifdef WAKE_UW
+            /* view_follow: the exists watches it again (unwatched false) */
+            ; l_uw[i] = (l_uw[i] && !(wk & WK_LD))
+#endif
 #ifdef FAST
             ; if :: wk & WK_SPEC -> sx = my_seq[i]; send(i, Q_SPEC, r_ev[i], r_ep[i], SPEC_ST(i), mw[i] + 1); sx = 0 :: else fi
 #endif

@@ -28,6 +28,10 @@
 #   sh doc/model/run.sh --fast  only the fast handover's (issue 18) checks,
 #                                  reachability check and mutants, with its
 #                                  deep checks
+#   sh doc/model/run.sh --retake  only the retake configuration (a node cut
+#                                  off, fenced, retaking, expired) and its
+#                                  mutant WAKE_EXISTS_ALWAYS (part of --deep;
+#                                  about 20 min, 12 GB)
 #
 # Prints one "ok - ..." or "FAIL - ..." line per check and a summary; exits 0
 # only when every check went as expected. Works from any directory and from a
@@ -35,7 +39,8 @@
 # temporary directory that is removed on exit. Needs spin (Debian package
 # "spin") and a C compiler (CC, default cc). Every spin, cc and pan runs under
 # nice -n 19. MODEL_MEMLIM (MB, default 4096) bounds pan's memory;
-# MODEL_DEEP_MEMLIM (MB, default 10240) that of the two exhaustive --deep
+# MODEL_RETAKE_MEMLIM (MB, default 14336) that of --deep's retake check
+# (11.8 GB hash-compacted); MODEL_DEEP_MEMLIM (MB, default 10240) that of the two exhaustive --deep
 # checks that outgrew 4 GB with bug 3's fix (README.md, "Bugs found", 3).
 set -u
 
@@ -44,12 +49,13 @@ model=$here/election.pml
 CC=${CC:-cc}
 MEMLIM=${MODEL_MEMLIM:-4096}
 DEEPMEM=${MODEL_DEEP_MEMLIM:-10240}
+RETAKEMEM=${MODEL_RETAKE_MEMLIM:-14336}
 mode=${1:---bounded}
 
 case $mode in
---bounded|--mutants|--test|--deep|--deep-only|--slots|--issue18|--wake|--views|--fast) ;;
+--bounded|--mutants|--test|--deep|--deep-only|--slots|--issue18|--wake|--views|--fast|--retake) ;;
 -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
-*) echo "run.sh: unknown option $mode (--mutants, --test, --deep, --slots, --issue18, --wake, --views, --fast)" >&2; exit 2 ;;
+*) echo "run.sh: unknown option $mode (--mutants, --test, --deep, --slots, --issue18, --wake, --views, --fast, --retake)" >&2; exit 2 ;;
 esac
 
 if ! command -v spin >/dev/null 2>&1; then
@@ -367,6 +373,8 @@ R18="$R18B -DSTABLE_START=2"
 # successor (node 1, registered again) is not the next elector (node 2)
 HO19="-DMAX_RESIGN=1 -DSTABLE_START=0 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_FREEZE=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_SWITCH=0 -DEXP_NODE=1"
 # HO19 with one early watchdog too (the fast handover: two faults)
+# the retake configuration (README.md, "Issue 18, the fast handover", finding 4)
+RETAKE="-DSTABLE_START=1 -DMAXFAULTS=2 -DMAX_DISC=1 -DMAX_EXP=1 -DMAX_CRASH=0 -DMAX_SWITCH=0 -DMAX_EARLY=0 -DMAX_FREEZE=0 -DMAX_TFAIL=0 -DEXP_NODE=1"
 HO19E="-DMAX_RESIGN=1 -DSTABLE_START=0 -DMAXFAULTS=2 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_FREEZE=0 -DMAX_TFAIL=0 -DMAX_EARLY=1 -DMAX_SWITCH=0 -DEXP_NODE=1"
 bounded_18() {
     # A: the leader (node 1) crashes, the named candidate creates its
@@ -658,6 +666,20 @@ deep_fast() {
         "$SAFE" "-m100000"
 }
 
+deep_retake() {
+    # node 1 (READY, STABLE_START=1) is cut off, fences, is heard again and
+    # retakes, and expires; node 0 takes over (README.md, "Issue 18, the fast
+    # handover", finding 4). With the wake as the C (its exists only for a
+    # notification let go): 256 M states, hash-compacted, 11.8 GB, ~17 min
+    check "retake: node 1's disconnect and expiry around its retake (hash-compact)" pass -O1 \
+        "$RETAKE" "-DSAFETY -DHC4 -UMEMLIM -DMEMLIM=$RETAKEMEM" "-m100000 -w28"
+    # the wake of before: its exists' stale reply, handled after the resync
+    # (60 M states, 3.3 GB, ~3 min)
+    check "mutant WAKE_EXISTS_ALWAYS (the wake sends the leader znode's exists for every slot)" \
+        S6_ready_never_takeover_failed -O1 "-DWAKE_EXISTS_ALWAYS $RETAKE" \
+        "-DSAFETY -DHC4 -UMEMLIM -DMEMLIM=$DEEPMEM" "-m100000 -w27"
+}
+
 case $mode in
 --bounded) bounded; bounded_dr; bounded_slots; bounded_18; bounded_wake; mutants_wake; bounded_gate; mutants_gate;
     bounded_views; mutants_views; bounded_fast; mutants_fast18 ;;
@@ -667,9 +689,9 @@ case $mode in
     bounded_18; mutants_18; bounded_wake; mutants_wake; bounded_gate; mutants_gate; bounded_views; mutants_views;
     bounded_fast; mutants_fast18 ;;
 --deep-only) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_wake; bounded_gate; deep_gate;
-    bounded_views; deep_views; bounded_fast; deep_fast ;;
+    bounded_views; deep_views; bounded_fast; deep_fast; deep_retake ;;
 --deep) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_wake; bounded_gate; deep_gate;
-    bounded_views; deep_views; bounded_fast; deep_fast;
+    bounded_views; deep_views; bounded_fast; deep_fast; deep_retake;
     mutants_fast; mutants_slow; mutants_deep; mutants_dr; mutants_dr_more; mutants_slots; mutants_18; mutants_wake;
     mutants_gate; mutants_views; mutants_fast18 ;;
 --slots) bounded_slots; mutants_slots; deep_slots ;;
@@ -677,6 +699,7 @@ case $mode in
 --wake) bounded_wake; mutants_wake; bounded_gate; mutants_gate ;;
 --views) bounded_views; mutants_views; deep_views ;;
 --fast) bounded_fast; mutants_fast18; deep_fast ;;
+--retake) deep_retake ;;
 esac
 
 t_end=$(date +%s)

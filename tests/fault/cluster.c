@@ -313,8 +313,11 @@ cluster_write_files(struct fault *f)
         snprintf(n->log, sizeof n->log, "%s/%s.log", f->dir, n->id);
         opt_leader[0] = '\0';
         if (f->has_command)
-            snprintf(opt_leader, sizeof opt_leader, "[leader]\ncommand = %s/hooks/command %s\n",
-                f->dir, n->id);
+            /* exec, as the documentation asks: PR_SET_PDEATHSIG reaches only
+               the program sh -c runs, so without it the script was sh's child
+               and outlived a kill -9 of zkelectd (found running an hour later) */
+            snprintf(opt_leader, sizeof opt_leader,
+                "[leader]\ncommand = exec %s/hooks/command %s\n", f->dir, n->id);
         cluster_ini(f, i, opt_node, opt_hooks, opt_leader, text, sizeof text);
         if (cluster_write(n->ini, text, 0644) == -1)
             return -1;

@@ -52,6 +52,55 @@ sanitizer_check() {   # sanitizer_check FILE...
     done
 }
 
+# term_wait PID DESC: send SIGTERM to PID (a `timeout -k 30 ...` running a
+# zkelect that exits on SIGTERM), wait for its exit and check the status is 0.
+# The wait polls for the exit with a 10 s deadline; a process still there
+# then fails the check, as `timeout -k 10` did before, but first has the
+# state of its threads and of its children printed (a hang at exit shows
+# where it is: a thread's wchan and system call, a tracer's TracerPid); then
+# it is killed. The time to the exit goes to the log.
+term_wait() {
+    tw_pid=$1 tw_desc=$2 tw_more=""
+    read -r tw_up _ < /proc/uptime
+    tw_t0=$(echo "$tw_up" | tr -d .)
+    kill -TERM "$tw_pid" 2>/dev/null
+    tw_dead=$((tw_t0 + 1000))
+    while kill -0 "$tw_pid" 2>/dev/null && [ -z "$(sed -n 's/^State:\t\(Z\).*/\1/p' /proc/"$tw_pid"/status 2>/dev/null)" ]; do
+        read -r tw_up _ < /proc/uptime
+        tw_now=$(echo "$tw_up" | tr -d .)
+        if [ "$tw_now" -ge "$tw_dead" ]; then
+            echo "$tw_desc: still running 10 s after SIGTERM; its processes and threads:"
+            for tw_p in $(cat /proc/"$tw_pid"/task/*/children 2>/dev/null); do
+                for tw_c in $(cat /proc/"$tw_p"/task/*/children 2>/dev/null); do
+                    tw_more="$tw_more $tw_c"
+                done
+            done
+            for tw_p in "$tw_pid" $(cat /proc/"$tw_pid"/task/*/children 2>/dev/null) $tw_more; do
+                echo "  pid $tw_p: $(tr '\0' ' ' < /proc/"$tw_p"/cmdline 2>/dev/null | cut -c1-120)" \
+                     "$(grep -E '^(State|TracerPid|SigBlk|SigPnd|ShdPnd):' /proc/"$tw_p"/status 2>/dev/null | tr '\n\t' '  ')"
+                for tw_t in /proc/"$tw_p"/task/*; do
+                    echo "    thread ${tw_t##*/}: $(cut -d' ' -f3 "$tw_t"/stat 2>/dev/null)" \
+                         "wchan $(cat "$tw_t"/wchan 2>/dev/null)" \
+                         "syscall $(cut -d' ' -f1 "$tw_t"/syscall 2>/dev/null)"
+                done
+            done
+            kill -KILL "$tw_pid" $(cat /proc/"$tw_pid"/task/*/children 2>/dev/null) $tw_more 2>/dev/null
+            wait "$tw_pid"
+            fail "$tw_desc: still running 10 s after SIGTERM (killed)"
+            return 1
+        fi
+        sleep 0.05
+    done
+    wait "$tw_pid"
+    tw_rc=$?
+    read -r tw_up _ < /proc/uptime
+    tw_now=$(echo "$tw_up" | tr -d .)
+    echo "$tw_desc: exit status $tw_rc, $(( (tw_now - tw_t0) * 10 )) ms after SIGTERM"
+    if [ "$tw_rc" = 0 ]; then pass; return 0; fi
+    fail "$tw_desc: exits 0 on SIGTERM (got $tw_rc)"
+    return 1
+}
+
 # z ARGS...: run zkelect against the test server; output in $tmp/out, $tmp/err
 z() {
     "$ZKE" -z "$HOSTS" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null

@@ -314,7 +314,7 @@ expect 0 'history --json with slots' -p $S history --json
 pyjson "$tmp/out" 'history --json slots' "[(e['slot'], e['leader']) for e in d] == [(0, 'a1'), (1, 'a2')]"
 
 # ---- watch shows slot changes --------------------------------------------------------------
-timeout -k 10 60 "$ZKE" -z "$HOSTS" -p $S watch >"$tmp/watch.out" 2>"$tmp/watch.err" </dev/null &
+timeout -k 30 60 "$ZKE" -z "$HOSTS" -p $S watch >"$tmp/watch.out" 2>"$tmp/watch.err" </dev/null &
 wpid=$!
 wait_for 'watch started' 20 grep -q ' leader slot 2 a3 READY epoch 6 ' "$tmp/watch.out"
 has "$tmp/watch.out" ' leader slot 1 a2 READY epoch 5 site dc2 since ' 'watch: slot 1 at start'
@@ -322,16 +322,12 @@ plant_slot $S 1 a4 PROGRESS 7
 wait_for 'watch shows the new slot 1 leader' 20 grep -q ' leader slot 1 a4 PROGRESS epoch 7 site dc2 since ' "$tmp/watch.out"
 plant_elected $S a1 4 ',"slots":[{"slot":1,"leader":"a4","epoch":7},{"slot":2,"leader":"a3","epoch":6}]'
 wait_for 'watch shows the decision slots' 20 grep -q ': planted slots: 1=a4@7 2=a3@6$' "$tmp/watch.out"
-kill -TERM $wpid
-wait $wpid
-rc=$?
-[ $rc = 0 ] && pass || fail "watch exits 0 on SIGTERM (got $rc)"
+term_wait $wpid watch
 sanitizer_check "$tmp/watch.err"
-timeout -k 10 60 "$ZKE" -z "$HOSTS" -p $S watch --json >"$tmp/watchj.out" 2>"$tmp/watchj.err" </dev/null &
+timeout -k 30 60 "$ZKE" -z "$HOSTS" -p $S watch --json >"$tmp/watchj.out" 2>"$tmp/watchj.err" </dev/null &
 wpid=$!
 wait_for 'watch --json started' 20 grep -q '"slot":2' "$tmp/watchj.out"
-kill -TERM $wpid
-wait $wpid
+term_wait $wpid 'watch --json'
 python3 - "$tmp/watchj.out" <<'PYEOF' && pass || fail 'watch --json: slot events and the decision slots'
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]

@@ -24,9 +24,10 @@
  *    SIGINT/SIGTERM/SIGHUP, COMMAND's process group gets SIGTERM, then SIGKILL
  *    after --stop-timeout, and the step-down is reported done (the leader
  *    znode deleted) only after COMMAND has been reaped;
- *  - COMMAND is started on a leash (src/daemon/child.c): its own process
- *    group and PR_SET_PDEATHSIG, so it dies when the runner dies, even of
- *    SIGKILL;
+ *  - COMMAND is started on a leash (src/daemon/child.c): a process that
+ *    leads COMMAND's process group, kills all of it when the runner dies,
+ *    even of SIGKILL (PR_SET_PDEATHSIG), and ends when COMMAND and what it
+ *    started have (r->pid is the leash, r->prog COMMAND, for messages);
  *  - leadership verified again after a reconnect (+resumed, same epoch)
  *    starts COMMAND again: no takeover callback comes for it;
  *  - when COMMAND exits by itself the runner resigns and exits with its
@@ -107,7 +108,8 @@ struct run {
 
     /* main thread only */
     enum run_phase phase;             /* COMMAND's state */
-    pid_t pid;                        /* COMMAND, when not PH_IDLE */
+    pid_t pid;                        /* COMMAND's leash (its process group), when not PH_IDLE */
+    pid_t prog;                       /* COMMAND's own pid, for messages */
     int pidfd;                        /* its pidfd, -1 (then waitpid is polled) */
     uint64_t epoch;                   /* the epoch COMMAND runs for */
     unsigned seen_seq;                /* stop_seq when COMMAND was started */
@@ -323,7 +325,7 @@ run_env(struct run *r, char *vars[RUN_ENV_MAX + 1])
 /* Start path/argv on a leash with our environment. 0 or an errno value. */
 static int
 run_spawn(struct run *r, const char *path, char *const argv[], int in_fd, int out_fd,
-          pid_t *pid, int *pidfd)
+          pid_t *pid, pid_t *prog, int *pidfd)
 {
     char *vars[RUN_ENV_MAX + 1], **envp;
     int err;
@@ -334,7 +336,7 @@ run_spawn(struct run *r, const char *path, char *const argv[], int in_fd, int ou
         run_env_free(vars);
         return ENOMEM;
     }
-    err = child_start_leashed(path, argv, envp, in_fd, out_fd, pid);
+    err = child_start_leashed(path, argv, envp, in_fd, out_fd, pid, prog);
     free(envp);
     run_env_free(vars);
     if (err == 0)
@@ -395,7 +397,7 @@ run_start(struct run *r, uint64_t epoch)
     int err;
 
     r->epoch = epoch;
-    err = run_spawn(r, r->path, r->argv, -1, -1, &r->pid, &r->pidfd);
+    err = run_spawn(r, r->path, r->argv, -1, -1, &r->pid, &r->prog, &r->pidfd);
     if (err != 0) {
         run_msg("cannot start %s: %s", r->argv[0], strerror(err));
         return err == ENOENT ? 127 : err == EACCES || err == ENOEXEC ? 126 : CLI_EFAIL;
@@ -406,7 +408,7 @@ run_start(struct run *r, uint64_t epoch)
     r->seen_seq = r->stop_seq;
     pthread_mutex_unlock(&r->mu);
     run_msg("leading at epoch %llu: started %s (pid %ld)", (unsigned long long)epoch,
-            r->argv[0], (long)r->pid);
+            r->argv[0], (long)r->prog);
     if (r->ready_check != NULL) {
         r->phase = PH_STARTING;
         r->ready_deadline = r->started_ms + (uint64_t)r->ready_ms;
@@ -425,7 +427,7 @@ run_stop(struct run *r, const char *why)
         return;
     run_check_kill(r);
     run_msg("%s: stopping %s (pid %ld): SIGTERM, SIGKILL after %d ms", why, r->argv[0],
-            (long)r->pid, r->stop_ms);
+            (long)r->prog, r->stop_ms);
     r->phase = PH_STOPPING;
     r->kill_at = cli_mono_ms() + (uint64_t)r->stop_ms;
     child_signal_group(r->pid, SIGTERM);
@@ -449,11 +451,11 @@ run_reaped(struct run *r, int status)
     r->phase = PH_IDLE;
     run_status_str(status, desc, sizeof(desc));
     if (stopping) {
-        run_msg("%s (pid %ld) stopped: %s", r->argv[0], (long)r->pid, desc);
+        run_msg("%s (pid %ld) stopped: %s", r->argv[0], (long)r->prog, desc);
         return;
     }
     run_msg("%s (pid %ld) exited by itself after %llu ms: %s; resigning", r->argv[0],
-            (long)r->pid, (unsigned long long)(cli_mono_ms() - r->started_ms), desc);
+            (long)r->prog, (unsigned long long)(cli_mono_ms() - r->started_ms), desc);
     r->exit_code = run_status_code(status);
 }
 
@@ -512,7 +514,7 @@ run_ready_step(struct run *r)
         return;
     }
     if (r->cpid == 0 && now >= r->next_check) {
-        err = run_spawn(r, argv[0], argv, r->devnull, r->devnull, &r->cpid, &r->cpidfd);
+        err = run_spawn(r, argv[0], argv, r->devnull, r->devnull, &r->cpid, NULL, &r->cpidfd);
         if (err != 0) {
             run_msg("cannot run the ready check: %s", strerror(err));
             r->cpid = 0;
@@ -674,7 +676,7 @@ run_loop(struct run *r)
         }
         if (r->phase == PH_STOPPING && !r->killed && cli_mono_ms() >= r->kill_at) {
             run_msg("%s (pid %ld) still running after SIGTERM: SIGKILL", r->argv[0],
-                    (long)r->pid);
+                    (long)r->prog);
             child_signal_group(r->pid, SIGKILL);
             r->killed = 1;
         }

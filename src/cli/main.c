@@ -192,9 +192,10 @@ static const struct cli_cmd cli_cmds[] = {
       "When leadership ends (step-down, connection lost, session expired) or on\n"
       "SIGINT, SIGTERM or SIGHUP, COMMAND's process group gets SIGTERM, then SIGKILL\n"
       "after --stop-timeout (default 10000 ms); the leader znode is released only\n"
-      "once COMMAND has exited. COMMAND runs in its own process group and is killed\n"
-      "if zkelect run dies (PR_SET_PDEATHSIG). When COMMAND exits by itself, zkelect\n"
-      "run resigns and exits with its status (128 + N when killed by signal N);\n"
+      "once COMMAND and what it started have exited. COMMAND runs in a process group\n"
+      "led by a leash that kills all of it if zkelect run dies (even of SIGKILL).\n"
+      "When COMMAND exits by itself, zkelect run resigns and exits with its status\n"
+      "(128 + N when killed by signal N);\n"
       "stopped by a signal, it exits 128 + that signal. COMMAND not found: exit\n"
       "127; not executable: 126. --session-timeout MS: the ZooKeeper session\n"
       "timeout (default 10000; the server may clamp it).\n",

@@ -1,8 +1,11 @@
 /*
  * child.c - child-process helpers shared by zkelectd (proc.c) and
  * `zkelect run`: a child's environment, process-group signals, $PATH
- * lookup, and child_start_leashed() (fork, PR_SET_PDEATHSIG, exec, with the exec's
- * failure reported back through a close-on-exec pipe).
+ * lookup, and child_start_leashed(): the program runs under a leash, a small
+ * process of ours that leads its process group and kills the whole group when
+ * we die (PR_SET_PDEATHSIG alone reaches only the program, not what it
+ * forks); the program's pid, or what failed, comes back through a
+ * close-on-exec pipe.
  */
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -111,18 +114,171 @@ child_which(const char *name, char *out, size_t outlen)
     return seen_eacces ? EACCES : ENOENT;
 }
 
-int
-child_start_leashed(const char *path, char *const argv[], char *const envp[], int in_fd,
-    int out_fd, pid_t *pid)
+/* What the leash and the program report to the parent through the pipe. */
+struct leash_msg {
+    int kind;                           /* LEASH_PID or LEASH_ERRNO */
+    int value;
+};
+#define LEASH_PID   1                   /* the program's pid, before its exec */
+#define LEASH_ERRNO 2                   /* what failed: the exec, or the leash's setup */
+
+static void
+leash_report(int fd, int kind, int value)
+{
+    struct leash_msg m = { kind, value };
+    ssize_t n = write(fd, &m, sizeof(m));   /* under PIPE_BUF: one piece */
+
+    (void)n;
+}
+
+/* The program, in the leash's child: dies with the leash, signals and mask
+   reset, descriptors set, exec. Async-signal-safe calls only. */
+static void __attribute__((noreturn))
+leash_exec_program(const char *path, char *const argv[], char *const envp[], int in_fd,
+    int out_fd, int rfd, pid_t leash)
 {
     struct sigaction dfl;
     sigset_t none;
-    pid_t parent = getpid(), child, w;
-    int pfd[2], err = 0, s, wfd;
+    int s, err;
+
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1) {
+        err = errno;
+        goto fail;
+    }
+    if (getppid() != leash)             /* the leash died before the prctl */
+        _exit(127);
+    memset(&dfl, 0, sizeof(dfl));
+    dfl.sa_handler = SIG_DFL;
+    for (s = 1; s < NSIG; s++)
+        if (s != SIGKILL && s != SIGSTOP)
+            (void)sigaction(s, &dfl, NULL);
+    leash_report(rfd, LEASH_PID, (int)getpid());
+    if ((in_fd >= 0 && in_fd != 0 && dup2(in_fd, 0) == -1) ||
+        (out_fd >= 0 && out_fd != 1 && dup2(out_fd, 1) == -1)) {
+        err = errno;
+        goto fail;
+    }
+    if (rfd > 3)
+        (void)close_range(3, (unsigned)rfd - 1, 0);
+    (void)close_range((unsigned)rfd + 1, ~0U, 0);
+    sigemptyset(&none);
+    (void)sigprocmask(SIG_SETMASK, &none, NULL);
+    execve(path, argv, envp);
+    err = errno;
+fail:
+    leash_report(rfd, LEASH_ERRNO, err);
+    _exit(127);
+}
+
+/* The leash's own way out: the program's wait status, as its own. */
+static void __attribute__((noreturn))
+leash_exit_as(int status)
+{
+    struct sigaction dfl;
+    sigset_t one;
+    int s;
+
+    if (WIFSIGNALED(status)) {
+        s = WTERMSIG(status);
+        memset(&dfl, 0, sizeof(dfl));
+        dfl.sa_handler = SIG_DFL;
+        (void)prctl(PR_SET_DUMPABLE, 0);        /* the program's core, not ours */
+        (void)sigaction(s, &dfl, NULL);
+        sigemptyset(&one);
+        sigaddset(&one, s);
+        (void)sigprocmask(SIG_UNBLOCK, &one, NULL);
+        (void)kill(getpid(), s);
+        _exit(128 + s);                 /* a signal that does not terminate */
+    }
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
+}
+
+/* The leash: leader of the program's process group, between the parent and
+   the program, and a child subreaper. All signals blocked; it waits for two:
+   SIGCHLD (once the program and every process it left behind have ended,
+   exit with the program's status) and death_sig, its PR_SET_PDEATHSIG (the
+   parent, or the thread that forked it, is gone: SIGKILL to the whole group,
+   itself included). A SIGTERM to the group reaches the program; the leash's
+   stays pending. Async-signal-safe calls only. */
+static void __attribute__((noreturn))
+leash_run(const char *path, char *const argv[], char *const envp[], int in_fd, int out_fd,
+    int rfd, pid_t parent, int death_sig)
+{
+    struct sigaction dfl;
+    sigset_t all, wanted;
+    siginfo_t si;
+    pid_t prog, w;
+    int err, st, prog_st = 0, prog_done = 0;
+
+    sigfillset(&all);
+    (void)sigprocmask(SIG_SETMASK, &all, NULL);
+    memset(&dfl, 0, sizeof(dfl));
+    dfl.sa_handler = SIG_DFL;
+    (void)sigaction(SIGCHLD, &dfl, NULL);   /* not SIG_IGN: the program must be waited for */
+    if (prctl(PR_SET_PDEATHSIG, death_sig) == -1) {
+        err = errno;
+        goto fail;
+    }
+    if (getppid() != parent)            /* the parent died before the prctl */
+        _exit(127);
+    if (setpgid(0, 0) == -1 || prctl(PR_SET_CHILD_SUBREAPER, 1) == -1) {
+        err = errno;
+        goto fail;
+    }
+    prog = fork();
+    if (prog == -1) {
+        err = errno;
+        goto fail;
+    }
+    if (prog == 0)
+        leash_exec_program(path, argv, envp, in_fd, out_fd, rfd, getppid());
+    /* nothing of the parent's stays open here: the pipe's end-of-file tells
+       the parent the program was executed */
+    (void)close_range(0, ~0U, 0);
+    sigemptyset(&wanted);
+    sigaddset(&wanted, SIGCHLD);
+    sigaddset(&wanted, death_sig);
+    for (;;) {
+        if (sigwaitinfo(&wanted, &si) == -1)
+            continue;                   /* EINTR */
+        if (si.si_signo == death_sig) {
+            (void)kill(0, SIGKILL);     /* the group: the program, what it started, us */
+            _exit(128 + SIGKILL);
+        }
+        /* the program, and what it started and left behind (reparented to
+           us, a subreaper): the leash ends when the last of them has */
+        for (;;) {
+            w = waitpid(-1, &st, WNOHANG);
+            if (w > 0) {
+                if (w == prog) {
+                    prog_st = st;
+                    prog_done = 1;
+                }
+                continue;
+            }
+            if (w == -1 && errno == EINTR)
+                continue;
+            break;
+        }
+        if (prog_done && w == -1 && errno == ECHILD)
+            leash_exit_as(prog_st);
+    }
+fail:
+    leash_report(rfd, LEASH_ERRNO, err);
+    _exit(127);
+}
+
+int
+child_start_leashed(const char *path, char *const argv[], char *const envp[], int in_fd,
+    int out_fd, pid_t *pid, pid_t *prog)
+{
+    struct leash_msg m;
+    pid_t parent = getpid(), child, w, program = 0;
+    int pfd[2], err = 0, wfd, death_sig = SIGRTMAX;
     ssize_t n;
 
-    /* the exec's errno comes back through a close-on-exec pipe; its write
-       end above 2, so that dup2 onto 0/1 cannot hit it */
+    /* the program's pid, or what failed, comes back through a close-on-exec
+       pipe; its write end above 2, so that dup2 onto 0/1 cannot hit it */
     if (pipe2(pfd, O_CLOEXEC) == -1)
         return errno;
     if (pfd[1] <= 2) {
@@ -135,9 +291,6 @@ child_start_leashed(const char *path, char *const argv[], char *const envp[], in
         }
         pfd[1] = wfd;
     }
-    memset(&dfl, 0, sizeof(dfl));
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&none);
 
     child = fork();
     if (child == -1) {
@@ -147,47 +300,30 @@ child_start_leashed(const char *path, char *const argv[], char *const envp[], in
         return err;
     }
     if (child == 0) {
-        /* async-signal-safe calls only from here on */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1) {
-            err = errno;
-            goto fail;
-        }
-        if (getppid() != parent)        /* the parent died before the prctl */
-            _exit(127);
-        if (setpgid(0, 0) == -1) {
-            err = errno;
-            goto fail;
-        }
-        for (s = 1; s < NSIG; s++)
-            if (s != SIGKILL && s != SIGSTOP)
-                (void)sigaction(s, &dfl, NULL);
-        (void)sigprocmask(SIG_SETMASK, &none, NULL);
-        if ((in_fd >= 0 && in_fd != 0 && dup2(in_fd, 0) == -1) ||
-            (out_fd >= 0 && out_fd != 1 && dup2(out_fd, 1) == -1)) {
-            err = errno;
-            goto fail;
-        }
-        if (pfd[1] > 3)
-            (void)close_range(3, (unsigned)pfd[1] - 1, 0);
-        (void)close_range((unsigned)pfd[1] + 1, ~0U, 0);
-        execve(path, argv, envp);
-        err = errno;
-fail:
-        n = write(pfd[1], &err, sizeof(err));
-        (void)n;
-        _exit(127);
+        close(pfd[0]);
+        leash_run(path, argv, envp, in_fd, out_fd, pfd[1], parent, death_sig);
     }
     close(pfd[1]);
-    do
-        n = read(pfd[0], &err, sizeof(err));
-    while (n == -1 && errno == EINTR);
+    for (;;) {
+        n = read(pfd[0], &m, sizeof(m));
+        if (n == -1 && errno == EINTR)
+            continue;
+        if (n != (ssize_t)sizeof(m))
+            break;                      /* end of file: executed, or the leash died */
+        if (m.kind == LEASH_PID)
+            program = (pid_t)m.value;
+        else if (m.kind == LEASH_ERRNO)
+            err = m.value != 0 ? m.value : EIO;
+    }
     close(pfd[0]);
-    if (n == (ssize_t)sizeof(err)) {
+    if (err != 0 || program == 0) {
         do
             w = waitpid(child, NULL, 0);
         while (w == -1 && errno == EINTR);
         return err != 0 ? err : EIO;
     }
     *pid = child;
+    if (prog != NULL)
+        *prog = program;
     return 0;
 }

@@ -34,22 +34,38 @@ int child_which(const char *name, char *out, size_t outlen);
 
 /*
  * Start path (absolute or relative, not searched) with argv and envp, on a
- * leash: in a new process group of its own (pgid = its pid), with every
- * signal at its default disposition and none blocked, with
- * PR_SET_PDEATHSIG = SIGKILL (checked against the getppid() race), stdin on
- * in_fd and stdout on out_fd (-1: inherited), stderr inherited, and every
- * other descriptor closed.
+ * leash. We fork the leash: a small process that leads a new process group
+ * (*pid: pgid = its pid) and forks the program into it. The program runs
+ * with every signal at its default disposition and none blocked, with
+ * PR_SET_PDEATHSIG = SIGKILL tied to the leash, stdin on in_fd and stdout on
+ * out_fd (-1: inherited), stderr inherited, and every other descriptor
+ * closed.
+ *
+ * The leash blocks every signal, and is a child subreaper. Once the program
+ * has ended, and every process it started has too (those it left behind are
+ * the leash's children then), the leash exits with the program's status (an
+ * exit code, or the same signal): waiting for *pid is waiting for all of
+ * them, so a SIGTERM's grace covers a service that sh -c forked as much as
+ * one it executed. A SIGKILL to the group ends the leash at once, so the
+ * wait is bounded by the caller's own. When we die, its PR_SET_PDEATHSIG reaches
+ * it and it sends SIGKILL to the whole group: the program and everything it
+ * started there, which PR_SET_PDEATHSIG alone would not reach (sh -c without
+ * exec, a script's children). A process that leaves the group (setsid, a
+ * daemon's double fork) is out of reach.
+ *
+ * Signal the group (child_signal_group(*pid, ...)): a SIGTERM reaches the
+ * program, and stays pending in the leash, which waits for the program.
  *
  * PR_SET_PDEATHSIG fires when the *thread* that forked exits: call this from
- * a thread that lives as long as the process (the main thread). The signal
- * reaches the program itself, not what it starts in turn; stopping the
- * whole group is child_signal_group()'s job.
+ * a thread that lives as long as the process (the main thread, or a worker
+ * that stops its programs before it ends).
  *
- * Returns 0 once the program has been executed (*pid set), or an errno
- * value: fork failed, or the exec failed (the child then has been reaped).
- * argv and envp are not touched after fork: build them before.
+ * Returns 0 once the program has been executed (*pid: the leash, the
+ * group; *prog, when not NULL: the program's own pid, for messages), or an
+ * errno value: fork failed, or the exec failed (the leash then has been
+ * reaped). argv and envp are not touched after fork: build them before.
  */
 int child_start_leashed(const char *path, char *const argv[], char *const envp[], int in_fd,
-    int out_fd, pid_t *pid);
+    int out_fd, pid_t *pid, pid_t *prog);
 
 #endif /* ZKD_CHILD_H */

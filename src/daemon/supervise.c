@@ -5,12 +5,16 @@
  * Why a child of zkelectd and not something the takeover hook starts: a
  * service started by a hook outlives a kill -9 of zkelectd, and another node
  * takes over after the session timeout while it still runs. The command is
- * started with child_start_leashed() (child.c): its own process group,
- * PR_SET_PDEATHSIG = SIGKILL checked against the getppid() race, signals
- * reset, descriptors closed. So it dies with zkelectd, before the session can
- * expire and anyone else can be elected. PR_SET_PDEATHSIG only reaches the
- * program sh -c runs: a command should exec its service ("exec myservice"),
- * and a service that forks must watch its parent itself.
+ * started with child_start_leashed() (child.c): under a leash that leads its
+ * process group and sends SIGKILL to the whole group when zkelectd dies
+ * (PR_SET_PDEATHSIG), signals reset, descriptors closed. So the command and
+ * everything it started in its group die with zkelectd, before the session
+ * can expire and anyone else can be elected, with or without "exec" in the
+ * command line. Only a process that leaves the group (setsid, a daemon's
+ * double fork) is out of reach: such a service must watch zkelectd itself.
+ * sup.pid is the leash: the group that is signalled and the process that is
+ * waited for (it exits with the command's status); sup.prog, the command's
+ * own pid, is what messages and /status show.
  *
  * Waiting: the command's pidfd is polled, never SIGCHLD (blocked in every
  * thread); without pidfds (Linux < 5.3) waitid(WNOWAIT) every 5 ms.
@@ -50,7 +54,8 @@
 /* Written by the leadership worker only; the monitor reads pid/pidfd/epoch,
    which do not change while it runs (it is joined before they do). */
 static struct {
-    pid_t pid;                          /* the command (its pgid too), 0 none */
+    pid_t pid;                          /* the command's leash (its pgid), 0 none */
+    pid_t prog;                         /* the command's own pid (sh -c), for messages */
     int pidfd;                          /* its pidfd, -1 none */
     uint64_t epoch;                     /* the epoch it serves */
     char slot_tag[16];                  /* "slot K, " in a group with N > 1
@@ -58,7 +63,7 @@ static struct {
     pthread_t monitor;                  /* watches for an exit of its own */
     bool monitoring;                    /* monitor runs */
     int stop_fd;                        /* eventfd: the monitor stops */
-} sup = { 0, -1, 0, "", 0, false, -1 };
+} sup = { .pidfd = -1, .stop_fd = -1 };
 
 /* The state /status shows (d->mu). */
 static void
@@ -199,7 +204,7 @@ super_monitor(void *arg)
     d->command_state = "exited";
     pthread_mutex_unlock(&d->mu);
     log_warnx("leader command (pid %ld, %sepoch %llu) ended by itself while "
-        "leading: %s; the node turns unhealthy and leadership moves away", (long)sup.pid,
+        "leading: %s; the node turns unhealthy and leadership moves away", (long)sup.prog,
         sup.slot_tag, (unsigned long long)sup.epoch, how);
     snprintf(why, sizeof(why), "the leader command ended by itself: %s", how);
     health_fail(d, why);
@@ -274,7 +279,7 @@ super_ready(struct zkd *d, const char *check, char *const env[], int cancel_fd,
             return 1;
         if (rc == 0) {
             log_info("leader command (pid %ld): ready_command passed after %d run%s",
-                (long)sup.pid, runs, runs == 1 ? "" : "s");
+                (long)sup.prog, runs, runs == 1 ? "" : "s");
             return 0;
         }
         proc_describe(&r, desc, sizeof(desc));
@@ -301,7 +306,7 @@ supervise_start(struct zkd *d, uint64_t epoch, int slot, char *const env[], int 
     char *argv[4];
     uint64_t deadline;
     int timeout_ms, rc, devnull = -1;
-    pid_t pid;
+    pid_t pid, prog = 0;
 
     pthread_mutex_lock(&d->mu);
     if (d->live->leader_command != NULL)
@@ -316,7 +321,7 @@ supervise_start(struct zkd *d, uint64_t epoch, int slot, char *const env[], int 
     }
     if (sup.pid != 0) {
         /* a takeover again (after a fence or reconnect) while ours still runs */
-        log_info("leader command (pid %ld) still runs: not started again", (long)sup.pid);
+        log_info("leader command (pid %ld) still runs: not started again", (long)sup.prog);
         rc = 0;
         goto out;
     }
@@ -336,12 +341,13 @@ supervise_start(struct zkd *d, uint64_t epoch, int slot, char *const env[], int 
     argv[3] = NULL;
     /* forked from the leadership worker, which lives until zkelectd stops:
        PR_SET_PDEATHSIG fires when the forking thread exits */
-    if ((rc = child_start_leashed("/bin/sh", argv, envp, devnull, -1, &pid)) != 0) {
+    if ((rc = child_start_leashed("/bin/sh", argv, envp, devnull, -1, &pid, &prog)) != 0) {
         snprintf(why, whylen, "leader command: cannot start /bin/sh: %s", strerror(rc));
         rc = -1;
         goto out;
     }
     sup.pid = pid;
+    sup.prog = prog;
     sup.epoch = epoch;
     if (slot > 0 || zkd_leaders(d) > 1)
         snprintf(sup.slot_tag, sizeof(sup.slot_tag), "slot %d, ", slot);
@@ -351,8 +357,8 @@ supervise_start(struct zkd *d, uint64_t epoch, int slot, char *const env[], int 
     pthread_mutex_lock(&d->mu);
     d->command_starts++;
     pthread_mutex_unlock(&d->mu);
-    super_state(d, pid, check != NULL ? "starting" : "running");
-    log_notice("leader command started (pid %ld, %sepoch %llu): %s", (long)pid,
+    super_state(d, prog, check != NULL ? "starting" : "running");
+    log_notice("leader command started (pid %ld, %sepoch %llu): %s", (long)prog,
         sup.slot_tag, (unsigned long long)epoch, command);
     rc = 0;
     if (check != NULL) {
@@ -365,7 +371,7 @@ supervise_start(struct zkd *d, uint64_t epoch, int slot, char *const env[], int 
         }
         if (rc == 1)
             goto out;                   /* the step-down that canceled it stops it */
-        super_state(d, pid, "running");
+        super_state(d, prog, "running");
     }
     super_monitor_start(d);
 out:
@@ -398,20 +404,20 @@ supervise_stop(struct zkd *d, const char *what, uint64_t kill_by_ms)
     pthread_mutex_unlock(&d->mu);
     if (kill_by_ms != 0 && start + (uint64_t)stop_ms > kill_by_ms)
         stop_ms = kill_by_ms > start ? (int)(kill_by_ms - start) : 0;
-    super_state(d, sup.pid, "stopping");
+    super_state(d, sup.prog, "stopping");
     if (!super_exited(NULL, 0)) {
         log_info("%s: stopping the leader command (pid %ld): SIGTERM to its process "
-            "group, SIGKILL after %d ms", what, (long)sup.pid, stop_ms);
+            "group, SIGKILL after %d ms", what, (long)sup.prog, stop_ms);
         signaled = true;
         child_signal_group(sup.pid, SIGTERM);
         if (super_wait(start + (uint64_t)stop_ms, -1) != 1) {
             log_warnx("%s: the leader command (pid %ld) did not exit within %d ms "
                 "([leader] stop_timeout_ms, or what was left of [hooks] "
-                "stepdown_timeout_ms): SIGKILL", what, (long)sup.pid, stop_ms);
+                "stepdown_timeout_ms): SIGKILL", what, (long)sup.prog, stop_ms);
             child_signal_group(sup.pid, SIGKILL);
             if (super_wait(proc_now_ms() + SUPER_KILL_WAIT_MS, -1) != 1)
                 log_warnx("%s: the leader command (pid %ld) is still there %d ms "
-                    "after SIGKILL; waiting for it", what, (long)sup.pid,
+                    "after SIGKILL; waiting for it", what, (long)sup.prog,
                     SUPER_KILL_WAIT_MS);
         }
     }
@@ -424,12 +430,13 @@ supervise_stop(struct zkd *d, const char *what, uint64_t kill_by_ms)
     if (w == sup.pid)
         super_describe(WIFSIGNALED(st), WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
             how, sizeof(how));
-    log_notice("%s: leader command (pid %ld) %s: %s after %llu ms", what, (long)sup.pid,
+    log_notice("%s: leader command (pid %ld) %s: %s after %llu ms", what, (long)sup.prog,
         signaled ? "stopped" : "had ended", how,
         (unsigned long long)(proc_now_ms() - start));
     if (sup.pidfd >= 0)
         close(sup.pidfd);
     sup.pidfd = -1;
     sup.pid = 0;
+    sup.prog = 0;
     super_state(d, 0, "stopped");
 }

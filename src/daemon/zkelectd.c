@@ -683,45 +683,6 @@ reload_restart_keys(const struct zkd_config *boot, const struct zkd_config *n)
             log_warnx(fmt, k[i].section, k[i].key);
 }
 
-/*
- * [leader] command runs as /bin/sh -c COMMAND with PR_SET_PDEATHSIG, which
- * reaches only the program sh runs. Unless COMMAND starts with exec, sh may
- * fork the service (dash does, for a script) and the service, sh's child,
- * outlives a kill -9 of zkelectd: another node takes over once the session
- * expires while it still runs. Said at the start and at each reload that
- * sets such a command; not refused (a compound command may know what it
- * does).
- */
-static void
-command_exec_check(const struct zkd *d, const char *command)
-{
-    const char *p = command;
-
-    if (p == NULL)
-        return;
-    for (;;) {
-        const char *w;
-
-        while (*p == ' ' || *p == '\t')
-            p++;
-        /* NAME=value words before it (the service's environment) */
-        for (w = p; (*w >= 'A' && *w <= 'Z') || (*w >= 'a' && *w <= 'z') || *w == '_' ||
-             (w > p && *w >= '0' && *w <= '9'); w++)
-            ;
-        if (w == p || *w != '=')
-            break;
-        while (*w != '\0' && *w != ' ' && *w != '\t')
-            w++;
-        p = w;
-    }
-    if (strncmp(p, "exec", 4) == 0 && (p[4] == ' ' || p[4] == '\t'))
-        return;
-    log_warnx("%s: [leader] command does not start with exec: the service may run as "
-        "a child of /bin/sh, which does not die with zkelectd (only sh gets "
-        "PR_SET_PDEATHSIG), and then runs on beside the next leader after a kill -9 of "
-        "zkelectd; write \"exec %s\"", d->config_path, command);
-}
-
 static void
 reload_changed(const char *section, const char *key, const char *from, const char *to)
 {
@@ -810,11 +771,9 @@ reload_apply(struct zkd *d)
         snprintf(b, sizeof(b), "%d", n->hook_timeout_ms);
         reload_changed("hooks", "timeout_ms", a, b);
     }
-    if (!str_eq(old->leader_command, n->leader_command)) {
+    if (!str_eq(old->leader_command, n->leader_command))
         reload_changed("leader", "command (from the next takeover on)",
             old->leader_command, n->leader_command);
-        command_exec_check(d, n->leader_command);
-    }
     if (!str_eq(old->leader_ready_command, n->leader_ready_command))
         reload_changed("leader", "ready_command", old->leader_ready_command,
             n->leader_ready_command);
@@ -1034,7 +993,6 @@ main(int argc, char **argv)
     }
     log_notice("zkelectd %s starting: node %s, group %s, ZooKeeper %s",
         zkelect_version(), d.boot.node_id, d.boot.path, d.boot.zk_hosts);
-    command_exec_check(&d, d.boot.leader_command);
 
     sdnotify_send(NULL, "connecting to ZooKeeper %s", d.boot.zk_hosts);
     /* a session, then the registration: connect_timeout_ms each, at most */

@@ -3,8 +3,9 @@
 # runners of a job that appends "<monotonic time> <epoch> <pid> <node>
 # <previous> <group>" to a file every 50 ms while it is alive:
 #
-#   1. failover: kill -9 of the leading runner; its job dies at once
-#      (PR_SET_PDEATHSIG: its pid is gone before the other job's first line),
+#   1. failover: kill -9 of the leading runner; its job, a child of the
+#      sh -c that COMMAND is, dies at once (the leash kills COMMAND's process
+#      group: its pid is gone before the other job's first line),
 #      the other runner takes over at a higher epoch, the jobs' lifetimes
 #      never overlap, and the job sees ZKELECT_* in its environment;
 #   2. SIGTERM to the leading runner: its job gets SIGTERM (and takes 1 s to
@@ -231,7 +232,9 @@ log "ZooKeeper at $HOSTS"
 G=/t/run1
 J=$T/run1.jobs
 init_group $G
-start_runner a1 $G n1 --session-timeout $FAST_MS -- "$T/job.sh" "$J"
+# n1's job is the child of a shell that does not exec it: PR_SET_PDEATHSIG
+# reaches only the shell; the leash's kill of the process group reaches it
+start_runner a1 $G n1 --session-timeout $FAST_MS -- /bin/sh -c '"$0" "$1"; exit $?' "$T/job.sh" "$J"
 check "1: n1 leads and its job runs" wait_until $WAIT_MS has_line_of "$J" n1
 check "1: n1 is the READY leader" wait_until $WAIT_MS leader_is $G n1
 start_runner a2 $G n2 --session-timeout $FAST_MS -- "$T/job.sh" "$J"
@@ -241,7 +244,7 @@ p1=$(job_pid "$J" n1)
 kill -KILL "${rpid[a1]}"
 wait "${rpid[a1]}" 2>/dev/null
 unset "rpid[a1]"
-check "1: n1's job died with its runner (PDEATHSIG)" wait_until 5000 proc_dead "$p1"
+check "1: n1's job (a child of sh -c) died with its runner (the leash)" wait_until 5000 proc_dead "$p1"
 dead_us=$(mono_us)
 check "1: n2 takes over and its job runs" wait_until $WAIT_MS has_line_of "$J" n2
 f2=$(first_us "$J" n2)

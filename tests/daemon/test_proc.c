@@ -4,6 +4,11 @@
  * process group, SIGKILL after the grace period), cancel, spawn errors, the
  * child's signal mask and descriptors.
  *
+ * Also child_start_leashed() (src/daemon/child.c), the leash of the leader
+ * command and of `zkelect run`: the program's status as the leash's, its
+ * pid, exec errors, the wait for what the program left behind, and the kill
+ * of the whole group when the parent dies.
+ *
  * Real processes (/bin/sh), no ZooKeeper. Every wait is bounded by the
  * runner's own timeout; grandchildren are looked for with kill(pid, 0) in a
  * polled loop with a deadline.
@@ -21,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "cutest.h"
 #include "proc.h"
 
@@ -315,8 +321,217 @@ static CU_TestInfo proc_tests[] = {
     CU_TEST_INFO_NULL,
 };
 
+/* ------------------------------------------------------------------------ */
+/* The leash (child_start_leashed)                                          */
+/* ------------------------------------------------------------------------ */
+
+/* pid is gone, or a zombie: it runs no more */
+static int
+proc_gone(long pid)
+{
+    char path[64], buf[512], *p;
+    int fd;
+    ssize_t n;
+
+    if (kill((pid_t)pid, 0) == -1 && errno == ESRCH)
+        return 1;
+    snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+    if ((fd = open(path, O_RDONLY)) == -1)
+        return 1;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 1;
+    buf[n] = '\0';
+    p = strrchr(buf, ')');
+    return p != NULL && (p[2] == 'Z' || p[2] == 'X');
+}
+
+/* poll proc_gone(pid) every 5 ms for up to ms */
+static int
+proc_gone_within(long pid, int ms)
+{
+    struct timespec ts = { 0, 5000000L };
+    uint64_t end = proc_now_ms() + (uint64_t)ms;
+
+    while (!proc_gone(pid)) {
+        if (proc_now_ms() >= end)
+            return 0;
+        nanosleep(&ts, NULL);
+    }
+    return 1;
+}
+
+/* a number written to path by a script; -1 until it is there */
+static long
+read_pid(const char *path, int ms)
+{
+    struct timespec ts = { 0, 5000000L };
+    uint64_t end = proc_now_ms() + (uint64_t)ms;
+    char buf[64];
+    long v;
+
+    for (;;) {
+        slurp(path, buf, sizeof(buf));
+        if (strchr(buf, '\n') != NULL && sscanf(buf, "%ld", &v) == 1)
+            return v;
+        if (proc_now_ms() >= end)
+            return -1;
+        nanosleep(&ts, NULL);
+    }
+}
+
+static int
+leash_sh(const char *script, pid_t *pid, pid_t *prog)
+{
+    char *argv[] = { (char *)"sh", (char *)"-c", (char *)script, NULL };
+    char *envp[] = { (char *)"PATH=/usr/bin:/bin", NULL };
+
+    return child_start_leashed("/bin/sh", argv, envp, -1, -1, pid, prog);
+}
+
+static int
+wait_status(pid_t pid)
+{
+    int st = -1;
+
+    while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+        ;
+    return st;
+}
+
+/* The leash leads the group, reports the program's pid, and exits with the
+   program's status: an exit code, or the same signal. */
+static void
+test_leash_status(void)
+{
+    char script[PATH_MAX + 64], path[PATH_MAX];
+    pid_t pid = 0, prog = 0;
+    int st;
+
+    snprintf(path, sizeof(path), "%s/leash-pid", tmpdir);
+    snprintf(script, sizeof(script), "echo $$ > '%s'; exit 3", path);
+    CU_ASSERT_EQUAL_FATAL(leash_sh(script, &pid, &prog), 0);
+    st = wait_status(pid);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+    CU_ASSERT(prog != pid && prog > 0);
+    CU_ASSERT_EQUAL(read_pid(path, 0), (long)prog);
+
+    CU_ASSERT_EQUAL_FATAL(leash_sh("kill -TERM $$", &pid, NULL), 0);
+    st = wait_status(pid);
+    CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+
+    /* a SIGTERM to the group: the program dies of it, the leash reports it */
+    CU_ASSERT_EQUAL_FATAL(leash_sh("exec sleep 30", &pid, NULL), 0);
+    CU_ASSERT_EQUAL(kill(-pid, SIGTERM), 0);
+    st = wait_status(pid);
+    CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+}
+
+/* An exec that fails comes back as its errno; the leash is reaped. */
+static void
+test_leash_exec_error(void)
+{
+    char *argv[] = { (char *)"x", NULL };
+    char *envp[] = { NULL };
+    char path[PATH_MAX];
+    pid_t pid = 0;
+    int fd;
+
+    CU_ASSERT_EQUAL(child_start_leashed("/nonexistent/program", argv, envp, -1, -1, &pid,
+        NULL), ENOENT);
+    snprintf(path, sizeof(path), "%s/not-executable", tmpdir);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    CU_ASSERT_EQUAL(child_start_leashed(path, argv, envp, -1, -1, &pid, NULL), EACCES);
+    CU_ASSERT(waitpid(-1, NULL, WNOHANG) == -1 && errno == ECHILD);
+}
+
+/* The leash ends only once what the program left behind has ended too. */
+static void
+test_leash_waits_for_leftovers(void)
+{
+    char script[PATH_MAX + 128], path[PATH_MAX];
+    pid_t pid = 0;
+    long bg;
+    int st;
+
+    snprintf(path, sizeof(path), "%s/leash-bg", tmpdir);
+    snprintf(script, sizeof(script), "sleep 0.3 & echo $! > '%s'; exit 0", path);
+    CU_ASSERT_EQUAL_FATAL(leash_sh(script, &pid, NULL), 0);
+    st = wait_status(pid);
+    bg = read_pid(path, 0);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CU_ASSERT_FATAL(bg > 0);
+    CU_ASSERT(proc_gone(bg));           /* ended before the leash did */
+    if (!proc_gone(bg))
+        kill((pid_t)bg, SIGKILL);
+}
+
+/* When the process that started it dies (even of SIGKILL), the leash kills
+   the whole group: a program the shell forked, and what it started. */
+static void
+test_leash_parent_death(void)
+{
+    char script[PATH_MAX * 2 + 128], fg[PATH_MAX], bg[PATH_MAX];
+    pid_t parent, pid;
+    long fgpid, bgpid;
+    int p[2], st;
+
+    snprintf(fg, sizeof(fg), "%s/leash-fg", tmpdir);
+    snprintf(bg, sizeof(bg), "%s/leash-bg2", tmpdir);
+    unlink(fg);
+    unlink(bg);
+    /* no exec: sleep 30 is sh's child; another sleep in the background */
+    snprintf(script, sizeof(script),
+        "sleep 30 & echo $! > '%s'; sh -c 'echo $$ > \"%s\"; sleep 30'; exit $?", bg, fg);
+    CU_ASSERT_FATAL(pipe(p) == 0);
+    parent = fork();
+    CU_ASSERT_FATAL(parent != -1);
+    if (parent == 0) {
+        char c = 1;
+
+        close(p[0]);
+        if (leash_sh(script, &pid, NULL) != 0)
+            _exit(1);
+        if (write(p[1], &c, 1) != 1)
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    close(p[1]);
+    {
+        char c;
+        CU_ASSERT_FATAL(read(p[0], &c, 1) == 1);
+    }
+    close(p[0]);
+    fgpid = read_pid(fg, 5000);
+    bgpid = read_pid(bg, 5000);
+    CU_ASSERT_FATAL(fgpid > 0 && bgpid > 0);
+    CU_ASSERT(!proc_gone(fgpid) && !proc_gone(bgpid));
+    kill(parent, SIGKILL);
+    st = wait_status(parent);
+    CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    CU_ASSERT(proc_gone_within(fgpid, 5000));
+    CU_ASSERT(proc_gone_within(bgpid, 5000));
+    if (!proc_gone(fgpid))
+        kill((pid_t)fgpid, SIGKILL);
+    if (!proc_gone(bgpid))
+        kill((pid_t)bgpid, SIGKILL);
+}
+
+static CU_TestInfo leash_tests[] = {
+    { "status, pid and group", test_leash_status },
+    { "exec errors", test_leash_exec_error },
+    { "waits for what the program left behind", test_leash_waits_for_leftovers },
+    { "the parent's death kills the group", test_leash_parent_death },
+    CU_TEST_INFO_NULL,
+};
+
 static CU_SuiteInfo suites[] = {
     { "proc", suite_init, suite_clean, NULL, NULL, proc_tests },
+    { "leash", suite_init, suite_clean, NULL, NULL, leash_tests },
     CU_SUITE_INFO_NULL,
 };
 

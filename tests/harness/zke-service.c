@@ -7,7 +7,9 @@
  *       it appends "NODE end MONO EPOCH" and exits 0. SIGKILL leaves no end
  *       line: the test measures that death from outside (--wait-dead).
  *       With ZKE_SERVICE_IGNORE_TERM=1 in its environment it ignores SIGTERM
- *       (a service that will not stop: SIGKILL is needed).
+ *       (a service that will not stop: SIGKILL is needed). With
+ *       ZKE_SERVICE_STOP_MS=N it takes N ms after SIGTERM before the end
+ *       stamp and its exit (a clean shutdown that takes a while).
  *   zke-service --wait-dead PID TIMEOUT_MS
  *       Polls every 1 ms until PID is gone or a zombie; prints the
  *       CLOCK_MONOTONIC milliseconds (3 decimals) when it saw that, exit 0;
@@ -131,7 +133,9 @@ main(int argc, char **argv)
     const char *epoch = getenv("ZKELECT_EPOCH");
     struct sigaction sa;
     sigset_t block, old;
-    char pidfile[4096], buf[32];
+    char pidfile[4096], buf[32], *end;
+    const char *e;
+    long stop_ms = 0;
     int fd, n;
 
     if (argc == 4 && strcmp(argv[1], "--wait-dead") == 0)
@@ -145,6 +149,13 @@ main(int argc, char **argv)
     }
     if (epoch == NULL || *epoch == '\0')
         epoch = "0";
+    if ((e = getenv("ZKE_SERVICE_STOP_MS")) != NULL && *e != '\0') {
+        stop_ms = strtol(e, &end, 10);
+        if (*end != '\0' || stop_ms < 0 || stop_ms > 60000) {
+            fprintf(stderr, "zke-service: ZKE_SERVICE_STOP_MS=%s: not 0..60000\n", e);
+            return 2;
+        }
+    }
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = getenv("ZKE_SERVICE_IGNORE_TERM") != NULL &&
         strcmp(getenv("ZKE_SERVICE_IGNORE_TERM"), "1") == 0 ? SIG_IGN : on_term;
@@ -168,6 +179,13 @@ main(int argc, char **argv)
     }
     while (!term)
         sigsuspend(&old);
+    if (stop_ms > 0) {
+        /* a clean shutdown that takes a while: still serving until the end */
+        struct timespec ts = { stop_ms / 1000, (stop_ms % 1000) * 1000000L }, rem;
+
+        while (nanosleep(&ts, &rem) == -1 && errno == EINTR)
+            ts = rem;
+    }
     if (append(argv[1], argv[2], "end", epoch) != 0) {
         perror(argv[1]);
         return 1;

@@ -207,7 +207,7 @@ leash_run(const char *path, char *const argv[], char *const envp[], int in_fd, i
     struct sigaction dfl;
     sigset_t all, wanted;
     siginfo_t si;
-    pid_t prog, w;
+    pid_t self, prog, w;
     int err, st, prog_st = 0, prog_done = 0;
 
     sigfillset(&all);
@@ -225,13 +225,14 @@ leash_run(const char *path, char *const argv[], char *const envp[], int in_fd, i
         err = errno;
         goto fail;
     }
+    self = getpid();
     prog = fork();
     if (prog == -1) {
         err = errno;
         goto fail;
     }
     if (prog == 0)
-        leash_exec_program(path, argv, envp, in_fd, out_fd, rfd, getppid());
+        leash_exec_program(path, argv, envp, in_fd, out_fd, rfd, self);
     /* nothing of the parent's stays open here: the pipe's end-of-file tells
        the parent the program was executed */
     (void)close_range(0, ~0U, 0);

@@ -432,7 +432,7 @@ run_stop(struct run *r, const char *why)
     r->kill_at = cli_mono_ms() + (uint64_t)r->stop_ms;
     child_signal_group(r->pid, SIGTERM);
     if (r->stop_ms == 0) {
-        child_signal_group(r->pid, SIGKILL);
+        child_kill_leashed(r->pid);     /* the strays too, then the group */
         r->killed = 1;
     }
 }
@@ -677,7 +677,7 @@ run_loop(struct run *r)
         if (r->phase == PH_STOPPING && !r->killed && cli_mono_ms() >= r->kill_at) {
             run_msg("%s (pid %ld) still running after SIGTERM: SIGKILL", r->argv[0],
                     (long)r->prog);
-            child_signal_group(r->pid, SIGKILL);
+            child_kill_leashed(r->pid); /* the strays too, then the group */
             r->killed = 1;
         }
         run_check_command(r);

@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "child.h"
@@ -119,6 +120,8 @@ struct leash_msg {
     int kind;                           /* LEASH_PID or LEASH_ERRNO */
     int value;
 };
+#define LEASH_KILL_SIG SIGRTMAX        /* the leash's PR_SET_PDEATHSIG; also sent by
+                                           child_kill_leashed() */
 #define LEASH_PID   1                   /* the program's pid, before its exec */
 #define LEASH_ERRNO 2                   /* what failed: the exec, or the leash's setup */
 
@@ -193,13 +196,79 @@ leash_exit_as(int status)
     _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
 }
 
+/* Send sig to each child of the leash self (a single-threaded process, so
+   its task is itself) outside its process group, or to every child (all):
+   the strays, processes that left the group (setsid, a daemon's double fork)
+   and were reparented to the leash, its subreaper. Reads
+   /proc/self/task/SELF/children with open/read (async-signal-safe). The
+   number signalled; 0 when there is none, or no such file. */
+static int
+leash_signal_children(pid_t self, int sig, int all)
+{
+    char path[64] = "/proc/self/task/", digits[16], buf[4096];
+    size_t k = strlen(path);
+    int fd, nd = 0, count = 0;
+    long v = (long)self, pid = 0;
+    ssize_t n, i;
+    int in_num = 0;
+
+    do
+        digits[nd++] = (char)('0' + v % 10);
+    while ((v /= 10) > 0);
+    while (nd > 0)
+        path[k++] = digits[--nd];
+    memcpy(path + k, "/children", sizeof("/children"));
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+        return 0;
+    while ((n = read(fd, buf, sizeof(buf))) > 0 || (n == -1 && errno == EINTR)) {
+        for (i = 0; i < n; i++) {
+            if (buf[i] >= '0' && buf[i] <= '9') {
+                pid = pid * 10 + (buf[i] - '0');
+                in_num = 1;
+                continue;
+            }
+            if (in_num && pid > 0 && (all || getpgid((pid_t)pid) != self) &&
+                kill((pid_t)pid, sig) == 0)
+                count++;
+            pid = 0;
+            in_num = 0;
+        }
+    }
+    if (in_num && pid > 0 && (all || getpgid((pid_t)pid) != self) && kill((pid_t)pid, sig) == 0)
+        count++;
+    close(fd);
+    return count;
+}
+
+/* Everything: the strays first (and what they leave behind, reparented to
+   us as they die), then the group, ourselves included. */
+static void __attribute__((noreturn))
+leash_kill_all(pid_t self)
+{
+    struct timespec ms = { 0, 1000000L };
+    int round, st;
+
+    /* a stray killed is reaped here (until then kill() still finds it), and
+       its own children are ours then: at most 200 rounds of 1 ms */
+    for (round = 0; round < 200; round++) {
+        if (leash_signal_children(self, SIGKILL, 0) == 0)
+            break;
+        (void)nanosleep(&ms, NULL);
+        while (waitpid(-1, &st, WNOHANG) > 0)
+            ;
+    }
+    (void)kill(0, SIGKILL);
+    _exit(128 + SIGKILL);
+}
+
 /* The leash: leader of the program's process group, between the parent and
-   the program, and a child subreaper. All signals blocked; it waits for two:
-   SIGCHLD (once the program and every process it left behind have ended,
-   exit with the program's status) and death_sig, its PR_SET_PDEATHSIG (the
-   parent, or the thread that forked it, is gone: SIGKILL to the whole group,
-   itself included). A SIGTERM to the group reaches the program; the leash's
-   stays pending. Async-signal-safe calls only. */
+   the program, and a child subreaper. All signals blocked; it waits for
+   three: SIGCHLD (once the program and every process it left behind have
+   ended, exit with the program's status); SIGTERM (the group's: the program
+   has it too; passed on to the strays, which the group's does not reach);
+   and death_sig, its PR_SET_PDEATHSIG (the parent, or the thread that forked
+   it, is gone) or the parent's child_kill_leashed(): SIGKILL to the strays,
+   then to the whole group, itself included. Async-signal-safe calls only. */
 static void __attribute__((noreturn))
 leash_run(const char *path, char *const argv[], char *const envp[], int in_fd, int out_fd,
     int rfd, pid_t parent, int death_sig)
@@ -238,13 +307,16 @@ leash_run(const char *path, char *const argv[], char *const envp[], int in_fd, i
     (void)close_range(0, ~0U, 0);
     sigemptyset(&wanted);
     sigaddset(&wanted, SIGCHLD);
+    sigaddset(&wanted, SIGTERM);
     sigaddset(&wanted, death_sig);
     for (;;) {
         if (sigwaitinfo(&wanted, &si) == -1)
             continue;                   /* EINTR */
-        if (si.si_signo == death_sig) {
-            (void)kill(0, SIGKILL);     /* the group: the program, what it started, us */
-            _exit(128 + SIGKILL);
+        if (si.si_signo == death_sig)
+            leash_kill_all(self);
+        if (si.si_signo == SIGTERM) {
+            (void)leash_signal_children(self, SIGTERM, 0);
+            continue;
         }
         /* the program, and what it started and left behind (reparented to
            us, a subreaper): the leash ends when the last of them has */
@@ -269,13 +341,19 @@ fail:
     _exit(127);
 }
 
+void
+child_kill_leashed(pid_t pid)
+{
+    (void)kill(pid, LEASH_KILL_SIG);
+}
+
 int
 child_start_leashed(const char *path, char *const argv[], char *const envp[], int in_fd,
     int out_fd, pid_t *pid, pid_t *prog)
 {
     struct leash_msg m;
     pid_t parent = getpid(), child, w, program = 0;
-    int pfd[2], err = 0, wfd, death_sig = SIGRTMAX;
+    int pfd[2], err = 0, wfd, death_sig = LEASH_KILL_SIG;
     ssize_t n;
 
     /* the program's pid, or what failed, comes back through a close-on-exec

@@ -47,14 +47,23 @@ int child_which(const char *name, char *out, size_t outlen);
  * exit code, or the same signal): waiting for *pid is waiting for all of
  * them, so a SIGTERM's grace covers a service that sh -c forked as much as
  * one it executed. A SIGKILL to the group ends the leash at once, so the
- * wait is bounded by the caller's own. When we die, its PR_SET_PDEATHSIG reaches
- * it and it sends SIGKILL to the whole group: the program and everything it
- * started there, which PR_SET_PDEATHSIG alone would not reach (sh -c without
- * exec, a script's children). A process that leaves the group (setsid, a
- * daemon's double fork) is out of reach.
+ * wait is bounded by the caller's own.
  *
- * Signal the group (child_signal_group(*pid, ...)): a SIGTERM reaches the
- * program, and stays pending in the leash, which waits for the program.
+ * The strays: processes that left the group (setsid, a daemon's double
+ * fork) and, their parent gone, became the leash's children. The leash
+ * passes a SIGTERM it gets (the group's) on to them.
+ *
+ * When we die, the leash's PR_SET_PDEATHSIG reaches it, and it sends SIGKILL
+ * to the strays (and to what they leave behind as they die), then to the
+ * whole group, itself included: the program and everything it started,
+ * which PR_SET_PDEATHSIG alone would not reach (sh -c without exec, a
+ * script's children, a daemon). Out of reach: a process outside the group
+ * whose parent is still alive when the group dies (a double fork stops
+ * being a way out only once the middle process has exited).
+ *
+ * To stop: child_signal_group(*pid, SIGTERM), then, when the grace is over,
+ * child_kill_leashed(*pid) (the same as our death), and the group's SIGKILL
+ * as a backstop.
  *
  * PR_SET_PDEATHSIG fires when the *thread* that forked exits: call this from
  * a thread that lives as long as the process (the main thread, or a worker
@@ -67,5 +76,10 @@ int child_which(const char *name, char *out, size_t outlen);
  */
 int child_start_leashed(const char *path, char *const argv[], char *const envp[], int in_fd,
     int out_fd, pid_t *pid, pid_t *prog);
+
+/* Ask the leash pid (child_start_leashed()'s *pid) to kill everything, as at
+   our death: the strays, then the group, itself included. Then wait for it
+   as usual. */
+void child_kill_leashed(pid_t pid);
 
 #endif /* ZKD_CHILD_H */

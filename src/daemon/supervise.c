@@ -10,8 +10,9 @@
  * (PR_SET_PDEATHSIG), signals reset, descriptors closed. So the command and
  * everything it started in its group die with zkelectd, before the session
  * can expire and anyone else can be elected, with or without "exec" in the
- * command line. Only a process that leaves the group (setsid, a daemon's
- * double fork) is out of reach: such a service must watch zkelectd itself.
+ * command line, and so does a service that daemonized (setsid, its parent
+ * gone): the leash is its subreaper, passes SIGTERM on to it, and kills it
+ * first (child_kill_leashed() when the stop's grace is over).
  * sup.pid is the leash: the group that is signalled and the process that is
  * waited for (it exits with the command's status); sup.prog, the command's
  * own pid, is what messages and /status show.
@@ -414,11 +415,15 @@ supervise_stop(struct zkd *d, const char *what, uint64_t kill_by_ms)
             log_warnx("%s: the leader command (pid %ld) did not exit within %d ms "
                 "([leader] stop_timeout_ms, or what was left of [hooks] "
                 "stepdown_timeout_ms): SIGKILL", what, (long)sup.prog, stop_ms);
-            child_signal_group(sup.pid, SIGKILL);
-            if (super_wait(proc_now_ms() + SUPER_KILL_WAIT_MS, -1) != 1)
+            /* the leash kills its strays, then the group with itself; the
+               group's SIGKILL would not reach the strays */
+            child_kill_leashed(sup.pid);
+            if (super_wait(proc_now_ms() + SUPER_KILL_WAIT_MS, -1) != 1) {
+                child_signal_group(sup.pid, SIGKILL);
                 log_warnx("%s: the leader command (pid %ld) is still there %d ms "
                     "after SIGKILL; waiting for it", what, (long)sup.prog,
                     SUPER_KILL_WAIT_MS);
+            }
         }
     }
     /* what it started in its group goes too; before reaping, so that the

@@ -400,6 +400,25 @@ wait_status(pid_t pid)
     return st;
 }
 
+/* waitpid with a deadline; -1 when pid did not end within ms */
+static int
+wait_status_within(pid_t pid, int ms)
+{
+    struct timespec ts = { 0, 5000000L };
+    uint64_t end = proc_now_ms() + (uint64_t)ms;
+    pid_t w;
+    int st = -1;
+
+    for (;;) {
+        w = waitpid(pid, &st, WNOHANG);
+        if (w == pid)
+            return st;
+        if ((w == -1 && errno != EINTR) || proc_now_ms() >= end)
+            return -1;
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* The leash leads the group, reports the program's pid, and exits with the
    program's status: an exit code, or the same signal. */
 static void
@@ -474,9 +493,9 @@ test_leash_waits_for_leftovers(void)
 static void
 test_leash_parent_death(void)
 {
-    char script[PATH_MAX * 2 + 128], fg[PATH_MAX], bg[PATH_MAX];
+    char script[PATH_MAX * 3 + 256], fg[PATH_MAX], bg[PATH_MAX], st_path[PATH_MAX];
     pid_t parent, pid;
-    long fgpid, bgpid;
+    long fgpid, bgpid, stpid;
     int p[2], st;
 
     snprintf(fg, sizeof(fg), "%s/leash-fg", tmpdir);
@@ -484,8 +503,12 @@ test_leash_parent_death(void)
     unlink(fg);
     unlink(bg);
     /* no exec: sleep 30 is sh's child; another sleep in the background */
+    snprintf(st_path, sizeof(st_path), "%s/leash-stray", tmpdir);
+    unlink(st_path);
     snprintf(script, sizeof(script),
-        "sleep 30 & echo $! > '%s'; sh -c 'echo $$ > \"%s\"; sleep 30'; exit $?", bg, fg);
+        "setsid -f sh -c 'echo $$ > \"%s\"; exec sleep 30' < /dev/null > /dev/null 2>&1; "
+        "sleep 30 & echo $! > '%s'; sh -c 'echo $$ > \"%s\"; sleep 30'; exit $?",
+        st_path, bg, fg);
     CU_ASSERT_FATAL(pipe(p) == 0);
     parent = fork();
     CU_ASSERT_FATAL(parent != -1);
@@ -508,17 +531,77 @@ test_leash_parent_death(void)
     close(p[0]);
     fgpid = read_pid(fg, 5000);
     bgpid = read_pid(bg, 5000);
-    CU_ASSERT_FATAL(fgpid > 0 && bgpid > 0);
-    CU_ASSERT(!proc_gone(fgpid) && !proc_gone(bgpid));
+    stpid = read_pid(st_path, 5000);
+    CU_ASSERT_FATAL(fgpid > 0 && bgpid > 0 && stpid > 0);
+    CU_ASSERT(!proc_gone(fgpid) && !proc_gone(bgpid) && !proc_gone(stpid));
     kill(parent, SIGKILL);
     st = wait_status(parent);
     CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
     CU_ASSERT(proc_gone_within(fgpid, 5000));
     CU_ASSERT(proc_gone_within(bgpid, 5000));
+    CU_ASSERT(proc_gone_within(stpid, 5000));       /* the stray, out of the group */
+    if (!proc_gone(stpid))
+        kill((pid_t)stpid, SIGKILL);
     if (!proc_gone(fgpid))
         kill((pid_t)fgpid, SIGKILL);
     if (!proc_gone(bgpid))
         kill((pid_t)bgpid, SIGKILL);
+}
+
+/* A stray (a daemon: setsid, its parent gone) gets the group's SIGTERM
+   from the leash, which waits for it; child_kill_leashed() kills a stray. */
+static void
+test_leash_strays(void)
+{
+    char script[PATH_MAX * 2 + 256], sp[PATH_MAX], term[PATH_MAX];
+    pid_t pid = 0;
+    long stray;
+    int st;
+
+    snprintf(sp, sizeof(sp), "%s/stray-pid", tmpdir);
+    snprintf(term, sizeof(term), "%s/stray-term", tmpdir);
+    unlink(sp);
+    unlink(term);
+    snprintf(script, sizeof(script),
+        "setsid -f sh -c 'trap \"echo term > \\\"%s\\\"; exit 0\" TERM; echo $$ > \"%s\"; "
+        "while :; do sleep 0.05; done' < /dev/null > /dev/null 2>&1; exit 4", term, sp);
+    CU_ASSERT_EQUAL_FATAL(leash_sh(script, &pid, NULL), 0);
+    stray = read_pid(sp, 5000);
+    CU_ASSERT_FATAL(stray > 0);
+    CU_ASSERT(getpgid((pid_t)stray) != pid);        /* it left the group */
+    CU_ASSERT(kill(-pid, SIGTERM) == 0);
+    st = wait_status_within(pid, 5000);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 4);   /* the program's status */
+    {
+        char buf[16];
+        CU_ASSERT_STRING_EQUAL(slurp(term, buf, sizeof(buf)), "term\n");
+    }
+    CU_ASSERT(proc_gone(stray));
+    if (st == -1) {
+        child_kill_leashed(pid);
+        wait_status_within(pid, 5000);
+    }
+    if (!proc_gone(stray))
+        kill((pid_t)stray, SIGKILL);
+
+    /* one that ignores SIGTERM: child_kill_leashed() */
+    unlink(sp);
+    snprintf(script, sizeof(script),
+        "setsid -f sh -c 'trap \"\" TERM; echo $$ > \"%s\"; while :; do sleep 0.05; done' "
+        "< /dev/null > /dev/null 2>&1; exit 0", sp);
+    CU_ASSERT_EQUAL_FATAL(leash_sh(script, &pid, NULL), 0);
+    stray = read_pid(sp, 5000);
+    CU_ASSERT_FATAL(stray > 0);
+    child_kill_leashed(pid);
+    st = wait_status_within(pid, 5000);
+    CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    CU_ASSERT(proc_gone_within(stray, 5000));
+    if (!proc_gone(stray))
+        kill((pid_t)stray, SIGKILL);
+    if (st == -1) {
+        kill(-pid, SIGKILL);
+        wait_status_within(pid, 5000);
+    }
 }
 
 static CU_TestInfo leash_tests[] = {
@@ -526,6 +609,7 @@ static CU_TestInfo leash_tests[] = {
     { "exec errors", test_leash_exec_error },
     { "waits for what the program left behind", test_leash_waits_for_leftovers },
     { "the parent's death kills the group", test_leash_parent_death },
+    { "strays: SIGTERM passed on, child_kill_leashed", test_leash_strays },
     CU_TEST_INFO_NULL,
 };
 

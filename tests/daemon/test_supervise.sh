@@ -11,9 +11,10 @@
 # any overlap of two nodes' [start, end] intervals.
 #
 #   1. -n refuses timing values that break F + D <= T/2, naming the keys.
-#   2. kill -9 of the leader's zkelectd (no restart): its command is dead
-#      before any other node's command starts (0 ms overlap), another node is
-#      READY.
+#   2. kill -9 of the leader's zkelectd (no restart): its command, a service
+#      that daemonizes (setsid -f: out of the process group, its parent
+#      gone), runs under the leash, and is dead before any other node's
+#      command starts (0 ms overlap); another node is READY.
 #   3. The command exiting by itself moves leadership (the node turns
 #      unhealthy), counted in /metrics and shown in /status.
 #   4. A ready_command that never passes fails the takeover: the command is
@@ -21,7 +22,8 @@
 #   5. The step-down budget D: a command that ignores SIGTERM is killed
 #      after stop_timeout_ms, a hanging stepdown hook within the rest of D.
 #   6. SIGHUP applies the same timing checks; SIGTERM of zkelectd stops its
-#      command.
+#      command, which sh forked (no exec) and which takes 150 ms to stop:
+#      within the grace, without SIGKILL.
 #
 # ZKD_SUP_HOOKS=1 runs part 2 the way users had to before [leader] command:
 # a takeover hook starts the service detached (and a stepdown hook stops it).
@@ -161,6 +163,8 @@ write_config() {
     local leader cmd="${SVC_ENV:+$SVC_ENV }exec $SERVICE $4 $1"
     # NOEXEC=1: sh -c forks the service and waits for it (no exec)
     [ -n "${NOEXEC:-}" ] && cmd="${SVC_ENV:+$SVC_ENV }$SERVICE $4 $1; exit \$?"
+    # DAEMON=1: the service daemonizes (a new session, its parent exits)
+    [ -n "${DAEMON:-}" ] && cmd="setsid -f $SERVICE $4 $1 < /dev/null > /dev/null 2>&1"
     if [ "$HOOKS_MODE" = 1 ] && [ "$3" = /zkdsup1 ]; then
         leader="[hooks]
 takeover = $T/takeover.sh
@@ -303,9 +307,10 @@ done
 SVC1=$T/svc1
 : > "$SVC1"
 # exclude_ms 3000: a node whose command ended is unhealthy for that long
-# n1's command has no exec: its service is sh's child, which PR_SET_PDEATHSIG
-# alone did not reach; the leash's group kill does
-NOEXEC=1 EXCLUDE_MS=3000 start_node n1 3 /zkdsup1 "$SVC1" || nok "n1 does not start"
+# n1's service daemonizes (setsid -f): it leaves the command's process group
+# and its parent exits; PR_SET_PDEATHSIG alone did not reach it, nor did a
+# kill of the group; the leash, its subreaper, does
+DAEMON=1 EXCLUDE_MS=3000 start_node n1 3 /zkdsup1 "$SVC1" || nok "n1 does not start"
 check "n1 is the READY leader, its service started" \
     wait_until "$SLACK_MS" eval '[ "$(leaders)" = n1 ] && [ "$(starts "$SVC1" n1)" = 1 ]'
 EXCLUDE_MS=3000 start_node n2 2 /zkdsup1 "$SVC1" || nok "n2 does not start"
@@ -314,15 +319,13 @@ wait_until "$SLACK_MS" eval 'body n3 /status | grep -q "\"registered\":true"'
 
 if [ "$HOOKS_MODE" != 1 ]; then
     sp=$(svc_pid "$SVC1" n1)
-    shp=$(ps -o ppid= -p "$sp" | tr -d " ")
-    leash=$(ps -o ppid= -p "$shp" | tr -d " ")
-    check "/status shows the command's pid (sh, the service's parent) and state" \
-        eval 'body n1 /status | grep -qF "\"command\":{\"configured\":true,\"pid\":$shp,\"state\":\"running\""'
-    check "the command runs under a leash, zkelectd's child, that leads their process group" \
+    leash=$(ps -o ppid= -p "$sp" | tr -d " ")
+    check "/status: the command runs (sh exited; the daemon it started is waited for)" \
+        eval 'body n1 /status | grep -qE "\"command\":\\{\"configured\":true,\"pid\":[0-9]+,\"state\":\"running\""'
+    check "the daemon left the process group, and is the child of the leash (zkelectd's child, the group's leader)" \
         eval '[ "$(ps -o ppid= -p "$leash" | tr -d " ")" = "${pid[n1]}" ] &&
-              [ "$(ps -o pgid= -p "$sp" | tr -d " ")" = "$leash" ] &&
-              [ "$(ps -o pgid= -p "$shp" | tr -d " ")" = "$leash" ] &&
-              [ "$(ps -o pgid= -p "$leash" | tr -d " ")" = "$leash" ]'
+              [ "$(ps -o pgid= -p "$leash" | tr -d " ")" = "$leash" ] &&
+              [ "$(ps -o pgid= -p "$sp" | tr -d " ")" != "$leash" ]'
 fi
 
 log "kill -9 of n1's zkelectd"

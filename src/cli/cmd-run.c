@@ -26,8 +26,9 @@
  *    znode deleted) only after COMMAND has been reaped;
  *  - COMMAND is started on a leash (src/daemon/child.c): a process that
  *    leads COMMAND's process group, kills all of it when the runner dies,
- *    even of SIGKILL (PR_SET_PDEATHSIG), and ends when COMMAND and what it
- *    started have (r->pid is the leash, r->prog COMMAND, for messages);
+ *    even of SIGKILL (PR_SET_PDEATHSIG), and ends when COMMAND fails, or
+ *    once COMMAND and what it started have ended when it exited 0 or was
+ *    stopped (r->pid is the leash, r->prog COMMAND, for messages);
  *  - leadership verified again after a reconnect (+resumed, same epoch)
  *    starts COMMAND again: no takeover callback comes for it;
  *  - when COMMAND exits by itself the runner resigns and exits with its

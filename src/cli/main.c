@@ -194,8 +194,9 @@ static const struct cli_cmd cli_cmds[] = {
       "after --stop-timeout (default 10000 ms); the leader znode is released only\n"
       "once COMMAND and what it started have exited. COMMAND runs in a process group\n"
       "led by a leash that kills all of it if zkelect run dies (even of SIGKILL).\n"
-      "When COMMAND exits by itself, zkelect run resigns and exits with its status\n"
-      "(128 + N when killed by signal N);\n"
+      "When COMMAND exits by itself (failing: at once; with 0: once what it started\n"
+      "has ended too), zkelect run resigns and exits with its status (128 + N when\n"
+      "killed by signal N);\n"
       "stopped by a signal, it exits 128 + that signal. COMMAND not found: exit\n"
       "127; not executable: 126. --session-timeout MS: the ZooKeeper session\n"
       "timeout (default 10000; the server may clamp it).\n",

@@ -8,6 +8,7 @@
  * close-on-exec pipe.
  */
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -134,6 +135,19 @@ leash_report(int fd, int kind, int value)
     (void)n;
 }
 
+/* Close every descriptor from lo to hi: close_range(), or one by one where
+   it fails (Linux < 5.9, a seccomp profile that refuses it), up to 4095. */
+static void
+leash_close_range(unsigned lo, unsigned hi)
+{
+    unsigned fd;
+
+    if (lo > hi || close_range(lo, hi, 0) == 0)
+        return;
+    for (fd = lo; fd <= hi && fd < 4096; fd++)
+        (void)close((int)fd);
+}
+
 /* The program, in the leash's child: dies with the leash, signals and mask
    reset, descriptors set, exec. Async-signal-safe calls only. */
 static void __attribute__((noreturn))
@@ -162,8 +176,8 @@ leash_exec_program(const char *path, char *const argv[], char *const envp[], int
         goto fail;
     }
     if (rfd > 3)
-        (void)close_range(3, (unsigned)rfd - 1, 0);
-    (void)close_range((unsigned)rfd + 1, ~0U, 0);
+        leash_close_range(3, (unsigned)rfd - 1);
+    leash_close_range((unsigned)rfd + 1, ~0U);
     sigemptyset(&none);
     (void)sigprocmask(SIG_SETMASK, &none, NULL);
     execve(path, argv, envp);
@@ -185,7 +199,13 @@ leash_exit_as(int status)
         s = WTERMSIG(status);
         memset(&dfl, 0, sizeof(dfl));
         dfl.sa_handler = SIG_DFL;
-        (void)prctl(PR_SET_DUMPABLE, 0);        /* the program's core, not ours */
+        {
+            /* the program's core, not ours (a copy of the parent's memory) */
+            struct rlimit none = { 0, 0 };
+
+            (void)setrlimit(RLIMIT_CORE, &none);
+            (void)prctl(PR_SET_DUMPABLE, 0);
+        }
         (void)sigaction(s, &dfl, NULL);
         sigemptyset(&one);
         sigaddset(&one, s);
@@ -196,21 +216,40 @@ leash_exit_as(int status)
     _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
 }
 
-/* Send sig to each child of the leash self (a single-threaded process, so
-   its task is itself) outside its process group, or to every child (all):
-   the strays, processes that left the group (setsid, a daemon's double fork)
-   and were reparented to the leash, its subreaper. Reads
-   /proc/self/task/SELF/children with open/read (async-signal-safe). The
-   number signalled; 0 when there is none, or no such file. */
+/* The pids a SIGTERM was passed on to (the leash's unreaped children, so
+   none can be reused while listed). */
+struct leash_sent {
+    pid_t pid[64];
+    int n;
+};
+
 static int
-leash_signal_children(pid_t self, int sig, int all)
+leash_sent_has(const struct leash_sent *sent, pid_t pid)
+{
+    int i;
+
+    for (i = 0; sent != NULL && i < sent->n; i++)
+        if (sent->pid[i] == pid)
+            return 1;
+    return 0;
+}
+
+/* Send sig to each child of the leash self (a single-threaded process, so
+   its task is itself): every child (all), or the strays only, the children
+   outside its process group (processes that left it, setsid, and were
+   reparented to the leash, their subreaper); with sent, only those not in
+   it, which are added. Reads /proc/self/task/SELF/children with open/read
+   (async-signal-safe). The number signalled; 0 when there is none, or no
+   such file (a kernel without CONFIG_PROC_CHILDREN: strays are then not
+   reached). */
+static int
+leash_signal_children(pid_t self, int sig, int all, struct leash_sent *sent)
 {
     char path[64] = "/proc/self/task/", digits[16], buf[4096];
     size_t k = strlen(path);
-    int fd, nd = 0, count = 0;
+    int fd, nd = 0, count = 0, in_num = 0;
     long v = (long)self, pid = 0;
     ssize_t n, i;
-    int in_num = 0;
 
     do
         digits[nd++] = (char)('0' + v % 10);
@@ -220,55 +259,84 @@ leash_signal_children(pid_t self, int sig, int all)
     memcpy(path + k, "/children", sizeof("/children"));
     if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
         return 0;
-    while ((n = read(fd, buf, sizeof(buf))) > 0 || (n == -1 && errno == EINTR)) {
-        for (i = 0; i < n; i++) {
-            if (buf[i] >= '0' && buf[i] <= '9') {
+    for (;;) {
+        n = read(fd, buf, sizeof(buf));
+        if (n == -1 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        for (i = 0; i <= n; i++) {
+            if (i < n && buf[i] >= '0' && buf[i] <= '9') {
                 pid = pid * 10 + (buf[i] - '0');
                 in_num = 1;
                 continue;
             }
+            if (i == n)
+                break;                  /* a number may go on in the next read */
             if (in_num && pid > 0 && (all || getpgid((pid_t)pid) != self) &&
-                kill((pid_t)pid, sig) == 0)
+                !leash_sent_has(sent, (pid_t)pid) && kill((pid_t)pid, sig) == 0) {
                 count++;
+                if (sent != NULL && sent->n < (int)(sizeof(sent->pid) / sizeof(sent->pid[0])))
+                    sent->pid[sent->n++] = (pid_t)pid;
+            }
             pid = 0;
             in_num = 0;
         }
     }
-    if (in_num && pid > 0 && (all || getpgid((pid_t)pid) != self) && kill((pid_t)pid, sig) == 0)
+    if (in_num && pid > 0 && (all || getpgid((pid_t)pid) != self) &&
+        !leash_sent_has(sent, (pid_t)pid) && kill((pid_t)pid, sig) == 0)
         count++;
     close(fd);
     return count;
 }
 
-/* Everything: the strays first (and what they leave behind, reparented to
-   us as they die), then the group, ourselves included. */
-static void __attribute__((noreturn))
-leash_kill_all(pid_t self)
+/* SIGKILL to every child of the leash, again as they die and what they
+   leave behind becomes the leash's (a child killed is reaped here; until
+   then kill() still finds it): at most 200 rounds of 1 ms. Then only the
+   group's members that are nobody's orphans yet are left. */
+static void
+leash_kill_children(pid_t self)
 {
     struct timespec ms = { 0, 1000000L };
     int round, st;
 
-    /* a stray killed is reaped here (until then kill() still finds it), and
-       its own children are ours then: at most 200 rounds of 1 ms */
     for (round = 0; round < 200; round++) {
-        if (leash_signal_children(self, SIGKILL, 0) == 0)
+        if (leash_signal_children(self, SIGKILL, 1, NULL) == 0)
             break;
         (void)nanosleep(&ms, NULL);
         while (waitpid(-1, &st, WNOHANG) > 0)
             ;
     }
+}
+
+/* Everything: the leash's children (the program, the strays, what they
+   leave behind), then the group, ourselves included. */
+static void __attribute__((noreturn))
+leash_kill_all(pid_t self)
+{
+    leash_kill_children(self);
     (void)kill(0, SIGKILL);
     _exit(128 + SIGKILL);
 }
 
 /* The leash: leader of the program's process group, between the parent and
    the program, and a child subreaper. All signals blocked; it waits for
-   three: SIGCHLD (once the program and every process it left behind have
-   ended, exit with the program's status); SIGTERM (the group's: the program
-   has it too; passed on to the strays, which the group's does not reach);
-   and death_sig, its PR_SET_PDEATHSIG (the parent, or the thread that forked
-   it, is gone) or the parent's child_kill_leashed(): SIGKILL to the strays,
-   then to the whole group, itself included. Async-signal-safe calls only. */
+   three:
+   - SIGTERM (the group's, the stop: the program has it too): passed on to
+     the strays, and to each one that becomes a stray later, as its parent
+     dies of it;
+   - SIGCHLD: once the program has ended, and every process it left behind
+     (reparented to the leash) too, exit with the program's status. The
+     leftovers are waited for after a SIGTERM, and when the program exited
+     0 (a service that daemonized, or forked and left). A program that
+     failed by itself (a status other than 0, or a signal) has ended: the
+     leash kills its leftovers at once and exits, so that the parent learns
+     of the failure now;
+   - death_sig, its PR_SET_PDEATHSIG (the parent, or the thread that forked
+     it, is gone) or the parent's child_kill_leashed(): SIGKILL to its
+     children, as they die to theirs, then to the whole group, itself
+     included.
+   Async-signal-safe calls only. */
 static void __attribute__((noreturn))
 leash_run(const char *path, char *const argv[], char *const envp[], int in_fd, int out_fd,
     int rfd, pid_t parent, int death_sig)
@@ -276,8 +344,11 @@ leash_run(const char *path, char *const argv[], char *const envp[], int in_fd, i
     struct sigaction dfl;
     sigset_t all, wanted;
     siginfo_t si;
+    struct timespec zero = { 0, 0 };
+    struct leash_sent sent = { .n = 0 };
+    sigset_t term;
     pid_t self, prog, w;
-    int err, st, prog_st = 0, prog_done = 0;
+    int err, st, prog_st = 0, prog_done = 0, term_seen = 0, gone;
 
     sigfillset(&all);
     (void)sigprocmask(SIG_SETMASK, &all, NULL);
@@ -304,22 +375,23 @@ leash_run(const char *path, char *const argv[], char *const envp[], int in_fd, i
         leash_exec_program(path, argv, envp, in_fd, out_fd, rfd, self);
     /* nothing of the parent's stays open here: the pipe's end-of-file tells
        the parent the program was executed */
-    (void)close_range(0, ~0U, 0);
+    (void)close(rfd);
+    leash_close_range(0, ~0U);
     sigemptyset(&wanted);
     sigaddset(&wanted, SIGCHLD);
     sigaddset(&wanted, SIGTERM);
     sigaddset(&wanted, death_sig);
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
     for (;;) {
         if (sigwaitinfo(&wanted, &si) == -1)
             continue;                   /* EINTR */
         if (si.si_signo == death_sig)
             leash_kill_all(self);
-        if (si.si_signo == SIGTERM) {
-            (void)leash_signal_children(self, SIGTERM, 0);
-            continue;
-        }
+        if (si.si_signo == SIGTERM)
+            term_seen = 1;
         /* the program, and what it started and left behind (reparented to
-           us, a subreaper): the leash ends when the last of them has */
+           us, a subreaper) */
         for (;;) {
             w = waitpid(-1, &st, WNOHANG);
             if (w > 0) {
@@ -333,8 +405,21 @@ leash_run(const char *path, char *const argv[], char *const envp[], int in_fd, i
                 continue;
             break;
         }
-        if (prog_done && w == -1 && errno == ECHILD)
+        gone = w == -1 && errno == ECHILD;
+        if (prog_done && gone)
             leash_exit_as(prog_st);
+        /* a stop's SIGTERM may be pending behind the SIGCHLD of the
+           program it ended */
+        if (!term_seen && prog_done && sigtimedwait(&term, &si, &zero) == SIGTERM)
+            term_seen = 1;
+        if (term_seen) {
+            (void)leash_signal_children(self, SIGTERM, 0, &sent);
+            continue;
+        }
+        if (prog_done && !(WIFEXITED(prog_st) && WEXITSTATUS(prog_st) == 0)) {
+            leash_kill_children(self);
+            leash_exit_as(prog_st);
+        }
     }
 fail:
     leash_report(rfd, LEASH_ERRNO, err);

@@ -41,25 +41,28 @@ int child_which(const char *name, char *out, size_t outlen);
  * out_fd (-1: inherited), stderr inherited, and every other descriptor
  * closed.
  *
- * The leash blocks every signal, and is a child subreaper. Once the program
- * has ended, and every process it started has too (those it left behind are
- * the leash's children then), the leash exits with the program's status (an
- * exit code, or the same signal): waiting for *pid is waiting for all of
- * them, so a SIGTERM's grace covers a service that sh -c forked as much as
- * one it executed. A SIGKILL to the group ends the leash at once, so the
- * wait is bounded by the caller's own.
- *
- * The strays: processes that left the group (setsid, a daemon's double
- * fork) and, their parent gone, became the leash's children. The leash
- * passes a SIGTERM it gets (the group's) on to them.
+ * The leash blocks every signal, and is a child subreaper: whatever the
+ * program starts and leaves behind becomes the leash's child, in the group
+ * or out of it (setsid: the strays). The leash exits with the program's
+ * status (an exit code, or the same signal), and when:
+ *  - the program failed by itself (a status other than 0, or a signal,
+ *    before any SIGTERM): at once, after SIGKILL to what it left behind, so
+ *    the caller learns of the failure now;
+ *  - the program exited 0 (a service that daemonized), or a SIGTERM came
+ *    (the group's, a stop): once every process it left behind has ended
+ *    too. A SIGTERM's grace so covers a service that sh -c forked or that
+ *    daemonized as much as one it executed; the leash passes the SIGTERM on
+ *    to the strays, also to those that become strays later.
+ * A SIGKILL to the group ends the leash at once, so a wait is bounded by
+ * the caller's own.
  *
  * When we die, the leash's PR_SET_PDEATHSIG reaches it, and it sends SIGKILL
- * to the strays (and to what they leave behind as they die), then to the
- * whole group, itself included: the program and everything it started,
- * which PR_SET_PDEATHSIG alone would not reach (sh -c without exec, a
- * script's children, a daemon). Out of reach: a process outside the group
- * whose parent is still alive when the group dies (a double fork stops
- * being a way out only once the middle process has exited).
+ * to its children, again as they die and theirs become its own (at most 200
+ * rounds of 1 ms), then to the whole group, itself included: the program
+ * and everything it started, which PR_SET_PDEATHSIG alone would not reach
+ * (sh -c without exec, a script's children, a daemon). Strays are found in
+ * /proc/self/task/PID/children (CONFIG_PROC_CHILDREN); without it only the
+ * group is reached.
  *
  * To stop: child_signal_group(*pid, SIGTERM), then, when the grace is over,
  * child_kill_leashed(*pid) (the same as our death), and the group's SIGKILL
@@ -71,8 +74,9 @@ int child_which(const char *name, char *out, size_t outlen);
  *
  * Returns 0 once the program has been executed (*pid: the leash, the
  * group; *prog, when not NULL: the program's own pid, for messages), or an
- * errno value: fork failed, or the exec failed (the leash then has been
- * reaped). argv and envp are not touched after fork: build them before.
+ * errno value: a fork failed, the leash's setup (setpgid, the subreaper)
+ * or the exec failed, or EIO (the leash died first); the leash then has
+ * been reaped. argv and envp are not touched after fork: build them before.
  */
 int child_start_leashed(const char *path, char *const argv[], char *const envp[], int in_fd,
     int out_fd, pid_t *pid, pid_t *prog);

@@ -10,9 +10,11 @@
  * (PR_SET_PDEATHSIG), signals reset, descriptors closed. So the command and
  * everything it started in its group die with zkelectd, before the session
  * can expire and anyone else can be elected, with or without "exec" in the
- * command line, and so does a service that daemonized (setsid, its parent
- * gone): the leash is its subreaper, passes SIGTERM on to it, and kills it
- * first (child_kill_leashed() when the stop's grace is over).
+ * command line, and so does a service that daemonized (setsid): the leash
+ * is its subreaper, passes SIGTERM on to it, and kills it first
+ * (child_kill_leashed() when the stop's grace is over). The monitor sees the
+ * command end when the leash does: at once when the command failed (its
+ * leftovers killed), after them when it exited 0 (a daemon).
  * sup.pid is the leash: the group that is signalled and the process that is
  * waited for (it exits with the command's status); sup.prog, the command's
  * own pid, is what messages and /status show.

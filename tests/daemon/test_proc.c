@@ -493,9 +493,10 @@ test_leash_waits_for_leftovers(void)
 static void
 test_leash_parent_death(void)
 {
-    char script[PATH_MAX * 3 + 256], fg[PATH_MAX], bg[PATH_MAX], st_path[PATH_MAX];
+    char script[PATH_MAX * 4 + 384], fg[PATH_MAX], bg[PATH_MAX], st_path[PATH_MAX],
+        st2_path[PATH_MAX];
     pid_t parent, pid;
-    long fgpid, bgpid, stpid;
+    long fgpid, bgpid, stpid, st2pid;
     int p[2], st;
 
     snprintf(fg, sizeof(fg), "%s/leash-fg", tmpdir);
@@ -505,10 +506,15 @@ test_leash_parent_death(void)
     /* no exec: sleep 30 is sh's child; another sleep in the background */
     snprintf(st_path, sizeof(st_path), "%s/leash-stray", tmpdir);
     unlink(st_path);
+    snprintf(st2_path, sizeof(st2_path), "%s/leash-stray2", tmpdir);
+    unlink(st2_path);
+    /* a daemon (setsid -f: its parent gone), one out of the group whose
+       parent (sh) lives, sleep 30 in the background, and one in front */
     snprintf(script, sizeof(script),
         "setsid -f sh -c 'echo $$ > \"%s\"; exec sleep 30' < /dev/null > /dev/null 2>&1; "
+        "setsid sh -c 'echo $$ > \"%s\"; exec sleep 30' < /dev/null > /dev/null 2>&1 & "
         "sleep 30 & echo $! > '%s'; sh -c 'echo $$ > \"%s\"; sleep 30'; exit $?",
-        st_path, bg, fg);
+        st_path, st2_path, bg, fg);
     CU_ASSERT_FATAL(pipe(p) == 0);
     parent = fork();
     CU_ASSERT_FATAL(parent != -1);
@@ -532,20 +538,46 @@ test_leash_parent_death(void)
     fgpid = read_pid(fg, 5000);
     bgpid = read_pid(bg, 5000);
     stpid = read_pid(st_path, 5000);
-    CU_ASSERT_FATAL(fgpid > 0 && bgpid > 0 && stpid > 0);
-    CU_ASSERT(!proc_gone(fgpid) && !proc_gone(bgpid) && !proc_gone(stpid));
+    st2pid = read_pid(st2_path, 5000);
+    CU_ASSERT_FATAL(fgpid > 0 && bgpid > 0 && stpid > 0 && st2pid > 0);
+    CU_ASSERT(!proc_gone(fgpid) && !proc_gone(bgpid) && !proc_gone(stpid) &&
+              !proc_gone(st2pid));
     kill(parent, SIGKILL);
     st = wait_status(parent);
     CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
     CU_ASSERT(proc_gone_within(fgpid, 5000));
     CU_ASSERT(proc_gone_within(bgpid, 5000));
     CU_ASSERT(proc_gone_within(stpid, 5000));       /* the stray, out of the group */
+    CU_ASSERT(proc_gone_within(st2pid, 5000));      /* out of it, its parent alive */
     if (!proc_gone(stpid))
         kill((pid_t)stpid, SIGKILL);
+    if (!proc_gone(st2pid))
+        kill((pid_t)st2pid, SIGKILL);
     if (!proc_gone(fgpid))
         kill((pid_t)fgpid, SIGKILL);
     if (!proc_gone(bgpid))
         kill((pid_t)bgpid, SIGKILL);
+}
+
+/* SIGTERM to the leash's group: the stray (out of it) gets it from the
+   leash and writes "term" to term; the leash ends with exit code code. */
+static void
+stray_gets_term(pid_t pid, long stray, const char *term, int code)
+{
+    char buf[16];
+    int st;
+
+    CU_ASSERT(kill(-pid, SIGTERM) == 0);
+    st = wait_status_within(pid, 5000);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == code);
+    CU_ASSERT_STRING_EQUAL(slurp(term, buf, sizeof(buf)), "term\n");
+    CU_ASSERT(proc_gone(stray));
+    if (st == -1) {
+        child_kill_leashed(pid);
+        wait_status_within(pid, 5000);
+    }
+    if (!proc_gone(stray))
+        kill((pid_t)stray, SIGKILL);
 }
 
 /* A stray (a daemon: setsid, its parent gone) gets the group's SIGTERM
@@ -564,23 +596,42 @@ test_leash_strays(void)
     unlink(term);
     snprintf(script, sizeof(script),
         "setsid -f sh -c 'trap \"echo term > \\\"%s\\\"; exit 0\" TERM; echo $$ > \"%s\"; "
-        "while :; do sleep 0.05; done' < /dev/null > /dev/null 2>&1; exit 4", term, sp);
+        "while :; do sleep 0.05; done' < /dev/null > /dev/null 2>&1; exit 0", term, sp);
     CU_ASSERT_EQUAL_FATAL(leash_sh(script, &pid, NULL), 0);
     stray = read_pid(sp, 5000);
     CU_ASSERT_FATAL(stray > 0);
     CU_ASSERT(getpgid((pid_t)stray) != pid);        /* it left the group */
-    CU_ASSERT(kill(-pid, SIGTERM) == 0);
+    /* sh exited 0 and left a daemon: the leash waits for it */
+    CU_ASSERT(wait_status_within(pid, 200) == -1);
+    stray_gets_term(pid, stray, term, 0);       /* the program's status */
+
+    /* one that leaves the group while its parent lives: it becomes a stray
+       when sh ends, 300 ms after the group's SIGTERM, and gets the SIGTERM
+       then */
+    unlink(sp);
+    unlink(term);
+    snprintf(script, sizeof(script),
+        "trap 'sleep 0.3; exit 7' TERM; "
+        "setsid sh -c 'trap \"echo term > \\\"%s\\\"; exit 0\" TERM; echo $$ > \"%s\"; "
+        "while :; do sleep 0.05; done' < /dev/null > /dev/null 2>&1 & wait", term, sp);
+    CU_ASSERT_EQUAL_FATAL(leash_sh(script, &pid, NULL), 0);
+    stray = read_pid(sp, 5000);
+    CU_ASSERT_FATAL(stray > 0);
+    CU_ASSERT(getpgid((pid_t)stray) != pid);
+    stray_gets_term(pid, stray, term, 7);       /* sh's */
+
+    /* a program that fails by itself has ended: what it left goes at once */
+    unlink(sp);
+    snprintf(script, sizeof(script),
+        "setsid -f sh -c 'echo $$ > \"%s\"; exec sleep 30' < /dev/null > /dev/null 2>&1; "
+        "i=0; while [ ! -s '%s' ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; exit 4",
+        sp, sp);
+    CU_ASSERT_EQUAL_FATAL(leash_sh(script, &pid, NULL), 0);
     st = wait_status_within(pid, 5000);
-    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 4);   /* the program's status */
-    {
-        char buf[16];
-        CU_ASSERT_STRING_EQUAL(slurp(term, buf, sizeof(buf)), "term\n");
-    }
-    CU_ASSERT(proc_gone(stray));
-    if (st == -1) {
-        child_kill_leashed(pid);
-        wait_status_within(pid, 5000);
-    }
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 4);
+    stray = read_pid(sp, 0);
+    CU_ASSERT_FATAL(stray > 0);
+    CU_ASSERT(proc_gone_within(stray, 1000));
     if (!proc_gone(stray))
         kill((pid_t)stray, SIGKILL);
 
@@ -609,7 +660,7 @@ static CU_TestInfo leash_tests[] = {
     { "exec errors", test_leash_exec_error },
     { "waits for what the program left behind", test_leash_waits_for_leftovers },
     { "the parent's death kills the group", test_leash_parent_death },
-    { "strays: SIGTERM passed on, child_kill_leashed", test_leash_strays },
+    { "strays: SIGTERM passed on, a failure, child_kill_leashed", test_leash_strays },
     CU_TEST_INFO_NULL,
 };
 

@@ -234,6 +234,20 @@ leash_sent_has(const struct leash_sent *sent, pid_t pid)
     return 0;
 }
 
+/* Send sig to the leash's child pid unless it is to be left out: one in
+   the leash's group (self) when not all, or one already in sent (which it
+   joins). 1 when signalled. */
+static int
+leash_signal_child(pid_t self, pid_t pid, int sig, int all, struct leash_sent *sent)
+{
+    if (pid <= 0 || (!all && getpgid(pid) == self) || leash_sent_has(sent, pid) ||
+        kill(pid, sig) != 0)
+        return 0;
+    if (sent != NULL && sent->n < (int)(sizeof(sent->pid) / sizeof(sent->pid[0])))
+        sent->pid[sent->n++] = pid;
+    return 1;
+}
+
 /* Send sig to each child of the leash self (a single-threaded process, so
    its task is itself): every child (all), or the strays only, the children
    outside its process group (processes that left it, setsid, and were
@@ -259,33 +273,21 @@ leash_signal_children(pid_t self, int sig, int all, struct leash_sent *sent)
     memcpy(path + k, "/children", sizeof("/children"));
     if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
         return 0;
-    for (;;) {
-        n = read(fd, buf, sizeof(buf));
-        if (n == -1 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        for (i = 0; i <= n; i++) {
-            if (i < n && buf[i] >= '0' && buf[i] <= '9') {
+    /* "PID PID ... ": a number may go on in the next read */
+    while ((n = read(fd, buf, sizeof(buf))) > 0 || (n == -1 && errno == EINTR)) {
+        for (i = 0; i < n; i++) {
+            if (buf[i] >= '0' && buf[i] <= '9') {
                 pid = pid * 10 + (buf[i] - '0');
                 in_num = 1;
-                continue;
+            } else if (in_num) {
+                count += leash_signal_child(self, (pid_t)pid, sig, all, sent);
+                pid = 0;
+                in_num = 0;
             }
-            if (i == n)
-                break;                  /* a number may go on in the next read */
-            if (in_num && pid > 0 && (all || getpgid((pid_t)pid) != self) &&
-                !leash_sent_has(sent, (pid_t)pid) && kill((pid_t)pid, sig) == 0) {
-                count++;
-                if (sent != NULL && sent->n < (int)(sizeof(sent->pid) / sizeof(sent->pid[0])))
-                    sent->pid[sent->n++] = (pid_t)pid;
-            }
-            pid = 0;
-            in_num = 0;
         }
     }
-    if (in_num && pid > 0 && (all || getpgid((pid_t)pid) != self) &&
-        !leash_sent_has(sent, (pid_t)pid) && kill((pid_t)pid, sig) == 0)
-        count++;
+    if (in_num)
+        count += leash_signal_child(self, (pid_t)pid, sig, all, sent);
     close(fd);
     return count;
 }

@@ -313,9 +313,8 @@ cluster_write_files(struct fault *f)
         snprintf(n->log, sizeof n->log, "%s/%s.log", f->dir, n->id);
         opt_leader[0] = '\0';
         if (f->has_command)
-            /* exec, as the documentation asks: PR_SET_PDEATHSIG reaches only
-               the program sh -c runs, so without it the script was sh's child
-               and outlived a kill -9 of zkelectd (found running an hour later) */
+            /* exec, as the documentation shows: the script is the command
+               itself (without it, the leash reaches it as sh's child) */
             snprintf(opt_leader, sizeof opt_leader,
                 "[leader]\ncommand = exec %s/hooks/command %s\n", f->dir, n->id);
         cluster_ini(f, i, opt_node, opt_hooks, opt_leader, text, sizeof text);

@@ -156,6 +156,12 @@ struct sub {
 struct zkelect {
     struct zkelect_group *held;       /* the group whose reads wait for the rest of a
                                          batch of notifications (group_hold), or NULL */
+    struct zkelect_group *paused;     /* the elector that steps aside for a handover
+                                         (loop.c, doc/PROTOCOL.md §4), or NULL */
+    struct zev *phead, *ptail;        /* its events since, in the order they came */
+    uint64_t pause_until;             /* CLOCK_MONOTONIC end of the pause at the latest */
+    int pause_ms;                     /* its longest (ZKE_PAUSE_MS; tests set more) */
+    bool replaying;                   /* the pause's events are being handled */
     bool groups_new;                  /* the last group whose first view was read found
                                          no decision: the next reads exists-first */
     char parent_ok[ZKE_PATH_MAX];     /* a base path's parent whose ancestors exist: a
@@ -581,6 +587,8 @@ void multi_completion(int rc, const void *data);
 void group_on_session(struct zkelect_group *g, enum sess_state prev, enum sess_state now);
 void group_on_watch(struct zkelect_group *g, int type, const char *path);
 void group_unhold(struct zkelect_group *g, bool send);
+bool group_pause_starts(struct zkelect_group *g, int type, const char *path);
+bool group_pause_ends(struct zkelect_group *g, const struct zev *ev);
 void group_on_reply(struct zkelect_group *g, struct zev *ev);
 void group_on_timer(struct zkelect_group *g, uint64_t now);
 uint64_t group_next_deadline(struct zkelect_group *g);
@@ -594,6 +602,9 @@ void group_check_stuck(struct zkelect_group *g, uint64_t now);
 /* The library thread fell behind by more than ZKE_GAP_MS (a long callback, a
    stopped process, a backlog): what the timers act on is re-read first. */
 #define ZKE_GAP_MS 1000
+/* An elector that sees a handover steps aside until the new leader's znode
+   appears, this long at most (loop.c, doc/PROTOCOL.md §4) */
+#define ZKE_PAUSE_MS 50
 #define ZKE_GAP_MAX_MS 5000            /* timers wait for the thread to catch up at most this */
 void group_view_stale(struct zkelect_group *g);
 void group_release(struct zkelect_group *g);

@@ -634,11 +634,76 @@ group_by_path(struct zkelect *h, const char *path)
     return NULL;
 }
 
+/* ---- the elector's pause (group_pause_starts) ------------------------------ */
+
+static bool process(struct zkelect *h, struct zev *ev);
+
 static void
+pause_stash(struct zkelect *h, struct zev *ev)
+{
+    ev->next = NULL;
+    if (h->ptail)
+        h->ptail->next = ev;
+    else
+        h->phead = ev;
+    h->ptail = ev;
+}
+
+/* Handle the paused group's events, in the order they came. */
+static void
+pause_end(struct zkelect *h, const char *why)
+{
+    struct zkelect_group *g = h->paused;
+    struct zev *ev, *next;
+
+    if (g == NULL)
+        return;
+    ev = h->phead;
+    h->paused = NULL;
+    h->phead = h->ptail = NULL;
+    if (!g->closed)
+        zke_log(h, ZKELECT_LOG_DEBUG, "%s: the elector goes on (%s)", g->path, why);
+    h->replaying = true;
+    for (; ev; ev = next) {
+        next = ev->next;
+        (void)process(h, ev);
+        zev_free(ev);
+    }
+    h->replaying = false;
+    if (!g->closed)
+        group_timer_changed(g); /* the timer scan left it out meanwhile */
+    group_release(g);
+}
+
+/* Whether EV is an event of group G. */
+static bool
+zev_of(struct zkelect *h, const struct zev *ev, const struct zkelect_group *g)
+{
+    if (ev->kind == ZEV_WATCH)
+        return ev->gen == h->gen && group_by_path(h, ev->path) == g;
+    return ev->kind == ZEV_REPLY && ev->req->g == g;
+}
+
+/* Handle EV; false when it was kept for later (the pause's), and is no longer
+   the caller's to free. */
+static bool
 process(struct zkelect *h, struct zev *ev)
 {
     struct zkelect_group *g;
 
+    if (h->paused != NULL && !h->replaying) {
+        if (ev->kind == ZEV_SESSION) {
+            pause_end(h, "a session event");
+        } else if (zev_of(h, ev, h->paused)) {
+            bool end = group_pause_ends(h->paused, ev);
+
+            pause_stash(h, ev);
+            if (end)
+                pause_end(h, ev->kind == ZEV_REPLY ? "the leader znode is there" :
+                          "a notification of the leader znode or of its own");
+            return false;
+        }
+    }
     switch (ev->kind) {
     case ZEV_SESSION:
         on_session(h, ev);
@@ -647,6 +712,17 @@ process(struct zkelect *h, struct zev *ev)
         if (ev->gen != h->gen)
             break;
         g = group_by_path(h, ev->path);
+        if (g && !h->replaying && h->paused == NULL &&
+            group_pause_starts(g, ev->type, ev->path)) {
+            h->paused = g;
+            g->refs++;
+            h->pause_until = zke_now_ms() + (uint64_t)h->pause_ms;
+            zke_log(h, ZKELECT_LOG_DEBUG, "%s: a handover, most likely: the elector steps "
+                    "aside until the new leader znode is there (%d ms at most)", g->path,
+                    h->pause_ms);
+            pause_stash(h, ev);
+            return false;
+        }
         if (g) {
             g->n_notifications++;
             g->activity_ms = zke_now_ms();
@@ -670,6 +746,7 @@ process(struct zkelect *h, struct zev *ev)
         ev->fn(h, ev->arg);
         break;
     }
+    return true;
 }
 
 /*
@@ -788,6 +865,8 @@ next_deadline(struct zkelect *h, uint64_t now)
 
     if (h->fence_scan_at && h->fence_scan_at < d)
         d = h->fence_scan_at;
+    if (h->paused != NULL && h->pause_until < d)
+        d = h->pause_until;
     if (h->fhead) {
         x = h->fresh_due_ms < h->fresh_cap_ms ? h->fresh_due_ms : h->fresh_cap_ms;
         if (x < d)
@@ -817,6 +896,8 @@ run_timers(struct zkelect *h, uint64_t now)
         h->timer_scan_at = UINT64_MAX;      /* hints during the scan lower it */
         for (g = h->groups; g; g = next) {
             next = g->next;
+            if (g == h->paused)
+                continue; /* its view waits for the pause's events (above) */
             d = group_next_deadline(g);
             if (d && d <= now) {
                 group_on_timer(g, now);
@@ -925,8 +1006,10 @@ loop_main(void *arg)
         pthread_mutex_lock(&h->mu);
         if (late && !h->behind)
             loop_gap(h, late);
-        if (ev)
-            process(h, ev);
+        if (ev && !process(h, ev))
+            ev = NULL; /* kept by the pause */
+        if (h->paused != NULL && (h->paused->closed || zke_now_ms() >= h->pause_until))
+            pause_end(h, h->paused->closed ? "the group is closed" : "its time is over");
         if (h->held != NULL) {
             /* the batch of notifications is handled: its reads go out */
             bool empty;
@@ -1153,6 +1236,19 @@ loop_stop(struct zkelect *h)
     pthread_mutex_unlock(&h->qmu);
     pthread_join(h->thread, NULL);
 
+    /* so do the pause's events, and the pause itself */
+    while ((ev = h->phead) != NULL) {
+        h->phead = ev->next;
+        if (ev->kind == ZEV_REPLY)
+            req_free(ev->req);
+        zev_free(ev);
+    }
+    h->ptail = NULL;
+    if (h->paused != NULL) {
+        g = h->paused;
+        h->paused = NULL;
+        group_release(g);
+    }
     /* replies still queued hold group references */
     while ((ev = h->qhead) != NULL) {
         h->qhead = ev->next;
@@ -1209,6 +1305,7 @@ zkelect_open(const struct zkelect_options *o, zkelect_t **out)
     h->session_timeout_ms = o->session_timeout_ms ? o->session_timeout_ms : 10000;
     h->connect_timeout_ms = o->connect_timeout_ms ? o->connect_timeout_ms : 15000;
     h->nudge_ms = o->nudge_ms == 0 ? 250 : o->nudge_ms;
+    h->pause_ms = ZKE_PAUSE_MS;
     h->fresh_ms = ZKE_FRESH_MS;
     h->fresh_max_ms = ZKE_FRESH_MAX_MS;
     rc = fence_configure(h, o->size >= offsetof(struct zkelect_options, fence_ms) + sizeof(int) ?

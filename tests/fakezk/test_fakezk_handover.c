@@ -14,6 +14,7 @@
 
 #include "cutest.h"
 #include "harness.h"
+#include "internal.h"   /* the elector's pause: h->pause_ms */
 
 #define SETTLE_MS 20000
 
@@ -358,6 +359,84 @@ test_direct_handover_pipelined(void)
     fast_counts(2, &fast, &refused);
     CU_ASSERT_EQUAL(fast, 1);
     CU_ASSERT_EQUAL(refused, 0);
+    fz_end();
+}
+
+static bool
+history_has_handover(void *arg)
+{
+    (void)arg;
+    return fz_znode_has("/g/history", "handover: n1 resigned");
+}
+
+/*
+ * The elector steps aside for a handover (doc/PROTOCOL.md §4): it hears the
+ * release's batch (the config's create and delete, the leader znode's
+ * deletion, then `elected`) and, while n2 has not created its leader znode,
+ * sends nothing but what the batch's first two notifications ask (a read of
+ * the config, an exists on the leader znode): no read of `elected` or of
+ * the listing, no history, no succession. Once n2's leader znode is there
+ * it goes on at once (its pause could last a minute here): the history has
+ * the handover and the succession names n2's successor. (Before, the
+ * elector read `elected` and the listing at once: 5 requests before n2's
+ * create, and the history was appended before n2 led.)
+ */
+static void
+test_elector_steps_aside(void)
+{
+    int64_t sid2, sid9;
+    int before;
+
+    fz_begin();
+    fz_takeover_noop = true;
+    four_nodes();
+    N[0].h->pause_ms = 60000;   /* the loop is idle: nothing reads it now */
+    sid2 = fz_sid(&N[2]);
+    sid9 = fz_sid(&N[0]);
+    fakezk_hold(sid2, true);
+    before = fakezk_requests(sid9);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);  /* all but n2 */
+    CU_ASSERT(fz_znode_has("/g/elected", "handover: n1 resigned"));
+    CU_ASSERT(!fakezk_exists("/g/leader"));
+    CU_ASSERT(fakezk_requests(sid9) - before <= 2);
+    CU_ASSERT(!history_has_handover(NULL));
+    fakezk_hold(sid2, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT(history_has_handover(NULL));
+    CU_ASSERT(fz_znode_has("/g/successor", "\"leader\":\"n2\""));
+    CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n3\""));
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 1);
+    fz_end();
+}
+
+/*
+ * The pause has an end: while n2 stays silent (its leader znode never
+ * comes), the elector goes on after pause_ms (200 here) and appends the
+ * handover to the history; n2 then takes over as usual.
+ */
+static void
+test_elector_pause_bounded(void)
+{
+    int64_t sid2;
+    uint64_t t0;
+
+    fz_begin();
+    fz_takeover_noop = true;
+    four_nodes();
+    N[0].h->pause_ms = 200;
+    sid2 = fz_sid(&N[2]);
+    fakezk_hold(sid2, true);
+    t0 = fz_now_ms();
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle_until(history_has_handover, NULL, 10000) == 0);
+    CU_ASSERT(!fakezk_exists("/g/leader"));
+    CU_ASSERT(fz_now_ms() - t0 >= 200);
+    fakezk_hold(sid2, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
     fz_end();
 }
 
@@ -740,6 +819,8 @@ static CU_TestInfo handover_tests[] = {
     {"noop_three_nodes_handover", test_noop_three_nodes_handover},
     {"direct_handover", test_direct_handover},
     {"direct_handover_pipelined", test_direct_handover_pipelined},
+    {"elector_steps_aside", test_elector_steps_aside},
+    {"elector_pause_bounded", test_elector_pause_bounded},
     {"fast_handover_elector_wake", test_fast_handover_elector_wake},
     {"fast_handover_newer_decision", test_fast_handover_newer_decision},
     {"handover_then_decision_history", test_handover_then_decision_history},

@@ -692,7 +692,8 @@ process(struct zkelect *h, struct zev *ev)
     struct zkelect_group *g;
 
     if (h->paused != NULL && !h->replaying) {
-        if (ev->kind == ZEV_SESSION) {
+        if (ev->kind == ZEV_SESSION ||
+            (ev->kind == ZEV_REPLY && ev->rc == ZSESSIONEXPIRED)) {
             pause_end(h, "a session event");
         } else if (zev_of(h, ev, h->paused)) {
             bool end = group_pause_ends(h->paused, ev);

@@ -1294,7 +1294,15 @@ group_on_watch(struct zkelect_group *g, int type, const char *path)
                 elector_read_member(g, path + nn + 1);
         }
     } else if (strcmp(path, g->p_config) == 0) {
-        if (g->is_elector)
+        /* created where the elector knew none: an operator's first config,
+           or a handover's check that there is still none (its create and
+           delete, doc/PROTOCOL.md §4). An exists tells them apart and
+           re-arms the watch in the second case (one request, not a read
+           answered "no node" and then the exists) */
+        if (g->is_elector && type == ZOO_CREATED_EVENT && g->config_read &&
+            g->config_version == -1)
+            group_send_exists(g, REQ_EXISTS_CONFIG, g->p_config, NULL);
+        else if (g->is_elector)
             group_send_get(g, REQ_GET_CONFIG, g->p_config, NULL);
     } else if (strcmp(path, g->p_switchover) == 0) {
         if (g->is_elector)
@@ -1376,9 +1384,9 @@ bool
 group_pause_starts(struct zkelect_group *g, int type, const char *path)
 {
     return type == ZOO_CHANGED_EVENT && strcmp(path, g->p_elected) == 0 &&
-           g->fast_hint && g->is_elector && !g->deciding && g->nlv == 1 &&
-           g->succ_zstate == 1 && g->role == ROLE_MEMBER && g->reg == REG_DONE &&
-           !g->leaving && group_connected(g);
+           g->fast_hint && !g->deciding && g->nlv == 1 &&
+           (!g->is_elector || g->succ_zstate == 1) && g->role == ROLE_MEMBER &&
+           g->reg == REG_DONE && !g->leaving && group_connected(g);
 }
 
 /* Whether EV, an event of the paused group G, ends the pause (above). */

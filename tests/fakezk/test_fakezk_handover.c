@@ -370,7 +370,8 @@ history_has_handover(void *arg)
 }
 
 /*
- * The elector steps aside for a handover (doc/PROTOCOL.md §4): it hears the
+ * The elector, and a member that follows, step aside for a handover
+ * (doc/PROTOCOL.md §4). The elector hears the
  * release's batch (the config's create and delete, the leader znode's
  * deletion, then `elected`) and, while n2 has not created its leader znode,
  * sends nothing but what the batch's first two notifications ask (a read of
@@ -379,24 +380,32 @@ history_has_handover(void *arg)
  * it goes on at once (its pause could last a minute here): the history has
  * the handover and the succession names n2's successor. (Before, the
  * elector read `elected` and the listing at once: 5 requests before n2's
- * create, and the history was appended before n2 led.)
+ * create, and the history was appended before n2 led.) The handover costs
+ * the elector 6 requests in all: the config's creation, known absent, is
+ * answered with an exists (before, a read answered "no node" and then the
+ * exists: 7). n3, a member that follows `elected` and watches n2's
+ * election znode (its predecessor), sends 1 request (the leader znode's
+ * exists) before n2's create, and 4 in all, as before (before: 3, then 1).
  */
 static void
 test_elector_steps_aside(void)
 {
-    int64_t sid2, sid9;
-    int before;
+    int64_t sid2, sid3, sid9;
+    int before, before3;
 
     fz_begin();
     fz_takeover_noop = true;
     four_nodes();
-    N[0].h->pause_ms = 60000;   /* the loop is idle: nothing reads it now */
+    N[0].h->pause_ms = N[3].h->pause_ms = 60000; /* the loops are idle */
     sid2 = fz_sid(&N[2]);
     sid9 = fz_sid(&N[0]);
     fakezk_hold(sid2, true);
+    sid3 = fz_sid(&N[3]);
     before = fakezk_requests(sid9);
+    before3 = fakezk_requests(sid3);
     zkelect_unnominate(N[1].grp[0].g, 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);  /* all but n2 */
+    CU_ASSERT(fakezk_requests(sid3) - before3 <= 1);
     CU_ASSERT(fz_znode_has("/g/elected", "handover: n1 resigned"));
     CU_ASSERT(!fakezk_exists("/g/leader"));
     CU_ASSERT(fakezk_requests(sid9) - before <= 2);
@@ -408,6 +417,8 @@ test_elector_steps_aside(void)
     CU_ASSERT(fz_znode_has("/g/successor", "\"leader\":\"n2\""));
     CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n3\""));
     CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 1);
+    CU_ASSERT(fakezk_requests(sid9) - before <= 6);
+    CU_ASSERT_EQUAL(fakezk_requests(sid3) - before3, 4);
     fz_end();
 }
 

@@ -1354,6 +1354,12 @@ succession_write(struct zkelect_group *g, struct zke_successor *s)
         goto out;
     }
     snprintf(r->arg, sizeof(r->arg), "%s", key);
+    /* whether it names this node to take slot 0 over: then it steps aside
+       for no handover (group_pause_starts) */
+    g->succ_self_next = false;
+    for (k = 0; k < s->nslots; k++)
+        if (s->slots[k].slot == 0 && strcmp(s->slots[k].successor_znode, g->my_znode) == 0)
+            g->succ_self_next = true;
     if (top_el <= g->history_last_epoch && s->nslots == 0) {
         /* nothing anyone could hand over with: a plain overwrite of a
            succession that may be there (none there: nothing to do) */
@@ -1879,6 +1885,7 @@ elector_on_succession_reply(struct zkelect_group *g, struct zev *ev)
         free(g->succ_key);
         g->succ_key = strdup(r->arg);
         g->succ_zstate = 0;
+        g->succ_self = false;
         goto out;
     }
     if (ev->rc == ZOK) {
@@ -1889,6 +1896,7 @@ elector_on_succession_reply(struct zkelect_group *g, struct zev *ev)
         free(g->succ_key);
         g->succ_key = strdup(r->arg);
         g->succ_zstate = 1;
+        g->succ_self = g->succ_self_next;
         if (r->token) {
             history_store(g, r->payload[1], strlen(r->payload[1]), r->token);
             g->history_version = g->history_version >= 0 ? g->history_version + 1 : 0;
@@ -1902,6 +1910,8 @@ elector_on_succession_reply(struct zkelect_group *g, struct zev *ev)
             g->succ_zstate = 1;
         else if (zkerr_outcome_unknown(ev->rc))
             g->succ_zstate = -1;
+        if (zkerr_outcome_unknown(ev->rc))
+            g->succ_self = true; /* perhaps: step aside for nothing until known */
         if (r->token && (rc == ZBADVERSION || rc == ZNODEEXISTS || rc == ZNONODE)) {
             /* the history moved: read it again before anything builds on it */
             struct req *hr;

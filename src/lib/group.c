@@ -1364,16 +1364,16 @@ group_unhold(struct zkelect_group *g, bool send)
 }
 
 /*
- * The elector steps aside for a handover (doc/PROTOCOL.md §4). A resigning
- * leader's multi deletes slot 0's leader znode and then writes `elected`:
- * an elector that hears both in that order, with no reply between them,
- * while it decides nothing and has written a succession, is most likely
- * seeing a handover, whose successor creates its leader znode next. The
- * elector's reactions (the reads of `elected`, of the election listing, of
- * the config, and the write of the history and the next succession) would
- * be served by the same servers as that create, just then; none of them is
- * needed for it. So the elector handles this notification and every event
- * of the group after it later, in the order they came (loop.c): when the
+ * Step aside for a handover (doc/PROTOCOL.md §4). A resigning leader's
+ * multi deletes slot 0's leader znode and then writes `elected`: a member
+ * that follows (the elector among them) and hears both in that order, with
+ * no reply between them, while it decides nothing, is most likely seeing a
+ * handover, whose successor creates its leader znode next. Its reactions
+ * (the reads of `elected` and of the listing, a re-arm, the elector's write
+ * of the history and the next succession) would be served by the same
+ * servers as that create, just then; none of them is needed for it. So the
+ * group handles this notification and every event of it after it later,
+ * in the order they came (loop.c): when the
  * leader znode appears (its exists-watch, armed at the deletion, fires or
  * its reply finds it), when its own election znode is written (a wake: it
  * is the successor), at a session event, or after ZKE_PAUSE_MS. A delay
@@ -1385,8 +1385,15 @@ group_pause_starts(struct zkelect_group *g, int type, const char *path)
 {
     return type == ZOO_CHANGED_EVENT && strcmp(path, g->p_elected) == 0 &&
            g->fast_hint && !g->deciding && g->nlv == 1 &&
-           (!g->is_elector || g->succ_zstate == 1) && g->role == ROLE_MEMBER &&
-           g->reg == REG_DONE && !g->leaving && group_connected(g);
+           /* every member wakes the successor (a leaver of a release
+              before the wake would not: its successor would sit out the
+              whole pause, not knowing it is the one) */
+           g->have_elected && g->elected.wake &&
+           /* an elector that is the successor may hear no wake (a new
+              group's watches no election znode of its own, §2) */
+           (!g->is_elector || (g->succ_zstate == 1 && !g->succ_self)) &&
+           g->role == ROLE_MEMBER && g->reg == REG_DONE && !g->leaving &&
+           group_connected(g);
 }
 
 /* Whether EV, an event of the paused group G, ends the pause (above). */
@@ -1396,8 +1403,8 @@ group_pause_ends(struct zkelect_group *g, const struct zev *ev)
     char mine[ZKE_PATH_MAX];
 
     if (ev->kind == ZEV_REPLY)
-        return ev->req->kind == REQ_EXISTS_LEADER && ev->rc == ZOK &&
-               strcmp(ev->req->arg, LV(g, 0)->path) == 0;
+        return (ev->req->kind == REQ_EXISTS_LEADER || ev->req->kind == REQ_GET_LEADER) &&
+               ev->rc == ZOK && strcmp(ev->req->arg, LV(g, 0)->path) == 0;
     if (ev->kind != ZEV_WATCH)
         return true;
     if (group_slot_of_path(g, ev->path) == 0)

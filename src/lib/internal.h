@@ -156,7 +156,7 @@ struct sub {
 struct zkelect {
     struct zkelect_group *held;       /* the group whose reads wait for the rest of a
                                          batch of notifications (group_hold), or NULL */
-    struct zkelect_group *paused;     /* the elector that steps aside for a handover
+    struct zkelect_group *paused;     /* the group that steps aside for a handover
                                          (loop.c, doc/PROTOCOL.md §4), or NULL */
     struct zev *phead, *ptail;        /* its events since, in the order they came */
     uint64_t pause_until;             /* CLOCK_MONOTONIC end of the pause at the latest */
@@ -497,6 +497,9 @@ struct zkelect_group {
     char *succ_key;                   /* the succession last written (heap, without
                                          its time), NULL = unknown: write it */
     int succ_zstate;                  /* the successor znode: -1 unknown, 0 absent, 1 there */
+    bool succ_self;                   /* the succession last written names this node to
+                                         take slot 0 over (no stepping aside then) */
+    bool succ_self_next;              /* ... the one being written does */
 
     /* The standing succession, as a leader reads it (issue 18; only while it
        leads): its own slot's entry, valid for one version of `elected`. */
@@ -587,6 +590,8 @@ void multi_completion(int rc, const void *data);
 void group_on_session(struct zkelect_group *g, enum sess_state prev, enum sess_state now);
 void group_on_watch(struct zkelect_group *g, int type, const char *path);
 void group_unhold(struct zkelect_group *g, bool send);
+/* Tests: the longest pause of handle H (h->mu taken). */
+void zke_set_pause_ms(struct zkelect *h, int ms);
 bool group_pause_starts(struct zkelect_group *g, int type, const char *path);
 bool group_pause_ends(struct zkelect_group *g, const struct zev *ev);
 void group_on_reply(struct zkelect_group *g, struct zev *ev);
@@ -602,7 +607,7 @@ void group_check_stuck(struct zkelect_group *g, uint64_t now);
 /* The library thread fell behind by more than ZKE_GAP_MS (a long callback, a
    stopped process, a backlog): what the timers act on is re-read first. */
 #define ZKE_GAP_MS 1000
-/* An elector that sees a handover steps aside until the new leader's znode
+/* A group that sees a handover steps aside until the new leader's znode
    appears, this long at most (loop.c, doc/PROTOCOL.md §4) */
 #define ZKE_PAUSE_MS 50
 #define ZKE_GAP_MAX_MS 5000            /* timers wait for the thread to catch up at most this */

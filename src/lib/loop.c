@@ -634,7 +634,7 @@ group_by_path(struct zkelect *h, const char *path)
     return NULL;
 }
 
-/* ---- the elector's pause (group_pause_starts) ------------------------------ */
+/* ---- stepping aside for a handover (group_pause_starts) -------------------- */
 
 static bool process(struct zkelect *h, struct zev *ev);
 
@@ -662,7 +662,7 @@ pause_end(struct zkelect *h, const char *why)
     h->paused = NULL;
     h->phead = h->ptail = NULL;
     if (!g->closed)
-        zke_log(h, ZKELECT_LOG_DEBUG, "%s: the elector goes on (%s)", g->path, why);
+        zke_log(h, ZKELECT_LOG_DEBUG, "%s: goes on (%s)", g->path, why);
     h->replaying = true;
     for (; ev; ev = next) {
         next = ev->next;
@@ -673,6 +673,14 @@ pause_end(struct zkelect *h, const char *why)
     if (!g->closed)
         group_timer_changed(g); /* the timer scan left it out meanwhile */
     group_release(g);
+}
+
+void
+zke_set_pause_ms(struct zkelect *h, int ms)
+{
+    pthread_mutex_lock(&h->mu);
+    h->pause_ms = ms;
+    pthread_mutex_unlock(&h->mu);
 }
 
 /* Whether EV is an event of group G. */
@@ -718,9 +726,8 @@ process(struct zkelect *h, struct zev *ev)
             h->paused = g;
             g->refs++;
             h->pause_until = zke_now_ms() + (uint64_t)h->pause_ms;
-            zke_log(h, ZKELECT_LOG_DEBUG, "%s: a handover, most likely: the elector steps "
-                    "aside until the new leader znode is there (%d ms at most)", g->path,
-                    h->pause_ms);
+            zke_log(h, ZKELECT_LOG_DEBUG, "%s: a handover, most likely: steps aside until "
+                    "the new leader znode is there (%d ms at most)", g->path, h->pause_ms);
             pause_stash(h, ev);
             return false;
         }

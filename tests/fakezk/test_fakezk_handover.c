@@ -14,7 +14,7 @@
 
 #include "cutest.h"
 #include "harness.h"
-#include "internal.h"   /* the elector's pause: h->pause_ms */
+#include "internal.h"   /* zke_set_pause_ms */
 
 #define SETTLE_MS 20000
 
@@ -396,7 +396,8 @@ test_elector_steps_aside(void)
     fz_begin();
     fz_takeover_noop = true;
     four_nodes();
-    N[0].h->pause_ms = N[3].h->pause_ms = 60000; /* the loops are idle */
+    zke_set_pause_ms(N[0].h, 60000);
+    zke_set_pause_ms(N[3].h, 60000);
     sid2 = fz_sid(&N[2]);
     sid9 = fz_sid(&N[0]);
     fakezk_hold(sid2, true);
@@ -436,7 +437,7 @@ test_elector_pause_bounded(void)
     fz_begin();
     fz_takeover_noop = true;
     four_nodes();
-    N[0].h->pause_ms = 200;
+    zke_set_pause_ms(N[0].h, 200);
     sid2 = fz_sid(&N[2]);
     fakezk_hold(sid2, true);
     t0 = fz_now_ms();
@@ -448,6 +449,77 @@ test_elector_pause_bounded(void)
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_is_ready(&N[2], 0));
     CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
+    fz_end();
+}
+
+/*
+ * A pause ends at a session event: the elector and n3 step aside (for a
+ * minute, here) while n2 is silent; the elector's connection drops and
+ * comes back: it handles what it kept, reads its view again and appends
+ * the handover to the history; n3's pause is closed with its handle
+ * (freed, under the sanitizers, with the events it kept). n2 then takes
+ * over. (A pause that ignored session events would have kept the history
+ * waiting a minute.)
+ */
+static void
+test_pause_session_close(void)
+{
+    int64_t sid2, sid9;
+
+    fz_begin();
+    fz_takeover_noop = true;
+    four_nodes();
+    zke_set_pause_ms(N[0].h, 60000);
+    zke_set_pause_ms(N[3].h, 60000);
+    sid2 = fz_sid(&N[2]);
+    sid9 = fz_sid(&N[0]);
+    fakezk_hold(sid2, true);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);  /* all but n2 */
+    CU_ASSERT(!history_has_handover(NULL));
+    CU_ASSERT(fakezk_bounce(sid9) == 0);
+    CU_ASSERT(fz_settle_until(history_has_handover, NULL, 10000) == 0);
+    fz_node_close(&N[3]);
+    fakezk_hold(sid2, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
+    fz_end();
+}
+
+/*
+ * The elector of a group its registration created watches no election
+ * znode of its own (doc/PROTOCOL.md §2, "A new group"), so it hears no
+ * wake: when it is the successor it must not step aside. n5 creates the
+ * group and leads; a switchover moves the lead to n1, whose successor is
+ * n5; n1 resigns, and n5 is READY at once. (Before the check, n5 waited
+ * for its pause to end: a minute here.)
+ */
+static void
+test_elector_successor_no_pause(void)
+{
+    static const char sw[] = "{\"v\":1,\"id\":1,\"to\":\"n1\",\"at_ms\":0,\"by\":\"t\"}";
+
+    fz_begin();
+    fz_takeover_noop = true;
+    fz_open_fresh = true;
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n5", "/g", 1) == 0);
+    fz_nominate(&N[0], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    fz_open_fresh = false;
+    CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n1", "/g", 1) == 0);
+    fz_nominate(&N[1], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fakezk_create("/g/switchover", sw, (int)strlen(sw), 0) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n5\""));
+    zke_set_pause_ms(N[0].h, 60000);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_znode_has("/g/elected", "handover: n1 resigned"));
+    CU_ASSERT(fz_is_ready(&N[0], 0));
     fz_end();
 }
 
@@ -832,6 +904,8 @@ static CU_TestInfo handover_tests[] = {
     {"direct_handover_pipelined", test_direct_handover_pipelined},
     {"elector_steps_aside", test_elector_steps_aside},
     {"elector_pause_bounded", test_elector_pause_bounded},
+    {"pause_session_close", test_pause_session_close},
+    {"elector_successor_no_pause", test_elector_successor_no_pause},
     {"fast_handover_elector_wake", test_fast_handover_elector_wake},
     {"fast_handover_newer_decision", test_fast_handover_newer_decision},
     {"handover_then_decision_history", test_handover_then_decision_history},

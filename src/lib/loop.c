@@ -76,6 +76,22 @@ zev_free(struct zev *ev)
     free(ev);
 }
 
+/* Free a list of events (the library thread has ended); a reply's request
+   holds a group reference. */
+static void
+zev_drop_all(struct zev **head, struct zev **tail)
+{
+    struct zev *ev;
+
+    while ((ev = *head) != NULL) {
+        *head = ev->next;
+        if (ev->kind == ZEV_REPLY)
+            req_free(ev->req);
+        zev_free(ev);
+    }
+    *tail = NULL;
+}
+
 /* ---- requests ------------------------------------------------------------ */
 
 struct req *
@@ -1231,7 +1247,6 @@ static void
 loop_stop(struct zkelect *h)
 {
     struct zkelect_group *g, *next;
-    struct zev *ev;
 
     pthread_mutex_lock(&h->mu);
     h->sess = SESS_CLOSING;
@@ -1244,27 +1259,15 @@ loop_stop(struct zkelect *h)
     pthread_mutex_unlock(&h->qmu);
     pthread_join(h->thread, NULL);
 
-    /* so do the pause's events, and the pause itself */
-    while ((ev = h->phead) != NULL) {
-        h->phead = ev->next;
-        if (ev->kind == ZEV_REPLY)
-            req_free(ev->req);
-        zev_free(ev);
-    }
-    h->ptail = NULL;
+    /* replies still queued, and kept by a pause, hold group references;
+       so does the pause */
+    zev_drop_all(&h->qhead, &h->qtail);
+    zev_drop_all(&h->phead, &h->ptail);
     if (h->paused != NULL) {
         g = h->paused;
         h->paused = NULL;
         group_release(g);
     }
-    /* replies still queued hold group references */
-    while ((ev = h->qhead) != NULL) {
-        h->qhead = ev->next;
-        if (ev->kind == ZEV_REPLY)
-            req_free(ev->req);
-        zev_free(ev);
-    }
-    h->qtail = NULL;
     /* groups waiting for the pipeline hold a reference too */
     while ((g = h->khead) != NULL) {
         h->khead = g->knext;

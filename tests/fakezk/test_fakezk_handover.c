@@ -369,6 +369,36 @@ history_has_handover(void *arg)
     return fz_znode_has("/g/history", "handover: n1 resigned");
 }
 
+/* four_nodes() with takeovers that have no work, the longest pause of the
+   elector and of n3 set (0: the default), and n2 silent: its session's
+   items are held. Returns that session. */
+static int64_t
+n2_silent(int elector_pause_ms, int n3_pause_ms)
+{
+    int64_t sid2;
+
+    fz_begin();
+    fz_takeover_noop = true;
+    four_nodes();
+    if (elector_pause_ms > 0)
+        zke_set_pause_ms(N[0].h, elector_pause_ms);
+    if (n3_pause_ms > 0)
+        zke_set_pause_ms(N[3].h, n3_pause_ms);
+    sid2 = fz_sid(&N[2]);
+    fakezk_hold(sid2, true);
+    return sid2;
+}
+
+/* n2 is heard again: it takes over, once. */
+static void
+n2_takes_over(int64_t sid2)
+{
+    fakezk_hold(sid2, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
+}
+
 /*
  * The elector, and a member that follows, step aside for a handover
  * (doc/PROTOCOL.md §4). The elector hears the
@@ -393,14 +423,8 @@ test_elector_steps_aside(void)
     int64_t sid2, sid3, sid9;
     int before, before3;
 
-    fz_begin();
-    fz_takeover_noop = true;
-    four_nodes();
-    zke_set_pause_ms(N[0].h, 60000);
-    zke_set_pause_ms(N[3].h, 60000);
-    sid2 = fz_sid(&N[2]);
+    sid2 = n2_silent(60000, 60000);
     sid9 = fz_sid(&N[0]);
-    fakezk_hold(sid2, true);
     sid3 = fz_sid(&N[3]);
     before = fakezk_requests(sid9);
     before3 = fakezk_requests(sid3);
@@ -411,9 +435,7 @@ test_elector_steps_aside(void)
     CU_ASSERT(!fakezk_exists("/g/leader"));
     CU_ASSERT(fakezk_requests(sid9) - before <= 2);
     CU_ASSERT(!history_has_handover(NULL));
-    fakezk_hold(sid2, false);
-    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
-    CU_ASSERT(fz_is_ready(&N[2], 0));
+    n2_takes_over(sid2);
     CU_ASSERT(history_has_handover(NULL));
     CU_ASSERT(fz_znode_has("/g/successor", "\"leader\":\"n2\""));
     CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n3\""));
@@ -434,21 +456,13 @@ test_elector_pause_bounded(void)
     int64_t sid2;
     uint64_t t0;
 
-    fz_begin();
-    fz_takeover_noop = true;
-    four_nodes();
-    zke_set_pause_ms(N[0].h, 200);
-    sid2 = fz_sid(&N[2]);
-    fakezk_hold(sid2, true);
+    sid2 = n2_silent(200, 0);
     t0 = fz_now_ms();
     zkelect_unnominate(N[1].grp[0].g, 0);
     CU_ASSERT(fz_settle_until(history_has_handover, NULL, 10000) == 0);
     CU_ASSERT(!fakezk_exists("/g/leader"));
     CU_ASSERT(fz_now_ms() - t0 >= 200);
-    fakezk_hold(sid2, false);
-    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
-    CU_ASSERT(fz_is_ready(&N[2], 0));
-    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
+    n2_takes_over(sid2);
     fz_end();
 }
 
@@ -466,24 +480,15 @@ test_pause_session_close(void)
 {
     int64_t sid2, sid9;
 
-    fz_begin();
-    fz_takeover_noop = true;
-    four_nodes();
-    zke_set_pause_ms(N[0].h, 60000);
-    zke_set_pause_ms(N[3].h, 60000);
-    sid2 = fz_sid(&N[2]);
+    sid2 = n2_silent(60000, 60000);
     sid9 = fz_sid(&N[0]);
-    fakezk_hold(sid2, true);
     zkelect_unnominate(N[1].grp[0].g, 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);  /* all but n2 */
     CU_ASSERT(!history_has_handover(NULL));
     CU_ASSERT(fakezk_bounce(sid9) == 0);
     CU_ASSERT(fz_settle_until(history_has_handover, NULL, 10000) == 0);
     fz_node_close(&N[3]);
-    fakezk_hold(sid2, false);
-    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
-    CU_ASSERT(fz_is_ready(&N[2], 0));
-    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
+    n2_takes_over(sid2);
     fz_end();
 }
 

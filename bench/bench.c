@@ -141,6 +141,8 @@ usage(int status)
         "              footprint,restart or all (default all)\n"
         "  -p LIST     handover policies: nodeid,roundrobin (default both)\n"
         "  -S          also measure rtt, handover and switchover on a standalone server\n"
+        "  -Q          handover and switchover nodes follow nothing, as zkelectd's members\n"
+        "              without a notify hook or event log (ZKELECT_GROUP_NO_LEADER_EVENTS)\n"
         "  -F          forceSync=no on the servers (default: yes, ZooKeeper's default)\n"
         "  -J          servers with the JVM's default JIT (the harness limits it to C1)\n"
         "  -P DIR      policy modules directory (default: the build tree's)\n"
@@ -511,7 +513,7 @@ main(int argc, char **argv)
     bopt.restart_runs = 20;
     bopt.scale_changes = 20;
 
-    while ((c = getopt(argc, argv, "o:n:H:w:c:t:E:e:T:g:x:p:SFJRP:N:L:D:M:K:G:I:Z:r:vh")) != -1) {
+    while ((c = getopt(argc, argv, "o:n:H:w:c:t:E:e:T:g:x:p:SQFJRP:N:L:D:M:K:G:I:Z:r:vh")) != -1) {
         switch (c) {
         case 'o': bopt.outdir = optarg; break;
         case 'n': bopt.rtt_samples = opt_num(prog, c, optarg, 1, 1000000); break;
@@ -526,6 +528,7 @@ main(int argc, char **argv)
         case 'x': bopt.sections = parse_sections(optarg); break;
         case 'p': parse_policies(optarg); break;
         case 'S': bopt.standalone = true; break;
+        case 'Q': bopt.quiet = true; break;
         case 'F': bopt.force_sync = false; break;
         case 'R': bopt.no_resolve = true; break;
         case 'J': bopt.jit_c2 = true; break;

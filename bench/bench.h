@@ -77,6 +77,7 @@ struct bench_opts {
     int handover_session_ms;        /* -T: session timeout of the handover nodes */
     int gap_ms;                     /* -g: pause between samples */
     bool standalone;                /* -S: also measure on a standalone server */
+    bool quiet;                     /* -Q: handover nodes follow nothing (zkelectd's) */
     bool force_sync;                /* -F: forceSync=yes (rewrite zoo.cfg, restart) */
     unsigned sections;              /* -x: SEC_* bits */
     const char *policy_dir;         /* -P: policy modules directory */
@@ -188,6 +189,7 @@ struct bgroup {
     const char *policy;             /* policy name */
     const char *policy_opt;         /* one "key=value" or NULL */
     int session_ms;                 /* session timeout */
+    unsigned flags;                 /* zkelect_group_options.flags (ZKELECT_GROUP_*) */
 };
 
 void nodes_init(void);

@@ -583,6 +583,8 @@ section_handover(struct zkh *z, const char *label, const char *policy,
     bg.policy = policy;
     bg.policy_opt = strcmp(policy, "nodeid") == 0 ? "preempt=off" : NULL;
     bg.session_ms = bopt.handover_session_ms;
+    if (bopt.quiet)
+        bg.flags = ZKELECT_GROUP_NO_LEADER_EVENTS; /* zkelectd's: the node follows nothing */
 
     vlog("handover %s/%s: opening 3 nodes under %s", label, policy, bg.path);
     for (i = 0; i < NNODES; i++)
@@ -648,7 +650,8 @@ section_handover(struct zkh *z, const char *label, const char *policy,
         rcsv = NULL;
 
         snprintf(title, sizeof(title), "2. Planned handover: graceful leave (%s, policy %s%s, "
-            "%d handovers)", label, policy, bg.policy_opt ? " preempt=off" : "", bopt.handovers);
+            "%d handovers%s)", label, policy, bg.policy_opt ? " preempt=off" : "", bopt.handovers,
+            bopt.quiet ? "; -Q: the nodes follow nothing, as zkelectd's" : "");
         table_header(title);
         snprintf(sec, sizeof(sec), "leave-%s", policy);
         row(label, sec, "unnominate() -> new leader +ready", &all.total);
@@ -665,7 +668,7 @@ section_handover(struct zkh *z, const char *label, const char *policy,
             "doc/PROTOCOL.md §4): %llu of %d leaves; refused: %llu",
             (unsigned long long)(f1 - f0), bopt.handovers, (unsigned long long)(r1 - r0));
         samples_summary(&all.total, &sm);
-        snprintf(what, sizeof(what), "graceful leave (%s)", policy);
+        snprintf(what, sizeof(what), "graceful leave (%s%s)", policy, bopt.quiet ? ", -Q" : "");
         recipe_rows(label, sec, what, &rl, &sm);
         if (failures)
             table_note("%d handover(s) failed (see the warnings on stderr)", failures);
@@ -719,7 +722,8 @@ section_handover(struct zkh *z, const char *label, const char *policy,
         csv_close(rcsv, rcsvname);
         rcsv = NULL;
         snprintf(title, sizeof(title), "2b. Planned handover: switchover znode -> target +ready "
-            "(%s, policy %s, %d switchovers)", label, policy, bopt.switchovers);
+            "(%s, policy %s, %d switchovers%s)", label, policy, bopt.switchovers,
+            bopt.quiet ? "; -Q" : "");
         table_header(title);
         snprintf(sec, sizeof(sec), "switchover-%s", policy);
         row(label, sec, "switchover write -> target +ready", &so.total);
@@ -730,7 +734,7 @@ section_handover(struct zkh *z, const char *label, const char *policy,
         row(label, sec, "  -> target +takeover (PROGRESS)", &so.takeover);
         row(label, sec, "  +decision -> +ready", &so.decision_ready);
         samples_summary(&so.total, &sm);
-        snprintf(what, sizeof(what), "switchover (%s)", policy);
+        snprintf(what, sizeof(what), "switchover (%s%s)", policy, bopt.quiet ? ", -Q" : "");
         recipe_rows(label, sec, what, &rso, &sm);
         if (failures)
             table_note("%d switchover(s) failed (see the warnings on stderr)", failures);

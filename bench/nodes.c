@@ -416,6 +416,7 @@ node_open_ex(const struct bgroup *bg, const char *id, int eligible, enum node_ev
         go.on_event = node_event;
         go.event_data = n;
     }
+    go.flags = bg->flags;
     rc = zkelect_group_open(n->h, &go, &n->g);
     if (rc != 0) {
         fprintf(stderr, "zkbench: node %s: zkelect_group_open(%s): %s\n", id, bg->path,

@@ -1373,12 +1373,12 @@ group_unhold(struct zkelect_group *g, bool send)
  * of the history and the next succession) would be served by the same
  * servers as that create, just then; none of them is needed for it. So the
  * group handles this notification and every event of it after it later,
- * in the order they came (loop.c): when the
- * leader znode appears (its exists-watch, armed at the deletion, fires or
- * its reply finds it), when its own election znode is written (a wake: it
- * is the successor), at a session event, or after ZKE_PAUSE_MS. A delay
- * of the elector's events that keeps their order is a schedule ZooKeeper
- * and the model allow anyway.
+ * in the order they came (loop.c): when the leader znode appears (its
+ * exists-watch, armed at the deletion, fires, or a read finds it), when
+ * its own election znode is written (a wake: it is the successor), at a
+ * session event, when the group is closed, or after ZKE_PAUSE_MS. A delay
+ * of a node's events that keeps their order is a schedule ZooKeeper and
+ * the model allow anyway.
  */
 bool
 group_pause_starts(struct zkelect_group *g, int type, const char *path)

@@ -607,10 +607,10 @@ void group_check_stuck(struct zkelect_group *g, uint64_t now);
 /* The library thread fell behind by more than ZKE_GAP_MS (a long callback, a
    stopped process, a backlog): what the timers act on is re-read first. */
 #define ZKE_GAP_MS 1000
+#define ZKE_GAP_MAX_MS 5000            /* timers wait for the thread to catch up at most this */
 /* A group that sees a handover steps aside until the new leader's znode
    appears, this long at most (loop.c, doc/PROTOCOL.md §4) */
 #define ZKE_PAUSE_MS 50
-#define ZKE_GAP_MAX_MS 5000            /* timers wait for the thread to catch up at most this */
 void group_view_stale(struct zkelect_group *g);
 void group_release(struct zkelect_group *g);
 void group_free(struct zkelect_group *g);

@@ -404,8 +404,8 @@ n2_takes_over(int64_t sid2)
  * (doc/PROTOCOL.md §4). The elector hears the
  * release's batch (the config's create and delete, the leader znode's
  * deletion, then `elected`) and, while n2 has not created its leader znode,
- * sends nothing but what the batch's first two notifications ask (a read of
- * the config, an exists on the leader znode): no read of `elected` or of
+ * sends nothing but what the batch's first two notifications ask (an exists
+ * on the config, one on the leader znode): no read of `elected` or of
  * the listing, no history, no succession. Once n2's leader znode is there
  * it goes on at once (its pause could last a minute here): the history has
  * the handover and the succession names n2's successor. (Before, the

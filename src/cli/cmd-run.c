@@ -65,6 +65,7 @@
 #define RUN_STOP_MS        10000   /* default --stop-timeout */
 #define RUN_READY_MS       10000   /* default --ready-timeout (the default watchdog) */
 #define RUN_CHECK_EVERY_MS 250     /* between two runs of the ready check */
+#define RUN_KILL_WAIT_MS   2000    /* the leash's kill, then the group's SIGKILL */
 #define RUN_ENV_MAX        8       /* ZKELECT_* variables COMMAND gets */
 
 enum { OPT_ID = 1, OPT_SITE, OPT_PRIORITY, OPT_SESSION, OPT_STOP, OPT_READY_CHECK,
@@ -114,8 +115,9 @@ struct run {
     int pidfd;                        /* its pidfd, -1 (then waitpid is polled) */
     uint64_t epoch;                   /* the epoch COMMAND runs for */
     unsigned seen_seq;                /* stop_seq when COMMAND was started */
-    uint64_t kill_at;                 /* PH_STOPPING: SIGKILL then (CLOCK_MONOTONIC ms) */
-    int killed;                       /* SIGKILL sent */
+    uint64_t kill_at;                 /* PH_STOPPING: the next kill then (CLOCK_MONOTONIC ms) */
+    int killed;                       /* 1: the leash was told to kill; 2: the group's
+                                         SIGKILL sent too */
     uint64_t fail_epoch;              /* report this takeover failed once reaped */
     int fail_err;                     /* with this code */
     uint64_t ready_deadline;          /* PH_STARTING: the check must succeed by then */
@@ -420,6 +422,25 @@ run_start(struct run *r, uint64_t epoch)
     return 0;
 }
 
+/* Kill COMMAND: the leash kills the strays, then the group with itself
+   (the group's SIGKILL would not reach the strays); the group's SIGKILL
+   follows RUN_KILL_WAIT_MS later if the leash is still there (stopped with
+   its group, it cannot act). */
+static void
+run_kill(struct run *r)
+{
+    if (r->killed == 0) {
+        child_kill_leashed(r->pid);
+        r->killed = 1;
+        r->kill_at = cli_mono_ms() + RUN_KILL_WAIT_MS;
+    } else if (r->killed == 1) {
+        run_msg("%s (pid %ld) still there %d ms after SIGKILL: SIGKILL to its group",
+                r->argv[0], (long)r->prog, RUN_KILL_WAIT_MS);
+        child_signal_group(r->pid, SIGKILL);
+        r->killed = 2;
+    }
+}
+
 /* Begin stopping COMMAND: SIGTERM to its group, SIGKILL at the deadline. */
 static void
 run_stop(struct run *r, const char *why)
@@ -432,10 +453,8 @@ run_stop(struct run *r, const char *why)
     r->phase = PH_STOPPING;
     r->kill_at = cli_mono_ms() + (uint64_t)r->stop_ms;
     child_signal_group(r->pid, SIGTERM);
-    if (r->stop_ms == 0) {
-        child_kill_leashed(r->pid);     /* the strays too, then the group */
-        r->killed = 1;
-    }
+    if (r->stop_ms == 0)
+        run_kill(r);
 }
 
 /* COMMAND has exited (status): clean up its group and report. */
@@ -630,7 +649,7 @@ run_loop(struct run *r)
 
         now = cli_mono_ms();
         timeout = 60000;
-        if (r->phase == PH_STOPPING && !r->killed)
+        if (r->phase == PH_STOPPING && r->killed < 2)
             timeout = run_ms_until(r->kill_at, now, timeout);
         if (r->phase == PH_STARTING) {
             timeout = run_ms_until(r->ready_deadline, now, timeout);
@@ -675,11 +694,11 @@ run_loop(struct run *r)
             rd = read(r->wakefd, &cnt, sizeof(cnt));
             (void)rd;
         }
-        if (r->phase == PH_STOPPING && !r->killed && cli_mono_ms() >= r->kill_at) {
-            run_msg("%s (pid %ld) still running after SIGTERM: SIGKILL", r->argv[0],
-                    (long)r->prog);
-            child_kill_leashed(r->pid); /* the strays too, then the group */
-            r->killed = 1;
+        if (r->phase == PH_STOPPING && r->killed < 2 && cli_mono_ms() >= r->kill_at) {
+            if (r->killed == 0)
+                run_msg("%s (pid %ld) still running after SIGTERM: SIGKILL", r->argv[0],
+                        (long)r->prog);
+            run_kill(r);
         }
         run_check_command(r);
     }

@@ -14,7 +14,9 @@
 #      have expired: leadership was released, not lost;
 #   3. COMMAND exits by itself with status 3: the runner exits 3, the other
 #      takes over (again before the session timeout);
-#   4. a job that ignores SIGTERM is killed after --stop-timeout;
+#   4. a job that ignores SIGTERM is killed after --stop-timeout; with its
+#      whole process group stopped (the leash too), by the group's SIGKILL
+#      2 s later;
 #   5. --ready-check: the leader stays PROGRESS until the check succeeds;
 #      a check that never succeeds fails the takeover and stops the job;
 #   6. COMMAND not found: a clear message and exit 127 (126: not executable);
@@ -341,6 +343,25 @@ check "4: the job is gone" proc_dead "$p1"
 check "4: the runner used SIGKILL" grep -q "still running after SIGTERM: SIGKILL" "$T/d1.err"
 check "4: no leader left" wait_until $WAIT_MS leader_is $G ""
 check "4: no sanitizer report" clean_err d1
+
+# the job's whole process group stopped (SIGSTOP, the leash with it): the
+# leash cannot act on the kill it is asked for, and the runner sends the
+# group SIGKILL 2 s later (before, it waited for the leash for ever)
+J=$T/run4b.jobs
+JOB_TERM=ignore start_runner d2 $G n1 --stop-timeout 300 -- "$T/job.sh" "$J"
+check "4b: n1's job runs" wait_until $WAIT_MS has_line_of "$J" n1
+check "4b: n1 is the READY leader" wait_until $WAIT_MS leader_is $G n1
+p1=$(job_pid "$J" n1)
+pg=$(ps -o pgid= -p "$p1" | tr -d ' ')
+check "4b: the job's group is known ($pg)" test -n "$pg"
+kill -STOP -- "-$pg"
+kill -TERM "${rpid[d2]}"
+check "4b: the runner exits" wait_until $WAIT_MS runner_gone d2
+check "4b: ... with 143" test "$(wait_runner d2)" = 143
+check "4b: the job is gone" proc_dead "$p1"
+check "4b: the runner used the group's SIGKILL" grep -q "SIGKILL to its group" "$T/d2.err"
+check "4b: no leader left" wait_until $WAIT_MS leader_is $G ""
+check "4b: no sanitizer report" clean_err d2
 
 # ---------------------------------------------------------------------------
 # 5. --ready-check: PROGRESS until the check succeeds

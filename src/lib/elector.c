@@ -331,6 +331,8 @@ elector_start(struct zkelect_group *g, struct zev *listing)
     free(g->succ_key);
     g->succ_key = NULL;             /* written at its first settled evaluation */
     g->succ_zstate = -1;
+    g->succ_woken[0] = '\0';       /* a new elector names its first successor */
+    g->succ_woken_id[0] = '\0';
     g->switchover_due = 0;
     g->settle_start = 0;
     g->settle_done = false;
@@ -434,7 +436,7 @@ elector_stop(struct zkelect_group *g, const char *why)
         g->czxid_assumed = false;
         g->my_czxid = 0;
         snprintf(path, sizeof(path), "%s/%s", g->p_election, g->my_znode);
-        group_send_exists(g, REQ_STAT_MINE, path, path);
+        group_send_mine(g, REQ_STAT_MINE, path);
     }
     g->is_elector = false;
     members_clear(g);
@@ -1308,6 +1310,66 @@ multi_first_error(const struct req *r, int n)
 
 
 /*
+ * Append to succession multi R, after its N ops, the standing successor's
+ * naming (doc/PROTOCOL.md §4, "The standing successor"): when S names for
+ * slot 0 another election znode than this elector last named, that znode's
+ * data becomes its node's id with ZKE_NAMED_SUFFIX, in two setData ops (an
+ * elector's wake of an elected node is two too, a handover's one), and the
+ * znode named before, if its node is still a member, gets its id back, in
+ * two more. Each op is a wake: the node re-arms its watch with a read of the
+ * data and follows while named, so the handover finds it ready to create at
+ * the release's notification. Only under a decision that says fast_handover
+ * (every member of this release), never this node. An op on a registration
+ * that is gone fails the whole multi. Returns the op count.
+ */
+static int
+succession_wake_ops(struct zkelect_group *g, struct req *r, int n, const struct zke_successor *s)
+{
+    const struct zke_succ *e = zke_successor_slot(s, 0);
+    const struct member_cache *m;
+    struct req_wake *w;
+    char path[ZKE_PATH_MAX];
+    int i, k;
+
+    if (g->nlv != 1 || n + 4 > ZKE_MULTI_MAX)
+        return n;
+    path[0] = '\0';
+    if (e && *e->successor && *e->successor_znode && g->have_elected &&
+        g->elected.fast_handover && strcmp(e->successor_znode, g->my_znode) != 0)
+        snprintf(path, sizeof(path), "%s/%s", g->p_election, e->successor_znode);
+    if (strcmp(path, g->succ_woken) == 0)
+        return n; /* named already (or nobody, and nobody was) */
+    if (!*path && (*g->succ_woken == '\0' || (m = member_find(g, g->succ_woken_id)) == NULL ||
+                   !m->valid || strcmp(strrchr(g->succ_woken, '/') + 1, m->znode) != 0)) {
+        g->succ_woken[0] = '\0'; /* nobody now, and the one named before is gone */
+        g->succ_woken_id[0] = '\0';
+        return n;
+    }
+    if ((w = calloc(1, sizeof(*w))) == NULL)
+        return n; /* not named: it follows nothing, and reads the decision at the handover */
+    if (*path) {
+        snprintf(w->path[w->n], sizeof(w->path[w->n]), "%s", path);
+        snprintf(w->id[w->n], sizeof(w->id[w->n]), "%s%s", e->successor, ZKE_NAMED_SUFFIX);
+        w->n++;
+    }
+    if (*g->succ_woken && (m = member_find(g, g->succ_woken_id)) != NULL && m->valid &&
+        strcmp(strrchr(g->succ_woken, '/') + 1, m->znode) == 0 &&
+        strcmp(g->elected.leader_znode, m->znode) != 0) {
+        /* the one named before, still registered: named no more (unless
+           it leads: the wake that elected it wrote its id back) */
+        snprintf(w->path[w->n], sizeof(w->path[w->n]), "%s", g->succ_woken);
+        snprintf(w->id[w->n], sizeof(w->id[w->n]), "%s", g->succ_woken_id);
+        w->n++;
+    }
+    free(r->wake);
+    r->wake = w;
+    for (k = 0; k < w->n; k++)
+        for (i = 0; i < 2; i++)
+            zoo_set_op_init(&r->ops[n++], w->path[k], w->id[k], (int)strlen(w->id[k]), -1, NULL);
+    return n;
+}
+
+/*
  * Write succession S (heap; freed here) to `successor` when it differs from
  * what this elector wrote last, checked against the version of `elected` it
  * is for; with it, the history entry of a decision that `elected` shows and
@@ -1399,6 +1461,7 @@ succession_write(struct zkelect_group *g, struct zke_successor *s)
                            ZOO_PERSISTENT, NULL, 0);
     else
         zoo_set_op_init(&r->ops[n++], g->p_successor, r->payload[0], (int)len0, -1, &r->mstat);
+    n = succession_wake_ops(g, r, n, s);
     r->attempt = (uint64_t)n;
     memset(r->results, 0, sizeof(r->results));
     g->deciding = true; /* one write at a time: a decision waits for it */
@@ -1871,11 +1934,30 @@ elector_eval_slots(struct zkelect_group *g, struct zkelect_policy_input *in,
     decide_commit(g, e, he, nhe, base);
 }
 
+/* The naming ops of W were applied: remember who is named now. */
+static void
+succession_named(struct zkelect_group *g, const struct req_wake *w)
+{
+    size_t ns = strlen(ZKE_NAMED_SUFFIX), len;
+    int k;
+
+    g->succ_woken[0] = '\0';
+    g->succ_woken_id[0] = '\0';
+    for (k = 0; k < w->n; k++) {
+        len = strlen(w->id[k]);
+        if (len > ns && strcmp(w->id[k] + len - ns, ZKE_NAMED_SUFFIX) == 0) {
+            snprintf(g->succ_woken, sizeof(g->succ_woken), "%s", w->path[k]);
+            snprintf(g->succ_woken_id, sizeof(g->succ_woken_id), "%.*s", (int)(len - ns), w->id[k]);
+        }
+    }
+}
+
 void
 elector_on_succession_reply(struct zkelect_group *g, struct zev *ev)
 {
     struct req *r = ev->req;
     int rc = ev->rc == ZOK || r->attempt == 0 ? ev->rc : multi_first_error(r, (int)r->attempt);
+    int nwake, succ_op;
 
     g->deciding = false;
     if (!g->is_elector)
@@ -1888,6 +1970,10 @@ elector_on_succession_reply(struct zkelect_group *g, struct zev *ev)
         g->succ_self = false;
         goto out;
     }
+    /* the multi's ops: [check elected] [history] successor, then two per
+       znode named or named no more (succession_wake_ops) */
+    nwake = r->attempt > 0 && r->wake ? 2 * r->wake->n : 0;
+    succ_op = (int)r->attempt - 1 - nwake;
     if (ev->rc == ZOK) {
         /* a leader that is the elector hands over with what it wrote
            (view_watch_successor): the version is the set's, or 0 created */
@@ -1897,14 +1983,29 @@ elector_on_succession_reply(struct zkelect_group *g, struct zev *ev)
         g->succ_key = strdup(r->arg);
         g->succ_zstate = 1;
         g->succ_self = g->succ_self_next;
+        if (nwake)
+            succession_named(g, r->wake);
         if (r->token) {
             history_store(g, r->payload[1], strlen(r->payload[1]), r->token);
             g->history_version = g->history_version >= 0 ? g->history_version + 1 : 0;
         }
     } else {
+        /* refused on a naming op: that registration is gone (the listing
+           that shows it is on its way); nothing else failed */
+        bool gone = false;
+        int k;
+
+        for (k = succ_op + 1; k < (int)r->attempt; k++)
+            gone = gone || r->results[k].err == ZNONODE;
         free(g->succ_key);
         g->succ_key = NULL;
-        if (rc == ZNONODE && r->attempt > 0 && r->results[0].err == ZOK)
+        if (gone || zkerr_outcome_unknown(ev->rc)) {
+            /* who is named is not known: name at the next write (a node
+               still named from before follows a little longer) */
+            g->succ_woken[0] = '\0';
+            g->succ_woken_id[0] = '\0';
+        }
+        if (rc == ZNONODE && r->attempt > 0 && r->results[succ_op].err == ZNONODE)
             g->succ_zstate = 0;         /* created next time */
         else if (rc == ZNODEEXISTS)
             g->succ_zstate = 1;
@@ -1912,7 +2013,7 @@ elector_on_succession_reply(struct zkelect_group *g, struct zev *ev)
             g->succ_zstate = -1;
         if (zkerr_outcome_unknown(ev->rc))
             g->succ_self = true; /* perhaps: step aside for nothing until known */
-        if (r->token && (rc == ZBADVERSION || rc == ZNODEEXISTS || rc == ZNONODE)) {
+        if (r->token && !gone && (rc == ZBADVERSION || rc == ZNODEEXISTS || rc == ZNONODE)) {
             /* the history moved: read it again before anything builds on it */
             struct req *hr;
             g->history_read = false;

@@ -108,6 +108,26 @@ group_send_exists(struct zkelect_group *g, enum req_kind kind, const char *path,
     req_sent(r, zoo_aexists(g->h->zh, path, 1, stat_completion, r));
 }
 
+/*
+ * Read our election znode with a watch (the wake's), as KIND with ARG: its
+ * stat (creation zxid, version) and its data, which says whether we are the
+ * standing successor (reg_take_mine). One request, as the exists it replaced.
+ */
+void
+group_send_mine(struct zkelect_group *g, enum req_kind kind, const char *arg)
+{
+    struct req *r;
+
+    if (!group_connected(g) || !*g->my_znode)
+        return;
+    if ((r = req_new(g->h, g, kind)) == NULL)
+        return;
+    if (arg)
+        snprintf(r->arg, sizeof(r->arg), "%s", arg);
+    snprintf(r->pathbuf[0], sizeof(r->pathbuf[0]), "%s/%s", g->p_election, g->my_znode);
+    req_sent(r, zoo_aget(g->h->zh, r->pathbuf[0], 1, data_completion, r));
+}
+
 /* ---- the wake ---------------------------------------------------------------- */
 
 /* Slot K of decision E: its node and election znode ("" none), its epoch. */
@@ -185,7 +205,9 @@ group_in_play(struct zkelect_group *g)
         if (cand_named_slot(g, k))
             return true;
     }
-    return false;
+    /* the standing successor (§4): the handover's create goes out with the
+       release's notifications only from a view that follows */
+    return g->succ_named && g->nlv == 1;
 }
 
 /* The decision in view says every member hears the wake. Before any
@@ -1112,9 +1134,7 @@ group_resync(struct zkelect_group *g)
            after the view: a suspended leader would resume on the view
            before it learned that its registration was deleted meanwhile.
            Look first (the answer comes before the view's) */
-        char path[ZKE_PATH_MAX];
-        snprintf(path, sizeof(path), "%s/%s", g->p_election, g->my_znode);
-        group_send_exists(g, REQ_WATCH_MINE, path, "our election znode was deleted");
+        group_send_mine(g, REQ_WATCH_MINE, "our election znode was deleted");
     }
     if (!g->viewed && g->reg == REG_PENDING && !g->paths_ok && g->paths_from == 0)
         g->view_deferred = true; /* nominated before anything was read: the
@@ -1140,13 +1160,11 @@ group_resync(struct zkelect_group *g)
                one does not count on that) */
             char path[ZKE_PATH_MAX];
             snprintf(path, sizeof(path), "%s/%s", g->p_election, g->my_znode);
-            group_send_exists(g, REQ_STAT_MINE, path, path);
+            group_send_mine(g, REQ_STAT_MINE, path);
         }
         if (g->recheck_mine) {
-            char path[ZKE_PATH_MAX];
             g->recheck_mine = false;
-            snprintf(path, sizeof(path), "%s/%s", g->p_election, g->my_znode);
-            group_send_exists(g, REQ_WATCH_MINE, path, "our election znode was deleted");
+            group_send_mine(g, REQ_WATCH_MINE, "our election znode was deleted");
             reg_read_self(g);
         }
         if (g->member_dirty) {
@@ -1197,7 +1215,7 @@ group_on_session(struct zkelect_group *g, enum sess_state prev, enum sess_state 
         g->recheck_mine = false;
         g->elected_version = -1;
         g->have_elected = g->elected_read = false;
-        g->succ_watch = g->succ_have = false;
+        g->succ_watch = g->succ_have = g->succ_named = false;
         for (k = 0; k < g->nlv; k++) {
             LV(g, k)->version = -1;
             LV(g, k)->have = LV(g, k)->read = false;

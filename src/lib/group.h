@@ -36,6 +36,7 @@ void group_malformed(struct zkelect_group *g, const char *path, const char *data
                      const char *err);
 void group_send_get(struct zkelect_group *g, enum req_kind kind, const char *path,
                     const char *arg);
+void group_send_mine(struct zkelect_group *g, enum req_kind kind, const char *arg);
 void group_send_exists(struct zkelect_group *g, enum req_kind kind, const char *path,
                        const char *arg);
 

@@ -72,11 +72,15 @@ enum req_kind {
    elector's wake (two writes) for each of its slots (group_wake_ops). */
 #define ZKE_MULTI_MAX (2 + 2 * ZKE_LEADERS_MAX + 2)
 
+/* An election znode's data (its node's id) with this after it names the
+   node the standing successor (doc/PROTOCOL.md §4). */
+#define ZKE_NAMED_SUFFIX " successor"
+
 /* What a multi's wakes point at until its completion has run. */
 struct req_wake {
     int n;
     char path[ZKE_LEADERS_MAX][ZKE_PATH_MAX];
-    char id[ZKE_LEADERS_MAX][ZKE_ID_MAX + 1];
+    char id[ZKE_LEADERS_MAX][ZKE_ID_MAX + sizeof(ZKE_NAMED_SUFFIX)]; /* the data */
 };
 
 struct req {
@@ -500,11 +504,18 @@ struct zkelect_group {
     bool succ_self;                   /* the succession last written names this node to
                                          take slot 0 over (no stepping aside then) */
     bool succ_self_next;              /* ... the one being written does */
+    char succ_woken[ZKE_PATH_MAX];    /* the election znode this elector last named
+                                         standing successor in its data ("": none
+                                         or unknown: name at the next write) */
+    char succ_woken_id[ZKE_ID_MAX + 1]; /* ... its node's id */
 
     /* The standing succession, as a leader reads it (issue 18; only while it
        leads): its own slot's entry, valid for one version of `elected`. */
     bool succ_watch;                  /* a read or watch of it is armed */
     bool succ_have;                   /* succ below is our slot's entry, ours */
+    bool succ_named;                  /* our election znode's data names us the
+                                         standing successor (it follows,
+                                         group_in_play; doc/PROTOCOL.md §4) */
     int32_t succ_zversion;            /* the successor znode's version read */
     int32_t succ_elected_version;     /* the version of `elected` it is valid for */
     int32_t succ_history_version;     /* ... and of the history (-1: none, no handover) */

@@ -202,6 +202,7 @@ registered(struct zkelect_group *g, const char *child)
     g->my_czxid = 0;
     g->czxid_assumed = false;
     g->mine_version = -1; /* until its stat is read */
+    g->succ_named = false;
     g->saw_leader = CL(g)->have; /* cold start or not: from this registration on */
     g->recheck_mine = false;
     g->pred_watched = false;
@@ -225,7 +226,7 @@ registered(struct zkelect_group *g, const char *child)
             g->my_czxid = 1;
             g->czxid_assumed = true;
         } else {
-            group_send_exists(g, REQ_STAT_MINE, path, path);
+            group_send_mine(g, REQ_STAT_MINE, path);
         }
         /* our member record, read and watched: an elector takes its own
            record from this read (elector_read_member) */
@@ -313,6 +314,30 @@ reg_on_register_reply(struct zkelect_group *g, struct zev *ev)
     reg_nominate_finish(g, zkerr_from_zk(ev->rc));
 }
 
+/*
+ * Our election znode's data, as a read of it (EV) gives: our id, or our id
+ * and ZKE_NAMED_SUFFIX when the elector names us the standing successor
+ * (doc/PROTOCOL.md §4, "The standing successor"). Named, the group follows
+ * (group_in_play) and reads what it let go; no longer named, it lets go at
+ * the next notification. Any other data names nobody.
+ */
+static void
+reg_take_mine(struct zkelect_group *g, const struct zev *ev)
+{
+    size_t len = strlen(g->self.id), ns = strlen(ZKE_NAMED_SUFFIX);
+    bool named = ev->data && ev->datalen == (int)(len + ns) &&
+                 memcmp(ev->data, g->self.id, len) == 0 &&
+                 memcmp(ev->data + len, ZKE_NAMED_SUFFIX, ns) == 0;
+
+    if (named == g->succ_named)
+        return;
+    g->succ_named = named;
+    zke_log(g->h, ZKELECT_LOG_DEBUG, "%s: %s", g->path,
+            named ? "named the standing successor: follows" : "no longer the standing successor");
+    if (named)
+        view_follow(g, false);
+}
+
 void
 reg_on_stat_mine_reply(struct zkelect_group *g, struct zev *ev)
 {
@@ -324,6 +349,7 @@ reg_on_stat_mine_reply(struct zkelect_group *g, struct zev *ev)
     if (ev->rc == ZOK) {
         g->my_czxid = ev->stat.czxid;
         g->mine_version = ev->stat.version;
+        reg_take_mine(g, ev);
         cand_step(g);
     } else if (ev->rc == ZNONODE) {
         reg_list_election(g, false); /* gone: the listing re-registers */
@@ -557,8 +583,10 @@ reg_on_watch_mine_reply(struct zkelect_group *g, struct zev *ev)
 
     snprintf(mine, sizeof(mine), "%s/%s", g->p_election, g->my_znode);
     if (ev->rc == ZOK && ev->has_stat && g->reg == REG_DONE &&
-        strcmp(ev->req->pathbuf[0], mine) == 0)
+        strcmp(ev->req->pathbuf[0], mine) == 0) {
         g->mine_version = ev->stat.version; /* the wake's count (cand_fast_create) */
+        reg_take_mine(g, ev);
+    }
     if (ev->rc == ZNONODE && g->reg == REG_DONE && !g->leaving)
         reg_lost(g, *ev->req->arg ? ev->req->arg : "one of our znodes is missing");
     else if (zkerr_outcome_unknown(ev->rc) && g->reg == REG_DONE)
@@ -970,7 +998,7 @@ reg_on_watch(struct zkelect_group *g, int type, const char *path)
             if (type == ZOO_DELETED_EVENT && !mine_check_first(g))
                 reg_lost(g, "our election znode was deleted");
             else if (type == ZOO_DELETED_EVENT)
-                group_send_exists(g, REQ_WATCH_MINE, mine, "our election znode was deleted");
+                group_send_mine(g, REQ_WATCH_MINE, "our election znode was deleted");
             else {
                 /* the wake (a decision elects us, group_wake_ops): the watch
                    again first, then the reads, so a later wake is heard and
@@ -984,7 +1012,7 @@ reg_on_watch(struct zkelect_group *g, int type, const char *path)
                 if (fast)
                     cand_fast_create(g); /* first: its reply waits for nothing */
                 g->fast_hint = false;
-                group_send_exists(g, REQ_WATCH_MINE, mine, NULL);
+                group_send_mine(g, REQ_WATCH_MINE, NULL);
                 if (type == ZOO_CHANGED_EVENT)
                     view_follow(g, !group_follows_elected(g));
                 group_unhold(g, true);

@@ -269,7 +269,7 @@ static void test_bug_c_lost_registration_not_applied_reconnect_before(void) { CU
 /*
  * Bug d: an elector that has read `elected` naming a leader whose leader
  * znode is absent, with no decision in flight, must still make progress.
- * Reproduced by losing the elected node's first exists on its own election
+ * Reproduced by losing the elected node's first read of its own election
  * znode (the read that tells it the znode's czxid): after the reconnect the
  * node never learns it, never acts on the decision naming it, and the
  * elector waits for it (until a watchdog that excludes it, which is no way
@@ -303,7 +303,7 @@ bug_d_case(bool two_nodes, bool applied)
     }
     fz_settle(SETTLE_MS);
     sid = fz_sid(a);
-    fakezk_fail_match(sid, "exists", "/d/election/a_", 1, applied, FZ_BACK);
+    fakezk_fail_match(sid, "get", "/d/election/a_", 1, applied, FZ_BACK);
     fz_nominate(a, 0, 10);
     fz_settle(SETTLE_MS);
     if (!fakezk_fault_fired())
@@ -313,7 +313,7 @@ bug_d_case(bool two_nodes, bool applied)
     fz_eventually(d_ready, a);
     if (!d_ready(a)) {
         bad = 1;
-        fprintf(stderr, "\n  bug d (%s, exists %s): elected names a, leader znode \"%s\", a READY=%d\n",
+        fprintf(stderr, "\n  bug d (%s, read %s): elected names a, leader znode \"%s\", a READY=%d\n",
                 two_nodes ? "elector e, member a" : "a elects itself",
                 applied ? "applied" : "not applied", fz_tree_leader("/d", buf, sizeof(buf)),
                 fz_is_ready(a, 0));

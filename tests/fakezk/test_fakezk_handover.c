@@ -415,7 +415,9 @@ n2_takes_over(int64_t sid2)
  * answered with an exists (before, a read answered "no node" and then the
  * exists: 7). n3, a member that follows `elected` and watches n2's
  * election znode (its predecessor), sends 1 request (the leader znode's
- * exists) before n2's create, and 4 in all, as before (before: 3, then 1).
+ * exists) before n2's create, and 5 in all: 4 as before (before the
+ * pause: 3, then 1), and the re-arm of its wake's watch once the elector
+ * names it n2's standing successor.
  */
 static void
 test_elector_steps_aside(void)
@@ -441,7 +443,7 @@ test_elector_steps_aside(void)
     CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n3\""));
     CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 1);
     CU_ASSERT(fakezk_requests(sid9) - before <= 6);
-    CU_ASSERT_EQUAL(fakezk_requests(sid3) - before3, 4);
+    CU_ASSERT_EQUAL(fakezk_requests(sid3) - before3, 5);
     fz_end();
 }
 
@@ -641,6 +643,134 @@ static void
 test_fast_handover_newer_decision(void)
 {
     fast_refused(1, 1);
+}
+
+/* The version of ID's election znode (-1: none). */
+static int
+election_version(const char *id)
+{
+    char name[128], path[256];
+
+    if (!*election_name(id, name, sizeof(name)))
+        return -1;
+    snprintf(path, sizeof(path), "/g/election/%s", name);
+    return fakezk_version(path);
+}
+
+/*
+ * The standing successor (doc/PROTOCOL.md §4). In a group whose members
+ * follow nothing (zkelectd's: ZKELECT_GROUP_NO_LEADER_EVENTS and no
+ * subscription), the elector's succession write wakes the successor it
+ * names, with two writes of its election znode, and nobody else: n2's is
+ * at version 2, n3's at 0. n2 then follows, so when n1 resigns it creates
+ * its leader znode with the release's notifications: the tree shows it
+ * READY at epoch 2 before any reply has reached n2, and it counts a fast
+ * handover. n3 sends at most the re-arm of its watch on n2's election
+ * znode (its predecessor, written by the wake). Once n2 leads, the succession
+ * names n3, which is woken in turn (version 2). (Before, no succession
+ * woke anybody: n2 heard only the handover's wake, read `elected` before
+ * its create, and took no fast handover.)
+ */
+static void
+test_standing_successor_fast(void)
+{
+    char buf[256];
+    uint64_t fast, refused;
+    int64_t sid2, sid3;
+    int before3;
+
+    fz_begin();
+    fz_takeover_noop = true;
+    fz_quiet = FZ_QUIET_NOEVENTS;
+    four_nodes();
+    fz_quiet = FZ_FOLLOW;
+    CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n2\""));
+    CU_ASSERT_EQUAL(election_version("n2"), 2);
+    CU_ASSERT_EQUAL(election_version("n3"), 0);
+    sid2 = fz_sid(&N[2]);
+    sid3 = fz_sid(&N[3]);
+    before3 = fakezk_requests(sid3);
+    fakezk_hold(sid2, true);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);  /* all but n2 */
+    CU_ASSERT(fz_znode_has("/g/elected", "handover: n1 resigned"));
+    CU_ASSERT(!fakezk_exists("/g/leader"));
+    CU_ASSERT(fakezk_requests(sid3) - before3 <= 1);
+    fakezk_hold(sid2, false);
+    CU_ASSERT_FATAL(fz_deliver_until(sid2, "reply "));
+    CU_ASSERT_STRING_EQUAL(fz_tree_leader("/g", buf, sizeof(buf)), "n2:READY:2");
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
+    fast_counts(2, &fast, &refused);
+    CU_ASSERT_EQUAL(fast, 1);
+    CU_ASSERT_EQUAL(refused, 0);
+    CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n3\""));
+    CU_ASSERT_EQUAL(election_version("n3"), 2);
+    fz_end();
+}
+
+/* Whether ID's election znode holds DATA. */
+static bool
+election_data_is(const char *id, const char *data)
+{
+    char name[128], path[256], buf[256];
+    int len;
+
+    if (!*election_name(id, name, sizeof(name)))
+        return false;
+    snprintf(path, sizeof(path), "/g/election/%s", name);
+    len = fakezk_get(path, buf, sizeof(buf) - 1);
+    if (len < 0)
+        return false;
+    buf[len] = '\0';
+    return strcmp(buf, data) == 0;
+}
+
+/*
+ * The standing successor named no more: n2 is drained, the succession
+ * names n3, and the same multi names n3 ("n3 successor") and gives n2 its
+ * id back. n2 stops following: when n1 then hands over to n3 (a fast
+ * handover: n3 follows), n2 sends only what its predecessor's leave asks
+ * (n1 was before it in the election order: a listing and an exists), no
+ * read of `elected` or of the leader znode. (Without the naming back, n2
+ * went on following: it read both.)
+ */
+static void
+test_standing_successor_renamed(void)
+{
+    char data[512];
+    uint64_t fast, refused;
+    int64_t sid2;
+    int len, before2;
+
+    fz_begin();
+    fz_takeover_noop = true;
+    fz_quiet = FZ_QUIET_NOEVENTS;
+    four_nodes();
+    fz_quiet = FZ_FOLLOW;
+    CU_ASSERT(election_data_is("n2", "n2 successor"));
+    CU_ASSERT(election_data_is("n3", "n3"));
+    len = snprintf(data, sizeof(data), "{\"v\":1,\"drains\":{\"n2\":{\"until_ms\":%lld,"
+                   "\"reason\":\"test\",\"by\":\"t\"}}}", 4102444800000LL);
+    CU_ASSERT(fakezk_create("/g/config", data, len, 0) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n3\""));
+    CU_ASSERT(election_data_is("n2", "n2"));
+    CU_ASSERT(election_data_is("n3", "n3 successor"));
+    CU_ASSERT_EQUAL(election_version("n2"), 4);
+    CU_ASSERT_EQUAL(election_version("n3"), 2);
+    sid2 = fz_sid(&N[2]);
+    before2 = fakezk_requests(sid2);
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[3], 0));
+    fast_counts(3, &fast, &refused);
+    CU_ASSERT_EQUAL(fast, 1);
+    CU_ASSERT(fakezk_requests(sid2) - before2 <= 2);
+    if (fakezk_requests(sid2) - before2 > 2)
+        fprintf(stderr, "  n2: %d requests\n", fakezk_requests(sid2) - before2);
+    fz_end();
 }
 
 /*
@@ -913,6 +1043,8 @@ static CU_TestInfo handover_tests[] = {
     {"elector_successor_no_pause", test_elector_successor_no_pause},
     {"fast_handover_elector_wake", test_fast_handover_elector_wake},
     {"fast_handover_newer_decision", test_fast_handover_newer_decision},
+    {"standing_successor_fast", test_standing_successor_fast},
+    {"standing_successor_renamed", test_standing_successor_renamed},
     {"handover_then_decision_history", test_handover_then_decision_history},
     {"succession_follows_members", test_succession_follows_members},
     {"handover_refused", test_handover_refused},

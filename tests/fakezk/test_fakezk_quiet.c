@@ -44,12 +44,13 @@ join(int k, const char *id, int quiet, bool eligible)
 
 /*
  * The usual cast: n9 the elector (not eligible), n1 the leader (nodeid
- * chooses the lowest id), n2 and n4 the next ones in that order, n7 (not
- * eligible, follows), and n8, a quiet member nobody will elect while n1..n4
- * are there. QUIET2 is how n2 is opened. Election order: n9 n1 n2 n4 n7 n8:
- * n8's predecessor (whose election znode it watches, for the elector's
- * succession) is n7, never elected nor leaving, so no change of leader
- * involves n8.
+ * chooses the lowest id), n2, n4 and n5 the next ones in that order, n7
+ * (not eligible, follows), and n8, a quiet member nobody will elect, nor
+ * name the standing successor (doc/PROTOCOL.md §4), while n1..n5 are there.
+ * QUIET2 is how n2 is opened. Election order: n9 n1 n2 n4 n5 n7 n8: n8's
+ * predecessor (whose election znode it watches, for the elector's
+ * succession) is n7, never elected, named nor leaving, so no change of
+ * leader involves n8.
  */
 static void
 cast(int quiet2)
@@ -58,6 +59,7 @@ cast(int quiet2)
     join(1, "n1", FZ_FOLLOW, true);
     join(2, "n2", quiet2, true);
     join(3, "n4", FZ_FOLLOW, true);
+    join(6, "n5", FZ_FOLLOW, true);
     join(5, "n7", FZ_FOLLOW, false);
     join(4, "n8", FZ_QUIET_NOCB, true);
     CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
@@ -224,8 +226,10 @@ test_uninvolved_crash(void)
  * wake's one neighbour"). Here the quiet n8 registers right after n2; n1
  * resigns and its handover wakes n2: n8, no elector, no old or new leader,
  * no subscriber, pays exactly that one request for the change, and no more.
- * (The cast above puts n7 in front of n8 so that the other tests measure
- * what they say.)
+ * n5, registered after n8, is the standing successor once n2 leads: n8 is
+ * never named. n2's znode went to version 2 when the elector named it the
+ * standing successor, and to 3 with the handover's wake. (The cast above
+ * puts n7 in front of n8 so that the other tests measure what they say.)
  */
 static void
 test_wake_heard_by_next_in_line(void)
@@ -237,12 +241,13 @@ test_wake_heard_by_next_in_line(void)
     join(1, "n1", FZ_FOLLOW, true);
     join(2, "n2", FZ_FOLLOW, true);
     join(4, "n8", FZ_QUIET_NOCB, true);
+    join(6, "n5", FZ_FOLLOW, true);
     CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
     s0 = stats(&N[4]);
     zkelect_unnominate(N[1].grp[0].g, 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
-    CU_ASSERT_EQUAL(election_version("n2"), 1);
+    CU_ASSERT_EQUAL(election_version("n2"), 3);
     s1 = stats(&N[4]);
     CU_ASSERT_EQUAL(s1.requests - s0.requests, 1);   /* the exists on n2's znode */
     fz_end();
@@ -314,7 +319,7 @@ test_subscriber(void)
 
 /*
  * A subscriber that follows the leader znode alone is elected: n1 hands
- * over to n2, n2 to n4, n4 to n8 (n7 may not lead). The last handover's
+ * over to n2, n2 to n4, n4 to n5, n5 to n8 (n7 may not lead). The last handover's
  * multi wakes n8, which reads `elected`, is in play from then on, takes
  * over and is READY; it heard every leader. (A wake that read `elected`
  * only for a group that followed nothing left n8 unaware: no leader.)
@@ -340,11 +345,15 @@ test_subscriber_elected(void)
     CU_ASSERT_FATAL(fz_is_ready(&N[3], 0));
     zkelect_unnominate(N[3].grp[0].g, 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[6], 0));
+    zkelect_unnominate(N[6].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_is_ready(&N[4], 0));
     CU_ASSERT(strstr(s.log, "n2:READY:2") != NULL);
     CU_ASSERT(strstr(s.log, "n4:READY:3") != NULL);
-    CU_ASSERT(strstr(s.log, "n8:READY:4") != NULL);
-    if (strstr(s.log, "n8:READY:4") == NULL)
+    CU_ASSERT(strstr(s.log, "n5:READY:4") != NULL);
+    CU_ASSERT(strstr(s.log, "n8:READY:5") != NULL);
+    if (strstr(s.log, "n8:READY:5") == NULL)
         fprintf(stderr, "  the subscriber saw: %s\n", s.log);
     CU_ASSERT(zkelect_unsubscribe(N[4].grp[0].g, id) == 0);
     fz_end();
@@ -451,7 +460,9 @@ test_subscriber_two_requests(void)
  * n2 is quiet and the policy elects it (the leader crashed: the elector
  * decides): the decision's multi touches n2's election znode, the one thing
  * n2 watches, and n2 takes over and is READY. The uninvolved n8 sends
- * nothing. (Before issue 18 nothing touched the election znode: its version
+ * nothing. n2's znode is at version 2 before: the elector named n2 the
+ * standing successor (two writes), and 4 after (an elector wakes with two
+ * writes). (Before issue 18 nothing touched the election znode: its version
  * stayed 0.)
  */
 static void
@@ -462,7 +473,7 @@ test_wake_by_decision(void)
 
     fz_begin();
     cast(FZ_QUIET_NOCB);
-    CU_ASSERT_EQUAL(election_version("n2"), 0);
+    CU_ASSERT_EQUAL(election_version("n2"), 2);
     s0 = stats(&N[4]);
     c1 = crash(1);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
@@ -471,7 +482,7 @@ test_wake_by_decision(void)
     CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
     CU_ASSERT(fz_znode_has("/g/elected", "\"leader\":\"n2\""));
     CU_ASSERT(!fz_znode_has("/g/elected", "handover:"));
-    CU_ASSERT_EQUAL(election_version("n2"), 2); /* an elector wakes with two writes */
+    CU_ASSERT_EQUAL(election_version("n2"), 4); /* an elector wakes with two writes */
     CU_ASSERT_EQUAL(stats(&N[4]).requests, s0.requests);
     crash_end(c1);
     fz_end();
@@ -494,7 +505,7 @@ n2_woken_after_crash(void)
 
 /*
  * The wake's watch survives a re-arm cut off by a disconnect: a foreign
- * client touches quiet n2's election znode (as a wake would), and the exists
+ * client touches quiet n2's election znode (as a wake would), and the read
  * that arms its watch again is lost with the connection, not applied. After
  * the reconnect n2 must watch its znode again: n1 crashes, the elector
  * elects n2 and touches its znode, and n2 takes over at once (the watchdog
@@ -511,7 +522,7 @@ test_wake_rearm_lost(void)
     cast(FZ_QUIET_NOCB);
     sid = fz_sid(&N[2]);
     CU_ASSERT_FATAL(fakezk_find("/g/election/n2_", path, sizeof(path)));
-    fakezk_fail_match(sid, "exists", "/g/election/n2_", 1, false, FZ_BACK);
+    fakezk_fail_match(sid, "get", "/g/election/n2_", 1, false, FZ_BACK);
     CU_ASSERT(fakezk_set(path, "n2", 2) == 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT_FATAL(fakezk_fault_fired());
@@ -542,7 +553,7 @@ test_wake_stat_lost(void)
     CU_ASSERT_FATAL(fz_node_open(&N[2], "n2", "/g", 1) == 0);
     fz_quiet = FZ_FOLLOW;
     sid = fz_sid(&N[2]);
-    fakezk_fail_match(sid, "exists", "/g/election/n2_", 1, false, FZ_BACK);
+    fakezk_fail_match(sid, "get", "/g/election/n2_", 1, false, FZ_BACK);
     fz_nominate(&N[2], 0, 10);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT_FATAL(fakezk_fault_fired());
@@ -558,7 +569,8 @@ test_wake_stat_lost(void)
  * n2 is quiet (on_event with ZKELECT_GROUP_NO_LEADER_EVENTS) and the leader
  * resigns: its own multi hands over to n2, the standing successor, and
  * touches n2's election znode; n2 takes over, and the elector writes no
- * decision of its own.
+ * decision of its own. n2's znode: version 2 once n2 is named the standing
+ * successor, 3 after the handover's wake (one write).
  */
 static void
 test_wake_by_handover(void)
@@ -566,7 +578,7 @@ test_wake_by_handover(void)
     fz_begin();
     cast(FZ_QUIET_NOEVENTS);
     CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n2\""));
-    CU_ASSERT_EQUAL(election_version("n2"), 0);
+    CU_ASSERT_EQUAL(election_version("n2"), 2);
     zkelect_unnominate(N[1].grp[0].g, 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_is_ready(&N[2], 0));
@@ -574,7 +586,7 @@ test_wake_by_handover(void)
     CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
     CU_ASSERT(fz_znode_has("/g/elected", "handover: n1 resigned"));
     CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 1);
-    CU_ASSERT_EQUAL(election_version("n2"), 1);
+    CU_ASSERT_EQUAL(election_version("n2"), 3);
     fz_end();
 }
 
@@ -629,7 +641,9 @@ test_wake_subscriber_no_fast(void)
 
 /*
  * The last eligible members leave one after the other until the quiet n8
- * is the only one: it is woken and leads (its predecessor went too).
+ * is the only one: it is named the standing successor once n5 leads (two
+ * writes of its znode), woken by n5's handover (one more), and leads (its
+ * predecessor went too).
  */
 static void
 test_wake_last_one(void)
@@ -644,9 +658,13 @@ test_wake_last_one(void)
     CU_ASSERT_EQUAL(fz_count(&N[4], 0, ZKELECT_EV_TAKEOVER), 0);
     zkelect_unnominate(N[3].grp[0].g, 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[6], 0));
+    CU_ASSERT_EQUAL(election_version("n8"), 2);
+    zkelect_unnominate(N[6].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_is_ready(&N[4], 0));
     CU_ASSERT_EQUAL(fz_count(&N[4], 0, ZKELECT_EV_READY), 1);
-    CU_ASSERT_EQUAL(election_version("n8"), 1);
+    CU_ASSERT_EQUAL(election_version("n8"), 3);
     fz_end();
 }
 
@@ -1246,7 +1264,7 @@ test_quiet_not_stuck(void)
     m.requests = stats(&N[4]).requests;
     CU_ASSERT(fz_settle_until(moved, &m, 3500) != 0);
     if (moved(&m))
-        fz_print_state("a quiet member re-driven", N, 6);
+        fz_print_state("a quiet member re-driven", N, 7);
     fz_end();
 }
 
@@ -1268,7 +1286,8 @@ test_wake_while_disconnected(void)
     c1 = crash(1);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_znode_has("/g/elected", "\"leader\":\"n2\""));
-    CU_ASSERT_EQUAL(election_version("n2"), 2); /* an elector wakes with two writes */
+    /* named the standing successor (2), then elected (an elector wakes with two writes) */
+    CU_ASSERT_EQUAL(election_version("n2"), 4);
     CU_ASSERT(fakezk_reconnect(s2, FZ_BACK) == 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_is_ready(&N[2], 0));

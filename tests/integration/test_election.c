@@ -1431,10 +1431,11 @@ requests_of(struct node *n, uint64_t *notifications)
 }
 
 /*
- * Issue 18, O(1) for uninvolved members: n1 leads, n2 and n3 follow (their
- * on_event), n7 (not eligible) and n8 are quiet members (no on_event, no
- * subscription). n8 is uninvolved: its predecessor in the election order is
- * n7, never elected. n1 resigns (n2 READY), then n2's session expires (n3
+ * Issue 18, O(1) for uninvolved members: n1 leads, n2, n3 and n4 follow
+ * (their on_event), n7 (not eligible) and n8 are quiet members (no
+ * on_event, no subscription). n8 is uninvolved: its predecessor in the
+ * election order is n7, never elected, and n4 is before it for the
+ * standing successor once n3 leads (doc/PROTOCOL.md §4). n1 resigns (n2 READY), then n2's session expires (n3
  * READY): n8 sends no request for either change, and zkelect_get_leader on
  * it, called here, reads the leader on request and answers the new one.
  * (Before issue 18 every member re-read `elected` and `leader` on each
@@ -1451,6 +1452,7 @@ test_quiet_member(void)
     start_node(0, "n1", hosts);
     start_node(1, "n2", hosts);
     start_node(2, "n3", hosts);
+    start_node(5, "n4", hosts);
     start_quiet_node(3, "n7", 0);
     start_quiet_node(4, "n8", 1);
     CU_ASSERT_EQUAL_FATAL(wait_one_ready(WAIT_MS, "n1"), 0);

@@ -188,6 +188,21 @@
  *   REACH_FAST  reachability: the assertion R_fast_reached fails when a
  *               speculative create is applied (pan must find it)
  *
+ * The standing successor, issue 18 (PROTOCOL.md §4; on with FAST unless
+ * NO_STANDING, not with OLD_NODE):
+ *   STANDING    the succession's write (Q_SUCC, Q_APPEND; qd + 128) names
+ *               its successor when it is another node than the elector and
+ *               than the one it named last (su_n): that registration's
+ *               election znode gets data "id successor" (MD) in two set ops
+ *               (MV + 2; NONODE fails the multi when it is gone) and its
+ *               watch fires (the wake); a decision's or handover's wake
+ *               writes the id back. The wake's re-arm (Q_STAT_MINE, a get)
+ *               returns the data: named (snm), the node follows (NAMED in
+ *               FOLLOWS). Not modelled: the C's naming back of the node
+ *               named before (it follows until its next wake here).
+ *   mutant:     MUT_NAME_ONE (the naming is one set op: a speculation at
+ *               that wake takes it for a handover's), caught by S4
+ *
  * After the C (commits 574a8bb, ddc3ab4 and 4dce8aa), on by default (single-slot model):
  *   SELF_SUCC   on unless NO_SELF_SUCC: a leader that is also the elector
  *               reads and watches no `successor` (no Q_GET_SU at READY);
@@ -352,6 +367,21 @@
 #if defined(WAKE) && defined(RESIGN) && !defined(NO_FAST)
 #define FAST                    /* the fast handover (issue 18): the successor creates at its wake */
 #endif
+#if defined(FAST) && !defined(NO_STANDING) && !defined(OLD_NODE)
+/* the standing successor (issue 18): named in its znode's data. Not with
+   OLD_NODE: the C names only under a decision saying fast_handover, which
+   an old member's presence denies (left out once it is gone: the node's
+   d_step outgrows spin's limit of jump labels) */
+#define STANDING
+#endif
+#if defined(MUT_NAME_ONE) && !defined(STANDING)
+#error "MUT_NAME_ONE is a mutant of the standing successor: with FAST, not NO_STANDING"
+#endif
+#ifdef MUT_NAME_ONE
+#define NAME_BUMP 1             /* mutant: the naming is one set op (+1), as a handover's wake */
+#else
+#define NAME_BUMP 2
+#endif
 #if (defined(MUT_SPEC_NOSELF) || defined(MUT_SPEC_NOELECTED) || defined(MUT_WAKE_ONE) || \
      defined(REACH_FAST)) && !defined(FAST)
 #error "MUT_SPEC_NOSELF, MUT_SPEC_NOELECTED, MUT_WAKE_ONE and REACH_FAST need the fast handover: MAX_RESIGN > 0, not NO_WAKE nor NO_FAST"
@@ -509,6 +539,10 @@ byte W_mn[N];                           /* the wake (issue 18): the watch on the
                                            (its current registration), state as above */
 #endif
 #ifdef FAST
+#ifdef STANDING
+bool MD[N];                             /* the standing successor: the data of the node's current
+                                           election znode names it (id + " successor") */
+#endif
 byte MV[N];                             /* the fast handover: the version of the node's current
                                            election znode (0 at its create): +2 per elector's wake,
                                            +1 per handover's */
@@ -614,6 +648,11 @@ bool rrt[N];                    /* g->release_retry: DELETING, release again onc
 /* issue 18 B: the leaver's state and views */
 bool lv[N];                     /* unnominate called (resign): the node leaves for good */
 byte s_ver[N], s_ev[N], s_ep[N], s_lrg[N], s_sd[N]; /* a leader's view of `successor` */
+#ifdef STANDING
+byte su_n[N];                   /* the elector: the successor (node + 4 * seq) it last named
+                                   (succ_woken; 255 unknown) */
+bool snm[N];                    /* the node: its znode's data, as last read, names it (succ_named) */
+#endif
 byte su_w[N], su_v[N];          /* the elector: the successor (node + 4 * seq) it last wrote
                                    and the elected version (+1) it wrote it for; 255 unknown */
 #endif
@@ -749,18 +788,23 @@ hidden byte wk;                         /* the wake (issue 18), ABSENT's arming:
    re-reads on their notifications): the elector, or a node in play (a role
    other than MEMBER/NONE, named by the decision it last read, or the leader
    znode in view its own). The model has no leader-change subscribers. */
+#ifdef STANDING
+#define NAMED(n) snm[n]          /* the standing successor: in play (reset at registered) */
+#else
+#define NAMED(n) 0
+#endif
 #ifndef GATE
-#define FOLLOWS(n) (is_el[n] || (role[n] != R_MEMBER && role[n] != R_NONE) || KNOWS(n) || MINE(n))
+#define FOLLOWS(n) (is_el[n] || (role[n] != R_MEMBER && role[n] != R_NONE) || KNOWS(n) || MINE(n) || NAMED(n))
 #elif defined(MUT_NOGATE)
 /* mutant: a new node is quiet whatever the decision says (the gate ignored) */
 #define FOLLOWS(n) ((n) == OLD_NODE || !he[n] || \
-                    is_el[n] || (role[n] != R_MEMBER && role[n] != R_NONE) || KNOWS(n) || MINE(n))
+                    is_el[n] || (role[n] != R_MEMBER && role[n] != R_NONE) || KNOWS(n) || MINE(n) || NAMED(n))
 #else
 /* the wake gate (group_follows): the old node always follows; a new node
    follows before any decision and while the decision it last read does not
    say wake (an old elector wakes nobody) */
 #define FOLLOWS(n) ((n) == OLD_NODE || !he[n] || !e_wk[n] || \
-                    is_el[n] || (role[n] != R_MEMBER && role[n] != R_NONE) || KNOWS(n) || MINE(n))
+                    is_el[n] || (role[n] != R_MEMBER && role[n] != R_NONE) || KNOWS(n) || MINE(n) || NAMED(n))
 #endif
 #endif
 #ifdef ONLY_ELIG
@@ -1065,6 +1109,9 @@ inline zk_apply(n, nr) {
 #ifdef FAST
             MV[n] = 0;                  /* a new election znode: version 0 */
 #endif
+#ifdef STANDING
+            MD[n] = 0;                  /* ... its data: the node's id */
+#endif
             trigger(WCH, EV_W_CH, 0)
         fi
     :: qk == Q_FIND_MINE -> x0 = REG[n]      /* the guid is per session: REG[n] is ours */
@@ -1073,6 +1120,9 @@ inline zk_apply(n, nr) {
         ; x1 = qb;                      /* qb: the re-arm of the wake or of a reconnect */
 #ifdef FAST
         x2 = (zrc == OK -> MV[n] : 0);  /* the fast handover: its stat's version */
+#endif
+#ifdef STANDING
+        ; x3 = (zrc == OK -> MD[n] : 0)  /* the standing successor: its data (a get) */
 #endif
         if :: zrc == OK && !nr -> W_mn[n] = 1 :: else fi   /* the wake (issue 18): the own-znode watch */
 #endif
@@ -1167,6 +1217,9 @@ inline zk_apply(n, nr) {
             /* rule 1: the elector's wake is two set ops (+2); S19's ghost */
             E_ho = 0;
             if :: tch -> MV[E_ld] = MV[E_ld] + EL_BUMP; bounds_ok = (MV[E_ld] < 200); assert(bounds_ok) :: else fi;
+#endif
+#ifdef STANDING
+            if :: tch -> MD[E_ld] = 0 :: else fi;   /* the wake's data: the id */
 #endif
             if :: tch -> touch_fire(E_ld) :: else fi
 #endif
@@ -1314,17 +1367,36 @@ inline zk_apply(n, nr) {
         :: zrc == OK && qk == Q_APPEND && H_ver != qb -> zrc = (H_ver == 0 -> NONODE : BADVERSION)
         :: else
         fi;
+#ifdef STANDING
+        /* qd >= 128: the standing successor's naming (two set ops of its
+           election znode, data id + " successor"): NONODE when that
+           registration is gone (succession_wake_ops) */
+        if :: zrc == OK && qd >= 128 -> touch_check((qd % 128) % 4, (qd % 128) / 4) :: else fi;
+#endif
         if
         :: zrc == OK ->
             if :: qk == Q_APPEND -> H_ver++; H_ep = qe % 16 :: else fi;
-            S_ver++; S_ev = E_ver; S_ep = qe / 16; S_lrg = qc; S_sd = qd;
+            S_ver++; S_ev = E_ver; S_ep = qe / 16; S_lrg = qc; S_sd = qd % 128;
             trigger(WSU, EV_W_SU, 0)
+#ifdef STANDING
+            ; if
+            :: qd >= 128 && REG[(qd % 128) % 4] == (qd % 128) / 4 ->
+                MD[(qd % 128) % 4] = 1;
+                MV[(qd % 128) % 4] = MV[(qd % 128) % 4] + NAME_BUMP;
+                bounds_ok = (MV[(qd % 128) % 4] < 200); assert(bounds_ok);
+                touch_fire((qd % 128) % 4)
+            :: else
+            fi
+#endif
         :: else
         fi;
         x0 = qe % 16
 #ifdef SELF_SUCC
         /* 574a8bb: the record written and the version it produced */
         ; x1 = (zrc == OK -> S_ver : 0); x2 = qc + 16 * (qe / 16); x3 = qd
+#endif
+#ifdef STANDING
+        ; x3 = qd                       /* (qd >= 128: the naming went with it) */
 #endif
     :: qk == Q_LEAVE ->
         /* unnominate of the leader: qb != 0: the handover (check successor
@@ -1426,6 +1498,9 @@ inline zk_apply(n, nr) {
 #ifdef FAST
             /* rule 1: the handover's wake is one set op (+1) */
             if :: tch -> MV[qd % 4] = MV[qd % 4] + 1; bounds_ok = (MV[qd % 4] < 200); assert(bounds_ok) :: else fi;
+#endif
+#ifdef STANDING
+            if :: tch -> MD[qd % 4] = 0 :: else fi; /* the wake's data: the id */
 #endif
             if :: tch -> touch_fire(qd % 4) :: else fi
 #endif
@@ -1601,6 +1676,9 @@ inline do_register(n) {                 /* do_register (ensure_paths: parents ex
 
 inline registered(n, s) {               /* registered */
     my_seq[n] = s; reg[n] = RG_DONE; role[n] = R_MEMBER; czx[n] = 0;
+#ifdef STANDING
+    snm[n] = 0;                         /* reg_take_mine: until its data is read */
+#endif
 #ifdef FAST
     mw[n] = 0;                          /* the fast handover: our create made version 0 */
 #endif
@@ -1683,6 +1761,9 @@ inline elector_start(n) {               /* elector_start */
     is_el[n] = 1; el_rd[n] = 0; hi_rd[n] = 0; hi_ver[n] = 0;
 #ifdef RESIGN
     su_w[n] = 255; su_v[n] = 255;       /* what `successor` holds is unknown: write it */
+#endif
+#ifdef STANDING
+    su_n[n] = 255;                      /* whom its predecessor named is unknown */
 #endif
 #ifdef HOLDS
     /* anti-flap from elected.at_ms: the last change may be recent (its
@@ -2120,6 +2201,17 @@ inline succ_of(n, who) {
     if :: zu != NONE -> zu = zu + 4 * mseq[n].s[zu] :: else fi
 }
 
+/* the standing successor (succession_wake_ops): the succession's write
+   names zu (+128 in its qd) when it is another node than the elector, not
+   the one this elector named last, under a decision saying fast_handover.
+   (The model does not name a node no more: a node named before follows
+   until its next wake writes its id back.) */
+#ifdef STANDING
+#define SU_NAMING(n) ((zu != NONE && zu % 4 != (n) && zu != su_n[n] && FASTFLAG(n)) -> 128 : 0)
+#else
+#define SU_NAMING(n) 0
+#endif
+
 /* issue 18 B: no decision to write. A decision the elector did not write
    (a handover: history lacks its epoch) gets its history entry and a new
    `successor` (one multi, checked against `elected`); else `successor` is
@@ -2137,12 +2229,12 @@ inline succ_upkeep(n) {
             T(printf("TRACE node %d: appends history epoch %d, successor %d\n", n, e_ep[n], zu));
             decid[n] = 1; su_w[n] = zu; su_v[n] = e_ver[n];
             sx = e_ep[n] + 16 * zs;
-            send(n, Q_APPEND, e_ver[n], hi_ver[n], e_rg[n], zu); sx = 0
+            send(n, Q_APPEND, e_ver[n], hi_ver[n], e_rg[n], zu + SU_NAMING(n)); sx = 0
         :: hi_ep[n] >= e_ep[n] && (su_w[n] != zu || su_v[n] != e_ver[n]) ->
             T(printf("TRACE node %d: writes successor %d\n", n, zu));
             su_w[n] = zu; su_v[n] = e_ver[n];
             sx = 16 * zs;
-            send(n, Q_SUCC, e_ver[n], 0, e_rg[n], zu); sx = 0
+            send(n, Q_SUCC, e_ver[n], 0, e_rg[n], zu + SU_NAMING(n)); sx = 0
         :: else
         fi;
         zs = 0; zu = 0
@@ -2673,7 +2765,7 @@ end_node:
 #if defined(MUT_SU_KEEP)
                 if :: s_ver[i] != 0 -> s_ver[i] = b :: else fi
 #elif !defined(MUT_SU_NOTAKE)
-                s_ver[i] = b; s_ev[i] = e_ver[i]; s_ep[i] = c / 16; s_lrg[i] = c % 16; s_sd[i] = d
+                s_ver[i] = b; s_ev[i] = e_ver[i]; s_ep[i] = c / 16; s_lrg[i] = c % 16; s_sd[i] = d % 128
 #else
                 skip
 #endif
@@ -2696,6 +2788,11 @@ end_node:
             :: rc != OK && k == Q_SUCC && is_el[i] -> su_w[i] = 255
             :: else
             fi
+#ifdef STANDING
+            /* the standing successor: named (succession_named), or not known
+               (an expression: the d_step is at spin's limit of jump labels) */
+            ; su_n[i] = (is_el[i] -> (rc == OK -> (d >= 128 -> d % 128 : su_n[i]) : 255) : su_n[i])
+#endif
         :: k == Q_LEAVE ->
             if
             :: role[i] != R_DELETING || !lv[i] -> skip
@@ -2819,6 +2916,9 @@ end_node:
                 :: rc == OK -> czx[i] = 1; cs = 1
 #ifdef FAST
                     ; mw[i] = c         /* the fast handover: w, its stat's version */
+#endif
+#ifdef STANDING
+                    ; snm[i] = d        /* reg_take_mine: named, it follows */
 #endif
 #ifdef WAKE
                     ;

@@ -1,7 +1,7 @@
 /*
  * members.c - section 5b: what a leader change costs each kind of member.
  *
- * Seven in-process nodes in one group (own handle, session and library
+ * Eight in-process nodes in one group (own handle, session and library
  * thread each; policy nodeid preempt=off, session 20 s), registered in this
  * order:
  *     p-e   not eligible, every event (on_event): the elector throughout
@@ -11,10 +11,16 @@
  *     p-eu  eligible, unsubscribed (no on_event, no subscription)
  *     p-ns  not eligible, subscribed to +leader-changed only
  *     p-nu  not eligible, unsubscribed
+ *     p-c   eligible, every event, registered last
  * nodeid gives the lead to the lowest id that can lead, so p-es and p-eu
- * (eligible, higher ids) are never chosen while p-a or p-b is there: they
- * are candidates that are not in play. The four p-?s/p-?u members are the
- * uninvolved ones: neither elector, nor old or new leader.
+ * (eligible, higher ids) are never chosen while p-a or p-b is there, nor
+ * named the standing successor (doc/PROTOCOL.md §4) while p-c is there:
+ * with the leaver away, p-c is the one named. They are candidates that are
+ * not in play. The four p-?s/p-?u members are the uninvolved ones: neither
+ * elector, nor old or new leader, nor named successor. p-c registers last
+ * so that none of them is the member right after it in the election order,
+ * which re-arms its watch on p-c's election znode at each naming (one
+ * request: the naming's one neighbour, as the wake's).
  *
  * Leader changes of two kinds, -K/2 each (10 by default): a graceful leave (the READY
  * leader unnominates; it nominates again after the window, which is not
@@ -36,7 +42,7 @@
 
 #include "bench.h"
 
-#define NMEM 7
+#define NMEM 8
 #define MAX_OVER 12                 /* windows over a target told apart, at most */
 #define QUIET_MS 150                /* no counter moved for this long: quiescent */
 #define SESSION_MS 20000
@@ -54,6 +60,7 @@ static const struct {
     {"p-eu", 1, NODE_EVENTS_NONE, "eligible, unsubscribed"},
     {"p-ns", 0, NODE_EVENTS_LEADER, "not eligible, subscribed"},
     {"p-nu", 0, NODE_EVENTS_NONE, "not eligible, unsubscribed"},
+    {"p-c", 1, NODE_EVENTS_ALL, "p-c (named successor, leaver away)"},
 };
 
 #define M_ES 3
@@ -266,7 +273,8 @@ section_members(struct zkh *z)
     if (changes < 1)
         changes = 1;
     nover = nover_all = 0;
-    vlog("members: 7 nodes under %s, %d leaves and %d switchovers", bg.path, changes, changes);
+    vlog("members: %d nodes under %s, %d leaves and %d switchovers", NMEM, bg.path, changes,
+        changes);
     trace_tally_start(bg.path);     /* before the handles open: they are told apart */
     for (i = 0; i < NMEM; i++)
         if ((n[i] = node_open_ex(&bg, kinds[i].id, kinds[i].eligible, kinds[i].events)) ==
@@ -321,7 +329,7 @@ fail:
     csv = NULL;
 
     printf("\n5b. Requests and notifications per leader change, by kind of member "
-        "(7 in-process nodes, policy nodeid preempt=off)\n");
+        "(%d in-process nodes, policy nodeid preempt=off)\n", NMEM);
     series_print("graceful leave of the leader", &lv);
     series_print("switchover to the other candidate", &so);
     table_note("a window runs from quiescence to quiescence (no member's counters moved for "

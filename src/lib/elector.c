@@ -1422,9 +1422,10 @@ succession_write(struct zkelect_group *g, struct zke_successor *s)
     for (k = 0; k < s->nslots; k++)
         if (s->slots[k].slot == 0 && strcmp(s->slots[k].successor_znode, g->my_znode) == 0)
             g->succ_self_next = true;
-    if (top_el <= g->history_last_epoch && s->nslots == 0) {
+    if (top_el <= g->history_last_epoch && s->nslots == 0 && !*g->succ_woken) {
         /* nothing anyone could hand over with: a plain overwrite of a
-           succession that may be there (none there: nothing to do) */
+           succession that may be there (none there: nothing to do). With
+           a node named, the multi below names it no more */
         r->attempt = 0;
         g->deciding = true;
         req_sent(r, zoo_aset(g->h->zh, g->p_successor, r->payload[0], (int)len0, -1,

@@ -774,6 +774,37 @@ test_standing_successor_renamed(void)
 }
 
 /*
+ * Nobody left to name: n2 and n3 are both drained, the succession is
+ * empty, and its write gives n2 its id back (the multi, not the plain
+ * overwrite of an empty succession). (Before, n2 stayed named and went on
+ * following.)
+ */
+static void
+test_standing_successor_none(void)
+{
+    char data[512];
+    int len;
+
+    fz_begin();
+    fz_takeover_noop = true;
+    fz_quiet = FZ_QUIET_NOEVENTS;
+    four_nodes();
+    fz_quiet = FZ_FOLLOW;
+    CU_ASSERT(election_data_is("n2", "n2 successor"));
+    len = snprintf(data, sizeof(data), "{\"v\":1,\"drains\":{"
+                   "\"n2\":{\"until_ms\":%lld,\"reason\":\"test\",\"by\":\"t\"},"
+                   "\"n3\":{\"until_ms\":%lld,\"reason\":\"test\",\"by\":\"t\"}}}",
+                   4102444800000LL, 4102444800000LL);
+    CU_ASSERT(fakezk_create("/g/config", data, len, 0) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(!fz_znode_has("/g/successor", "\"successor\":\"n"));
+    CU_ASSERT(election_data_is("n2", "n2"));
+    CU_ASSERT(election_data_is("n3", "n3"));
+    CU_ASSERT(fz_is_ready(&N[1], 0));
+    fz_end();
+}
+
+/*
  * A switchover request is pending when the leader resigns: the handover
  * goes to the successor (it does not acknowledge the request), and the
  * elector then acts on the request. Its decision's multi also appends the
@@ -1045,6 +1076,7 @@ static CU_TestInfo handover_tests[] = {
     {"fast_handover_newer_decision", test_fast_handover_newer_decision},
     {"standing_successor_fast", test_standing_successor_fast},
     {"standing_successor_renamed", test_standing_successor_renamed},
+    {"standing_successor_none", test_standing_successor_none},
     {"handover_then_decision_history", test_handover_then_decision_history},
     {"succession_follows_members", test_succession_follows_members},
     {"handover_refused", test_handover_refused},

@@ -1329,6 +1329,7 @@ succession_wake_ops(struct zkelect_group *g, struct req *r, int n, const struct 
     const struct member_cache *m;
     struct req_wake *w;
     char path[ZKE_PATH_MAX];
+    bool unname;
     int i, k;
 
     if (g->nlv != 1 || n + 4 > ZKE_MULTI_MAX)
@@ -1339,9 +1340,13 @@ succession_wake_ops(struct zkelect_group *g, struct req *r, int n, const struct 
         snprintf(path, sizeof(path), "%s/%s", g->p_election, e->successor_znode);
     if (strcmp(path, g->succ_woken) == 0)
         return n; /* named already (or nobody, and nobody was) */
-    if (!*path && (*g->succ_woken == '\0' || (m = member_find(g, g->succ_woken_id)) == NULL ||
-                   !m->valid || strcmp(strrchr(g->succ_woken, '/') + 1, m->znode) != 0)) {
-        g->succ_woken[0] = '\0'; /* nobody now, and the one named before is gone */
+    /* the one named before, still registered, is named no more (unless it
+       leads: the wake that elected it wrote its id back) */
+    unname = *g->succ_woken && (m = member_find(g, g->succ_woken_id)) != NULL && m->valid &&
+             strcmp(strrchr(g->succ_woken, '/') + 1, m->znode) == 0 &&
+             strcmp(g->elected.leader_znode, m->znode) != 0;
+    if (!*path && !unname) {
+        g->succ_woken[0] = '\0'; /* nobody now, nor anybody to name no more */
         g->succ_woken_id[0] = '\0';
         return n;
     }
@@ -1352,11 +1357,7 @@ succession_wake_ops(struct zkelect_group *g, struct req *r, int n, const struct 
         snprintf(w->id[w->n], sizeof(w->id[w->n]), "%s%s", e->successor, ZKE_NAMED_SUFFIX);
         w->n++;
     }
-    if (*g->succ_woken && (m = member_find(g, g->succ_woken_id)) != NULL && m->valid &&
-        strcmp(strrchr(g->succ_woken, '/') + 1, m->znode) == 0 &&
-        strcmp(g->elected.leader_znode, m->znode) != 0) {
-        /* the one named before, still registered: named no more (unless
-           it leads: the wake that elected it wrote its id back) */
+    if (unname) {
         snprintf(w->path[w->n], sizeof(w->path[w->n]), "%s", g->succ_woken);
         snprintf(w->id[w->n], sizeof(w->id[w->n]), "%s", g->succ_woken_id);
         w->n++;

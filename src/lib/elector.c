@@ -1403,8 +1403,9 @@ succession_write(struct zkelect_group *g, struct zke_successor *s)
     snprintf(key, sizeof(key), "%016llx", (unsigned long long)hash);
     if (top_el <= g->history_last_epoch && g->succ_key && strcmp(key, g->succ_key) == 0)
         goto out; /* written already, and nothing missing from the history */
-    if (top_el <= g->history_last_epoch && s->nslots == 0 && g->succ_zstate == 0)
-        goto out; /* no succession, and none to replace */
+    if (top_el <= g->history_last_epoch && s->nslots == 0 && g->succ_zstate == 0 &&
+        !*g->succ_woken)
+        goto out; /* no succession, none to replace, nobody to name no more */
     /* valid for the history as this write leaves it: every decision, the
        restore of a deleted `elected` too, changes it */
     s->history_version = top_el > g->history_last_epoch ?
@@ -1993,20 +1994,25 @@ elector_on_succession_reply(struct zkelect_group *g, struct zev *ev)
         }
     } else {
         /* refused on a naming op: that registration is gone (the listing
-           that shows it is on its way); nothing else failed */
+           that shows it is on its way); nothing else failed. Nothing of the
+           multi was applied: who was named still is, unless it is the one
+           gone (its naming back failed). An unknown outcome keeps it too:
+           the next write names and names back again, at worst a wake for
+           nothing */
         bool gone = false;
         int k;
 
-        for (k = succ_op + 1; k < (int)r->attempt; k++)
-            gone = gone || r->results[k].err == ZNONODE;
+        for (k = succ_op + 1; k < (int)r->attempt; k++) {
+            if (r->results[k].err == ZNONODE) {
+                gone = true;
+                if (strcmp(r->wake->path[(k - succ_op - 1) / 2], g->succ_woken) == 0) {
+                    g->succ_woken[0] = '\0';
+                    g->succ_woken_id[0] = '\0';
+                }
+            }
+        }
         free(g->succ_key);
         g->succ_key = NULL;
-        if (gone || zkerr_outcome_unknown(ev->rc)) {
-            /* who is named is not known: name at the next write (a node
-               still named from before follows a little longer) */
-            g->succ_woken[0] = '\0';
-            g->succ_woken_id[0] = '\0';
-        }
         if (rc == ZNONODE && r->attempt > 0 && r->results[succ_op].err == ZNONODE)
             g->succ_zstate = 0;         /* created next time */
         else if (rc == ZNODEEXISTS)

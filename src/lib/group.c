@@ -177,6 +177,13 @@ group_wake_ops(struct zkelect_group *g, struct req *r, int n, const struct zke_e
             break;
         snprintf(w->path[w->n], sizeof(w->path[w->n]), "%s/%s", g->p_election, znode);
         snprintf(w->id[w->n], sizeof(w->id[w->n]), "%s", id);
+        if (strcmp(w->path[w->n], g->succ_woken) == 0) {
+            /* its data is its id again: named no more (§4, "The standing
+               successor"; if this multi fails, the next succession names
+               it again, a wake for nothing) */
+            g->succ_woken[0] = '\0';
+            g->succ_woken_id[0] = '\0';
+        }
         for (i = 0; i < writes; i++)
             zoo_set_op_init(&r->ops[n++], w->path[w->n], w->id[w->n], (int)strlen(w->id[w->n]),
                             -1, NULL);
@@ -207,7 +214,7 @@ group_in_play(struct zkelect_group *g)
     }
     /* the standing successor (§4): the handover's create goes out with the
        release's notifications only from a view that follows */
-    return g->succ_named && g->nlv == 1;
+    return g->succ_named && g->nlv == 1 && g->reg == REG_DONE;
 }
 
 /* The decision in view says every member hears the wake. Before any

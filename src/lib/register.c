@@ -1035,8 +1035,11 @@ reg_on_watch(struct zkelect_group *g, int type, const char *path)
     }
     if (strncmp(path, g->p_election, ne) == 0 && path[ne] == '/' && strcmp(path, g->pred) == 0) {
         /* the one-shot watch is used up: look again (a deletion may make us
-           the elector; any other change re-arms it) */
+           the elector; any other change re-arms it). Not registered any
+           more (left): let it go */
         g->pred_watched = false;
+        if (g->reg != REG_DONE || g->leaving)
+            return true;
         if (type == ZOO_DELETED_EVENT)
             reg_list_election(g, false);
         else

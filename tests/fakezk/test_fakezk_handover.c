@@ -805,6 +805,84 @@ test_standing_successor_none(void)
 }
 
 /*
+ * The elector names whom a decision's wake gave its id back: n5 (the
+ * elector, READY) names n1, a switchover elects n1 (the decision's wake
+ * writes "n1"), a second one n5 again, whose succession names n1 anew
+ * ("n1 successor"); n5 resigns and n1 takes the handover fast. (Before,
+ * the elector still counted n1 as named: no naming, n1 followed nothing,
+ * and read the decision before its create.) Found by a review.
+ */
+static void
+test_standing_successor_elected_then_named(void)
+{
+    static const char sw1[] = "{\"v\":1,\"id\":1,\"to\":\"n1\",\"at_ms\":0,\"by\":\"t\"}";
+    static const char sw2[] = "{\"v\":1,\"id\":2,\"to\":\"n5\",\"at_ms\":0,\"by\":\"t\"}";
+    uint64_t fast, refused;
+
+    fz_begin();
+    fz_takeover_noop = true;
+    fz_open_fresh = true;
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n5", "/g", 1) == 0);
+    fz_nominate(&N[0], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    fz_open_fresh = false;
+    CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
+    fz_quiet = FZ_QUIET_NOEVENTS;
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n1", "/g", 1) == 0);
+    fz_nominate(&N[1], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    fz_quiet = FZ_FOLLOW;
+    CU_ASSERT(election_data_is("n1", "n1 successor"));
+    CU_ASSERT(fakezk_create("/g/switchover", sw1, (int)strlen(sw1), 0) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    CU_ASSERT(election_data_is("n1", "n1"));
+    CU_ASSERT(fakezk_set("/g/switchover", sw2, (int)strlen(sw2)) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
+    CU_ASSERT(election_data_is("n1", "n1 successor"));
+    zkelect_unnominate(N[0].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[1], 0));
+    fast_counts(1, &fast, &refused);
+    CU_ASSERT_EQUAL(fast, 1);
+    fz_end();
+}
+
+/*
+ * A named member that unnominates and keeps its group open (an observer
+ * now) follows no more: over a leader change (a switchover to n3) it sends
+ * nothing. (Before, it went on following `elected` and the leader znode:
+ * 4 requests a change.) Found by a review.
+ */
+static void
+test_standing_successor_left(void)
+{
+    static const char sw[] = "{\"v\":1,\"id\":1,\"to\":\"n3\",\"at_ms\":0,\"by\":\"t\"}";
+    int64_t sid2;
+    int before2;
+
+    fz_begin();
+    fz_takeover_noop = true;
+    fz_quiet = FZ_QUIET_NOEVENTS;
+    four_nodes();
+    fz_quiet = FZ_FOLLOW;
+    CU_ASSERT(election_data_is("n2", "n2 successor"));
+    zkelect_unnominate(N[2].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(!fz_registered(&N[2], 0));
+    sid2 = fz_sid(&N[2]);
+    before2 = fakezk_requests(sid2);
+    CU_ASSERT(fakezk_create("/g/switchover", sw, (int)strlen(sw), 0) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[3], 0));
+    CU_ASSERT_EQUAL(fakezk_requests(sid2) - before2, 0);
+    if (fakezk_requests(sid2) != before2)
+        fprintf(stderr, "  n2: %d requests\n", fakezk_requests(sid2) - before2);
+    fz_end();
+}
+
+/*
  * A switchover request is pending when the leader resigns: the handover
  * goes to the successor (it does not acknowledge the request), and the
  * elector then acts on the request. Its decision's multi also appends the
@@ -1077,6 +1155,8 @@ static CU_TestInfo handover_tests[] = {
     {"standing_successor_fast", test_standing_successor_fast},
     {"standing_successor_renamed", test_standing_successor_renamed},
     {"standing_successor_none", test_standing_successor_none},
+    {"standing_successor_elected_then_named", test_standing_successor_elected_then_named},
+    {"standing_successor_left", test_standing_successor_left},
     {"handover_then_decision_history", test_handover_then_decision_history},
     {"succession_follows_members", test_succession_follows_members},
     {"handover_refused", test_handover_refused},

@@ -2160,6 +2160,10 @@ inline decide_write(n, who, mode) {
 #endif
 #endif
     T(printf("TRACE node %d: decides epoch %d leader %d (reg %d), mode %d\n", n, ep, who, rg, mode));
+#ifdef STANDING
+    /* the decision's wake writes its id back: named no more (group_wake_ops) */
+    su_n[n] = ((su_n[n] != 255 && su_n[n] % 4 == who) -> 255 : su_n[n]);
+#endif
 #ifdef RESIGN
     /* issue 18 B: `successor` in the same multi: the policy's choice with
        `who` not eligible, next_epoch = the highest epoch seen + 1 */

@@ -434,7 +434,11 @@ ZKELECT_API int zkelect_get_leaders(zkelect_group_t *g, struct zkelect_slot *out
  */
 ZKELECT_API int zkelect_group_slot(zkelect_group_t *g);
 
-/* Copy the current view into *out. ZKELECT_ENOLEADER (and out->id "") when none. */
+/* Copy the current view into *out. ZKELECT_ENOLEADER (and out->id "") when none.
+ * In the takeover callback of a fast handover (doc/PROTOCOL.md §4), called
+ * before this node has read the handover's decision, `elected`,
+ * `elected_epoch`, `previous` and `reason` are the handover's all the same
+ * (the create succeeded only over it). */
 ZKELECT_API int zkelect_get_leader(zkelect_group_t *g, struct zkelect_leader *out);
 
 /* The host (struct zkelect_node host) of node ID as last read from its member

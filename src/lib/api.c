@@ -341,6 +341,17 @@ fill_leader(struct zkelect_group *g, struct zkelect_leader *out)
         snprintf(out->elected, sizeof(out->elected), "%s", LV0(g)->l.id);
         out->elected_epoch = LV0(g)->l.epoch;
         snprintf(out->previous, sizeof(out->previous), "%s", LV0(g)->l.previous);
+    } else if (g->have_elected && LV0(g)->have && LV0(g)->owner == g->h->session_id &&
+               LV0(g)->l.epoch > g->elected.epoch && *LV0(g)->l.previous) {
+        /* our fast handover's leader znode, created before the decision
+           was read (doc/PROTOCOL.md §4, "The fast handover"): the create
+           succeeded only over the leaver's handover, whose decision says
+           this (register.c, reg_handover) */
+        snprintf(out->elected, sizeof(out->elected), "%s", LV0(g)->l.id);
+        out->elected_epoch = LV0(g)->l.epoch;
+        snprintf(out->previous, sizeof(out->previous), "%s", LV0(g)->l.previous);
+        snprintf(out->reason, sizeof(out->reason), "handover: %s resigned; %s is its successor",
+                 LV0(g)->l.previous, LV0(g)->l.id);
     } else if (g->have_elected) {
         snprintf(out->elected, sizeof(out->elected), "%s", g->elected.leader);
         out->elected_epoch = g->elected.epoch;

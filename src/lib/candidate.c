@@ -469,6 +469,8 @@ cand_on_leader_create_reply(struct zkelect_group *g, struct zev *ev)
         snprintf(CL(g)->l.id, sizeof(CL(g)->l.id), "%s", g->self.id);
         CL(g)->l.status = g->ready_direct ? ZKELECT_STATUS_READY : ZKELECT_STATUS_PROGRESS;
         CL(g)->l.epoch = g->role_epoch;
+        if (fast) /* as its payload says: the decision in view names the leaver */
+            snprintf(CL(g)->l.previous, sizeof(CL(g)->l.previous), "%s", g->elected.leader);
         CL(g)->have = true;
         /* created READY: published with +ready, after +takeover */
         g->ready_early = g->ready_direct;

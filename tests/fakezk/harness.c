@@ -111,7 +111,13 @@ static int
 takeover_cb(void *data, zkelect_group_t *g, uint64_t epoch)
 {
     struct fz_grp *gr = data;
+    struct zkelect_leader l;
+
     gr->takeover_epoch = epoch;
+    if (zkelect_get_leader(g, &l) == 0 || *l.previous || *l.reason) {
+        snprintf(gr->takeover_previous, sizeof(gr->takeover_previous), "%s", l.previous);
+        snprintf(gr->takeover_reason, sizeof(gr->takeover_reason), "%s", l.reason);
+    }
     if (gr->takeover_host_of != NULL) /* on the library thread: from the view */
         gr->takeover_host_rc = zkelect_get_node_host(g, gr->takeover_host_of,
                                                      gr->takeover_host,

@@ -48,6 +48,9 @@ struct fz_grp {
                                              zkelect_get_node_host for it ... */
     char takeover_host[256];              /* ... and keeps the answer here */
     int takeover_host_rc;                 /* ... and its return code */
+    char takeover_previous[64];           /* zkelect_get_leader() in the takeover
+                                             callback: the previous leader ... */
+    char takeover_reason[256];            /* ... and the decision's reason */
     uint64_t stepdown_epoch;
     int stepdown_calls;                   /* step-down callbacks so far */
 };

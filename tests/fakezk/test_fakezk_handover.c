@@ -667,7 +667,11 @@ election_version(const char *id)
  * READY at epoch 2 before any reply has reached n2, and it counts a fast
  * handover. n3 sends at most the re-arm of its watch on n2's election
  * znode (its predecessor, written by the wake). Once n2 leads, the succession
- * names n3, which is woken in turn (version 2). (Before, no succession
+ * names n3, which is woken in turn (version 2). n2's takeover callback,
+ * which runs before n2 has read the handover's decision, is told the
+ * previous leader (n1), the reason and n1's host all the same (before,
+ * the decision in its view was the one before: no previous, its reason).
+ * (Before, no succession
  * woke anybody: n2 heard only the handover's wake, read `elected` before
  * its create, and took no fast handover.)
  */
@@ -690,6 +694,7 @@ test_standing_successor_fast(void)
     sid2 = fz_sid(&N[2]);
     sid3 = fz_sid(&N[3]);
     before3 = fakezk_requests(sid3);
+    N[2].grp[0].takeover_host_of = "n1";
     fakezk_hold(sid2, true);
     zkelect_unnominate(N[1].grp[0].g, 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);  /* all but n2 */
@@ -705,6 +710,12 @@ test_standing_successor_fast(void)
     fast_counts(2, &fast, &refused);
     CU_ASSERT_EQUAL(fast, 1);
     CU_ASSERT_EQUAL(refused, 0);
+    /* its takeover callback, called before it has read the decision, is
+       told who led before and why, and the leaver's host, as after a read */
+    CU_ASSERT_STRING_EQUAL(N[2].grp[0].takeover_previous, "n1");
+    CU_ASSERT_STRING_EQUAL(N[2].grp[0].takeover_reason, "handover: n1 resigned; n2 is its successor");
+    CU_ASSERT_EQUAL(N[2].grp[0].takeover_host_rc, 0);
+    CU_ASSERT_STRING_EQUAL(N[2].grp[0].takeover_host, "fakehost");
     CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n3\""));
     CU_ASSERT_EQUAL(election_version("n3"), 2);
     fz_end();

@@ -665,7 +665,7 @@ mutants_fast18() {
 deep_fast() {
     # the standing successor (README.md, "Issue 18, the standing
     # successor"): node 1 crashes, node 0 (the elector) leads and names
-    # node 2, then resigns (45 M states hash-compacted, 2.7 GB, ~2 min)
+    # node 2, then resigns (46 M states hash-compacted, 2.8 GB, ~2 min)
     check "standing successor: the leader crashes, the elector leads, names its successor, resigns" pass -O1 \
         "-DMAX_RESIGN=1 $P18CS" "-DSAFETY -DHC4" "-m100000 -w27"
     # HO19: node 1's expiry around node 0's resign (README.md, "Issue 18,

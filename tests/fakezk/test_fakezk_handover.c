@@ -275,6 +275,62 @@ four_nodes(void)
     CU_ASSERT_FATAL(fz_is_elector(&N[0], 0));
 }
 
+/* four_nodes() with takeovers that have no work, the members opened as
+   zkelectd's (ZKELECT_GROUP_NO_LEADER_EVENTS: they follow nothing) */
+static void
+four_quiet_nodes(void)
+{
+    fz_begin();
+    fz_takeover_noop = true;
+    fz_quiet = FZ_QUIET_NOEVENTS;
+    four_nodes();
+    fz_quiet = FZ_FOLLOW;
+}
+
+/* The config drains the nodes of IDS (NULL-ended) until 2100, as zkelect
+   drain writes it (the znode created, or set if it is there). */
+static void
+drain(const char *const *ids)
+{
+    char data[1024];
+    size_t len;
+    int i;
+
+    len = (size_t)snprintf(data, sizeof(data), "{\"v\":1,\"drains\":{");
+    for (i = 0; ids[i] && len < sizeof(data); i++)
+        len += (size_t)snprintf(data + len, sizeof(data) - len,
+                                "%s\"%s\":{\"until_ms\":4102444800000,\"reason\":\"test\","
+                                "\"by\":\"t\"}", i ? "," : "", ids[i]);
+    if (len < sizeof(data))
+        len += (size_t)snprintf(data + len, sizeof(data) - len, "}}");
+    CU_ASSERT_FATAL(len < sizeof(data));
+    if (fakezk_exists("/g/config")) {
+        CU_ASSERT(fakezk_set("/g/config", data, (int)len) == 0);
+    } else {
+        CU_ASSERT(fakezk_create("/g/config", data, (int)len, 0) == 0);
+    }
+}
+
+/* n5 creates the group (a fresh open) and leads, with takeovers that have
+   no work; then n1 joins, opened as QUIET says (fz_quiet). */
+static void
+n5_leads_n1_joins(int quiet)
+{
+    fz_begin();
+    fz_takeover_noop = true;
+    fz_open_fresh = true;
+    CU_ASSERT_FATAL(fz_node_open(&N[0], "n5", "/g", 1) == 0);
+    fz_nominate(&N[0], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    fz_open_fresh = false;
+    CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
+    fz_quiet = quiet;
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n1", "/g", 1) == 0);
+    fz_nominate(&N[1], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    fz_quiet = FZ_FOLLOW;
+}
+
 /*
  * The elector keeps the standing succession in `successor`: n1 leads, n2 is
  * what nodeid would choose without it. The leader resigns: its leave writes
@@ -507,17 +563,7 @@ test_elector_successor_no_pause(void)
 {
     static const char sw[] = "{\"v\":1,\"id\":1,\"to\":\"n1\",\"at_ms\":0,\"by\":\"t\"}";
 
-    fz_begin();
-    fz_takeover_noop = true;
-    fz_open_fresh = true;
-    CU_ASSERT_FATAL(fz_node_open(&N[0], "n5", "/g", 1) == 0);
-    fz_nominate(&N[0], 0, 10);
-    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
-    fz_open_fresh = false;
-    CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
-    CU_ASSERT_FATAL(fz_node_open(&N[1], "n1", "/g", 1) == 0);
-    fz_nominate(&N[1], 0, 10);
-    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    n5_leads_n1_joins(FZ_FOLLOW);
     CU_ASSERT(fakezk_create("/g/switchover", sw, (int)strlen(sw), 0) == 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
@@ -683,11 +729,7 @@ test_standing_successor_fast(void)
     int64_t sid2, sid3;
     int before3;
 
-    fz_begin();
-    fz_takeover_noop = true;
-    fz_quiet = FZ_QUIET_NOEVENTS;
-    four_nodes();
-    fz_quiet = FZ_FOLLOW;
+    four_quiet_nodes();
     CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n2\""));
     CU_ASSERT_EQUAL(election_version("n2"), 2);
     CU_ASSERT_EQUAL(election_version("n3"), 0);
@@ -750,21 +792,15 @@ election_data_is(const char *id, const char *data)
 static void
 test_standing_successor_renamed(void)
 {
-    char data[512];
+    static const char *const n2[] = {"n2", NULL};
     uint64_t fast, refused;
     int64_t sid2;
-    int len, before2;
+    int before2;
 
-    fz_begin();
-    fz_takeover_noop = true;
-    fz_quiet = FZ_QUIET_NOEVENTS;
-    four_nodes();
-    fz_quiet = FZ_FOLLOW;
+    four_quiet_nodes();
     CU_ASSERT(election_data_is("n2", "n2 successor"));
     CU_ASSERT(election_data_is("n3", "n3"));
-    len = snprintf(data, sizeof(data), "{\"v\":1,\"drains\":{\"n2\":{\"until_ms\":%lld,"
-                   "\"reason\":\"test\",\"by\":\"t\"}}}", 4102444800000LL);
-    CU_ASSERT(fakezk_create("/g/config", data, len, 0) == 0);
+    drain(n2);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n3\""));
     CU_ASSERT(election_data_is("n2", "n2"));
@@ -793,20 +829,11 @@ test_standing_successor_renamed(void)
 static void
 test_standing_successor_none(void)
 {
-    char data[512];
-    int len;
+    static const char *const n2n3[] = {"n2", "n3", NULL};
 
-    fz_begin();
-    fz_takeover_noop = true;
-    fz_quiet = FZ_QUIET_NOEVENTS;
-    four_nodes();
-    fz_quiet = FZ_FOLLOW;
+    four_quiet_nodes();
     CU_ASSERT(election_data_is("n2", "n2 successor"));
-    len = snprintf(data, sizeof(data), "{\"v\":1,\"drains\":{"
-                   "\"n2\":{\"until_ms\":%lld,\"reason\":\"test\",\"by\":\"t\"},"
-                   "\"n3\":{\"until_ms\":%lld,\"reason\":\"test\",\"by\":\"t\"}}}",
-                   4102444800000LL, 4102444800000LL);
-    CU_ASSERT(fakezk_create("/g/config", data, len, 0) == 0);
+    drain(n2n3);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(!fz_znode_has("/g/successor", "\"successor\":\"n"));
     CU_ASSERT(election_data_is("n2", "n2"));
@@ -830,19 +857,7 @@ test_standing_successor_elected_then_named(void)
     static const char sw2[] = "{\"v\":1,\"id\":2,\"to\":\"n5\",\"at_ms\":0,\"by\":\"t\"}";
     uint64_t fast, refused;
 
-    fz_begin();
-    fz_takeover_noop = true;
-    fz_open_fresh = true;
-    CU_ASSERT_FATAL(fz_node_open(&N[0], "n5", "/g", 1) == 0);
-    fz_nominate(&N[0], 0, 10);
-    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
-    fz_open_fresh = false;
-    CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
-    fz_quiet = FZ_QUIET_NOEVENTS;
-    CU_ASSERT_FATAL(fz_node_open(&N[1], "n1", "/g", 1) == 0);
-    fz_nominate(&N[1], 0, 10);
-    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
-    fz_quiet = FZ_FOLLOW;
+    n5_leads_n1_joins(FZ_QUIET_NOEVENTS);
     CU_ASSERT(election_data_is("n1", "n1 successor"));
     CU_ASSERT(fakezk_create("/g/switchover", sw1, (int)strlen(sw1), 0) == 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
@@ -873,11 +888,7 @@ test_standing_successor_left(void)
     int64_t sid2;
     int before2;
 
-    fz_begin();
-    fz_takeover_noop = true;
-    fz_quiet = FZ_QUIET_NOEVENTS;
-    four_nodes();
-    fz_quiet = FZ_FOLLOW;
+    four_quiet_nodes();
     CU_ASSERT(election_data_is("n2", "n2 successor"));
     zkelect_unnominate(N[2].grp[0].g, 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
@@ -1038,7 +1049,6 @@ static void
 handover_after_change(int what)
 {
     char data[4096];
-    long long until;
     int len;
 
     fz_begin();
@@ -1046,15 +1056,8 @@ handover_after_change(int what)
     CU_ASSERT_FATAL(fz_znode_has("/g/successor", "\"successor\":\"n2\""));
     fakezk_hold(fz_sid(&N[0]), true);  /* the elector hears nothing of it */
     if (what == 0) {
-        /* n2 drained until 2100, as zkelect drain writes it */
-        until = 4102444800000LL;       /* 2100-01-01 */
-        len = snprintf(data, sizeof(data), "{\"v\":1,\"drains\":{\"n2\":{\"until_ms\":%lld,"
-                       "\"reason\":\"test\",\"by\":\"t\"}}}", until);
-        if (fakezk_exists("/g/config")) {
-            CU_ASSERT(fakezk_set("/g/config", data, len) == 0);
-        } else {
-            CU_ASSERT(fakezk_create("/g/config", data, len, 0) == 0);
-        }
+        static const char *const n2[] = {"n2", NULL};
+        drain(n2);                     /* n2 drained until 2100 */
     } else {
         /* n2's record rewritten (the same data: any change counts) */
         len = fakezk_get("/g/nodes/n2", data, sizeof(data));

@@ -52,18 +52,25 @@ sanitizer_check() {   # sanitizer_check FILE...
     done
 }
 
-# term_wait PID DESC: send SIGTERM to PID (a `timeout -k 30 ...` running a
-# zkelect that exits on SIGTERM), wait for its exit and check the status is 0.
+# term_wait PID DESC: PID is a `timeout -k 30 ...` running a zkelect that
+# exits on SIGTERM: send SIGTERM, wait for the exit and check the status is 0.
 # The wait polls for the exit with a 10 s deadline; a process still there
 # then fails the check, as `timeout -k 10` did before, but first has the
 # state of its threads and of its children printed (a hang at exit shows
 # where it is: a thread's wchan and system call, a tracer's TracerPid); then
 # it is killed. The time to the exit goes to the log.
+# The SIGTERM goes to the zkelect itself, timeout's child, as a supervisor's
+# would, and not to timeout: timeout relays it, to the child and to its process
+# group, and then sends SIGCONT to both. A SIGCONT that reaches a sanitizer
+# build while LeakSanitizer stops the world at its exit discards the SIGSTOP
+# of the tracer's PTRACE_ATTACH, and the tracer waits for that stop forever (a
+# CI run saw it: the zkelect running and traced, its tracer in do_wait).
 term_wait() {
     tw_pid=$1 tw_desc=$2 tw_more=""
+    tw_target=$(cat /proc/"$tw_pid"/task/*/children 2>/dev/null)
     read -r tw_up _ < /proc/uptime
     tw_t0=$(echo "$tw_up" | tr -d .)
-    kill -TERM "$tw_pid" 2>/dev/null
+    kill -TERM ${tw_target:-$tw_pid} 2>/dev/null
     tw_dead=$((tw_t0 + 1000))
     while kill -0 "$tw_pid" 2>/dev/null && [ -z "$(sed -n 's/^State:\t\(Z\).*/\1/p' /proc/"$tw_pid"/status 2>/dev/null)" ]; do
         read -r tw_up _ < /proc/uptime

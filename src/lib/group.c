@@ -1464,7 +1464,7 @@ group_on_reply(struct zkelect_group *g, struct zev *ev)
     case REQ_CHECK_ID:          reg_on_check_id_reply(g, ev); break;
     case REQ_FIND_MINE:         reg_on_find_mine_reply(g, ev); break;
     case REQ_LIST_ELECTION:     reg_on_list_reply(g, ev); break;
-    case REQ_EXISTS_PRED:       reg_on_pred_reply(g, ev); break;
+    case REQ_WATCH_PRED:        reg_on_pred_reply(g, ev); break;
     case REQ_GET_MEMBER:        elector_on_member_reply(g, ev); break;
     case REQ_GET_CONFIG:
     case REQ_EXISTS_CONFIG:     elector_on_config_reply(g, ev); break;

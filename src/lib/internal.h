@@ -39,7 +39,7 @@ enum req_kind {
     REQ_FIND_MINE,        /* aget_children election: find my znode by guid */
     REQ_CHECK_ID,         /* aexists nodes/<id>: who owns it */
     REQ_LIST_ELECTION,    /* aget_children election (watch when elector) */
-    REQ_EXISTS_PRED,      /* aexists predecessor (watch) */
+    REQ_WATCH_PRED,       /* aget_children2 predecessor (watch: its deletion) */
     REQ_GET_MEMBER,       /* aget nodes/<id> (watch, elector) */
     REQ_GET_CONFIG,       /* aget config (watch, elector) */
     REQ_EXISTS_CONFIG,    /* aexists config (watch) */
@@ -342,6 +342,11 @@ struct lview {
 
 #define ZKE_GINDEX 16384               /* buckets of the group index */
 
+/* How many election znodes below its predecessor a member remembers: a
+   predecessor that goes is replaced by the next of them without a listing
+   (register.c, reg_next_pred). */
+#define ZKE_LOWER_MAX 4
+
 struct zkelect_group {
     struct zkelect_group *next;       /* h->groups link */
     struct zkelect_group *hnext;      /* h->gindex bucket link */
@@ -483,7 +488,11 @@ struct zkelect_group {
     bool is_elector;                  /* this node is the elector */
     bool elector_import;              /* ... and waits for `elected` and the leader
                                          znodes in view to take over (elector_import) */
-    char pred[ZKE_PATH_MAX];          /* predecessor child name being watched */
+    char pred[ZKE_PATH_MAX];          /* predecessor path being watched */
+    char lower[ZKE_LOWER_MAX][ZKE_CHILD_MAX + 1]; /* the election znodes below pred,
+                                         highest first, from our last listing:
+                                         the next predecessors (reg_next_pred) */
+    int nlower;                       /* entries in lower[] */
     struct member_cache *members;     /* members (elector only) */
     bool config_read, switchover_read, history_read, election_read;
     struct zke_config *config;        /* cluster config (heap, elector only; NULL = absent) */
@@ -550,7 +559,7 @@ struct zkelect_group {
     char slots_short[256];            /* "chose K of N: why" last published (-no-eligible) */
 
     /* liveness */
-    bool pred_watched;                /* an exists-watch is set on g->pred */
+    bool pred_watched;                /* a watch is set on g->pred (its deletion) */
     uint64_t activity_ms;             /* last reply or watch handled for the group */
     uint64_t stuck_redrive_ms;        /* stuck: re-driven last then (0 = never) */
     int stuck_backoff;                /* consecutive re-drives without progress */

@@ -5,7 +5,9 @@
  * multi, resolve an unknown outcome by the guid, repair after a foreign
  * change, remove on unnominate), the registration state g->reg (changed only
  * through group_reg_set), and the elector determination: the lowest live
- * election znode is the elector, every other member watches its predecessor.
+ * election znode is the elector, every other member watches its predecessor
+ * (for its deletion alone: reg_watch_pred) and, when it goes, the next one
+ * below that its last listing showed (reg_next_pred).
  */
 #include "config.h"
 
@@ -40,6 +42,9 @@ reg_new_guid(char out[ZKE_GUID_LEN + 1])
     }
     out[ZKE_GUID_LEN] = '\0';
 }
+
+static void reg_watch_pred(struct zkelect_group *g);
+static void reg_next_pred(struct zkelect_group *g);
 
 static bool
 child_ignored(struct zkelect_group *g, const char *name)
@@ -206,6 +211,7 @@ registered(struct zkelect_group *g, const char *child)
     g->saw_leader = CL(g)->have; /* cold start or not: from this registration on */
     g->recheck_mine = false;
     g->pred_watched = false;
+    g->nlower = 0;
     if (g->leaving) {
         /* unnominated while the registration was in flight: undo it */
         reg_unregister(g);
@@ -907,10 +913,10 @@ void
 reg_on_list_reply(struct zkelect_group *g, struct zev *ev)
 {
     char id[ZKE_ID_MAX + 1];
-    int64_t seq, best_pred = -1;
-    const char *pred = NULL;
+    int64_t seq, top_seq[ZKE_LOWER_MAX + 1];
+    const char *top[ZKE_LOWER_MAX + 1];
     bool mine = false, lowest = true;
-    int i;
+    int i, j, ntop = 0;
 
     if (ev->rc != ZOK || g->reg != REG_DONE)
         return;
@@ -922,12 +928,21 @@ reg_on_list_reply(struct zkelect_group *g, struct zev *ev)
             mine = true;
             continue;
         }
-        if (seq < g->my_seq) {
-            lowest = false;
-            if (seq > best_pred) {
-                best_pred = seq;
-                pred = ev->strings[i];
+        if (seq >= g->my_seq)
+            continue;
+        lowest = false;
+        /* keep the highest ZKE_LOWER_MAX + 1 below ours, highest first */
+        for (j = ntop; j > 0 && top_seq[j - 1] < seq; j--) {
+            if (j <= ZKE_LOWER_MAX) {
+                top_seq[j] = top_seq[j - 1];
+                top[j] = top[j - 1];
             }
+        }
+        if (j <= ZKE_LOWER_MAX) {
+            top_seq[j] = seq;
+            top[j] = ev->strings[i];
+            if (ntop <= ZKE_LOWER_MAX)
+                ntop++;
         }
     }
     if (!mine) {
@@ -943,9 +958,53 @@ reg_on_list_reply(struct zkelect_group *g, struct zev *ev)
     }
     if (g->is_elector)
         elector_stop(g, "a lower election znode exists");
-    snprintf(g->pred, sizeof(g->pred), "%s/%s", g->p_election, pred);
+    snprintf(g->pred, sizeof(g->pred), "%s/%s", g->p_election, top[0]);
+    for (g->nlower = 0; g->nlower < ntop - 1; g->nlower++)
+        snprintf(g->lower[g->nlower], sizeof(g->lower[0]), "%s", top[g->nlower + 1]);
     g->pred_watched = false;
-    group_send_exists(g, REQ_EXISTS_PRED, g->pred, g->pred);
+    reg_watch_pred(g);
+}
+
+/*
+ * The predecessor went (or was gone when we came to watch it): watch the
+ * next election znode below it that our last listing showed, without a new
+ * listing. That is exact: sequence numbers only grow, so no znode below ours
+ * appeared since, and the first of those remembered that is still there is
+ * the highest below ours. One request for the member after a leaver, not
+ * two. Once they are all gone (or were never remembered), a listing says
+ * whether we are the lowest, the elector, or which one is next.
+ */
+static void
+reg_next_pred(struct zkelect_group *g)
+{
+    if (g->nlower == 0) {
+        reg_list_election(g, false);
+        return;
+    }
+    snprintf(g->pred, sizeof(g->pred), "%s/%s", g->p_election, g->lower[0]);
+    memmove(g->lower[0], g->lower[1], (size_t)(g->nlower - 1) * sizeof(g->lower[0]));
+    g->nlower--;
+    g->pred_watched = false;
+    reg_watch_pred(g);
+}
+
+/*
+ * Watch the predecessor's election znode for its deletion alone: a child
+ * watch (getChildren), not an exists. An ephemeral znode has no children, so
+ * the watch fires when it is deleted and never when its data is written: the
+ * wake and the naming of the predecessor (§2, §4) cost its neighbour nothing.
+ * The reply's stat says whether it is ephemeral, as the exists' did.
+ */
+static void
+reg_watch_pred(struct zkelect_group *g)
+{
+    struct req *r;
+
+    if (!group_connected(g) || (r = req_new(g->h, g, REQ_WATCH_PRED)) == NULL)
+        return;
+    snprintf(r->arg, sizeof(r->arg), "%s", g->pred);
+    snprintf(r->pathbuf[0], sizeof(r->pathbuf[0]), "%s", g->pred);
+    req_sent(r, zoo_aget_children2(g->h->zh, r->pathbuf[0], 1, strings_completion, r));
 }
 
 void
@@ -956,7 +1015,7 @@ reg_on_pred_reply(struct zkelect_group *g, struct zev *ev)
     if (ev->rc == ZOK && ev->stat.ephemeralOwner != 0) {
         g->pred_watched = true;
     } else if (ev->rc == ZNONODE) {
-        reg_list_election(g, false); /* gone before the watch was set */
+        reg_next_pred(g); /* gone before the watch was set */
     } else if (ev->rc == ZOK && ev->stat.ephemeralOwner == 0) {
         /* a persistent znode is no member's registration: written by a
            foreign client, it must not pose as the elector for ever */
@@ -964,7 +1023,7 @@ reg_on_pred_reply(struct zkelect_group *g, struct zev *ev)
         zke_event(g->h, g, ZKELECT_EV_MALFORMED, NULL, 0, ZKELECT_EBADVALUE,
                   "%s is not ephemeral (no member's registration); ignored", g->pred);
         child_ignore(g, name);
-        reg_list_election(g, false);
+        reg_next_pred(g);
     }
 }
 
@@ -1035,15 +1094,14 @@ reg_on_watch(struct zkelect_group *g, int type, const char *path)
     }
     if (strncmp(path, g->p_election, ne) == 0 && path[ne] == '/' && strcmp(path, g->pred) == 0) {
         /* the one-shot watch is used up: look again (a deletion may make us
-           the elector; any other change re-arms it). Not registered any
-           more (left): let it go */
+           the elector). Not registered any more (left): let it go */
         g->pred_watched = false;
         if (g->reg != REG_DONE || g->leaving)
             return true;
         if (type == ZOO_DELETED_EVENT)
-            reg_list_election(g, false);
+            reg_next_pred(g);
         else
-            group_send_exists(g, REQ_EXISTS_PRED, g->pred, g->pred);
+            reg_watch_pred(g); /* a foreign persistent znode's children */
         return true;
     }
     return false;

@@ -219,20 +219,21 @@ test_uninvolved_crash(void)
 }
 
 /*
- * The wake is not heard by the woken node alone: the member right after it
- * in the election order watches its election znode too (exists, for the
- * elector's succession, register.c). The wake's setData fires that watch,
- * and the member sends one exists to arm it again (doc/PROTOCOL.md §2, "The
- * wake's one neighbour"). Here the quiet n8 registers right after n2; n1
- * resigns and its handover wakes n2: n8, no elector, no old or new leader,
- * no subscriber, pays exactly that one request for the change, and no more.
- * n5, registered after n8, is the standing successor once n2 leads: n8 is
- * never named. n2's znode went to version 2 when the elector named it the
- * standing successor, and to 3 with the handover's wake. (The cast above
- * puts n7 in front of n8 so that the other tests measure what they say.)
+ * The wake is heard by the woken node alone. The member right after it in
+ * the election order watches its election znode too, for the elector's
+ * succession (register.c), but with a child watch: an ephemeral znode has
+ * no children, so that watch fires at its deletion and never at a write of
+ * its data (doc/PROTOCOL.md §2, "The wake's one neighbour"). Here the quiet
+ * n8 registers right after n2; the elector names n2 the standing successor
+ * (n2's znode goes to version 2), n1 resigns and its handover wakes n2
+ * (version 3). n8, no elector, no old or new leader, no subscriber, sends
+ * nothing for the change and hears nothing from n2's znode. (Before, with
+ * an exists watch, the wake fired it and n8 armed it again: 1 request and
+ * 1 notification more.) n5, registered after n8, is the standing successor
+ * once n2 leads: n8 is never named.
  */
 static void
-test_wake_heard_by_next_in_line(void)
+test_wake_not_heard_by_next_in_line(void)
 {
     struct zkelect_stats s0, s1;
 
@@ -249,7 +250,50 @@ test_wake_heard_by_next_in_line(void)
     CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
     CU_ASSERT_EQUAL(election_version("n2"), 3);
     s1 = stats(&N[4]);
-    CU_ASSERT_EQUAL(s1.requests - s0.requests, 1);   /* the exists on n2's znode */
+    CU_ASSERT_EQUAL(s1.requests - s0.requests, 0);
+    /* the one-shot watches left from its first view of `leader` and
+       `elected`, let go at this first change; nothing from n2's znode */
+    CU_ASSERT_EQUAL(s1.notifications - s0.notifications, 2);
+    fz_end();
+}
+
+/*
+ * ... and the neighbour still hears its predecessor go, at one request. The
+ * order is n9 n1 n2 n8 n5; n8's listing at its registration showed n9, n1
+ * and n2 below it. n2, n8's predecessor, leaves: n8 watches n1, the next
+ * below n2 that its listing showed, without listing again (sequence numbers
+ * only grow: nothing below n8 can have appeared since): 1 request, the
+ * child watch on n1's znode (before: the listing and an exists, 2). Then
+ * n1, the leader, and n9, the elector, crash: n8 hears n1 go, finds n9 gone
+ * too, lists (nobody remembered is left) and, the lowest, becomes the
+ * elector; n5 (nodeid: the lowest id of n5 and n8) leads.
+ */
+static void
+test_next_in_line_hears_the_deletion(void)
+{
+    struct zkelect_stats s0, s1;
+    int64_t c1, c9;
+
+    fz_begin();
+    join(0, "n9", FZ_FOLLOW, false);
+    join(1, "n1", FZ_FOLLOW, true);
+    join(2, "n2", FZ_FOLLOW, true);
+    join(4, "n8", FZ_QUIET_NOCB, true);
+    join(6, "n5", FZ_FOLLOW, true);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    s0 = stats(&N[4]);
+    zkelect_unnominate(N[2].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    s1 = stats(&N[4]);
+    CU_ASSERT_EQUAL(s1.requests - s0.requests, 1);
+    CU_ASSERT(!fz_is_elector(&N[4], 0));
+    c1 = crash(1);
+    c9 = crash(0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_elector(&N[4], 0));
+    CU_ASSERT(fz_is_ready(&N[6], 0));
+    crash_end(c1);
+    crash_end(c9);
     fz_end();
 }
 
@@ -1359,7 +1403,8 @@ test_node_host_on_request(void)
 static CU_TestInfo quiet_tests[] = {
     {"uninvolved_leave", test_uninvolved_leave},
     {"uninvolved_crash", test_uninvolved_crash},
-    {"wake_heard_by_next_in_line", test_wake_heard_by_next_in_line},
+    {"wake_not_heard_by_next_in_line", test_wake_not_heard_by_next_in_line},
+    {"next_in_line_hears_the_deletion", test_next_in_line_hears_the_deletion},
     {"subscriber", test_subscriber},
     {"subscriber_two_requests", test_subscriber_two_requests},
     {"release_before_wake", test_release_before_wake},

@@ -493,6 +493,8 @@ struct zkelect_group {
                                          highest first, from our last listing:
                                          the next predecessors (reg_next_pred) */
     int nlower;                       /* entries in lower[] */
+    bool lower_all;                   /* pred and lower[] were every znode below
+                                         ours in that listing */
     struct member_cache *members;     /* members (elector only) */
     bool config_read, switchover_read, history_read, election_read;
     struct zke_config *config;        /* cluster config (heap, elector only; NULL = absent) */

@@ -212,6 +212,7 @@ registered(struct zkelect_group *g, const char *child)
     g->recheck_mine = false;
     g->pred_watched = false;
     g->nlower = 0;
+    g->lower_all = false;
     if (g->leaving) {
         /* unnominated while the registration was in flight: undo it */
         reg_unregister(g);
@@ -916,7 +917,7 @@ reg_on_list_reply(struct zkelect_group *g, struct zev *ev)
     int64_t seq, top_seq[ZKE_LOWER_MAX + 1];
     const char *top[ZKE_LOWER_MAX + 1];
     bool mine = false, lowest = true;
-    int i, j, ntop = 0;
+    int i, j, ntop = 0, nbelow = 0;
 
     if (ev->rc != ZOK || g->reg != REG_DONE)
         return;
@@ -931,6 +932,7 @@ reg_on_list_reply(struct zkelect_group *g, struct zev *ev)
         if (seq >= g->my_seq)
             continue;
         lowest = false;
+        nbelow++;
         /* keep the highest ZKE_LOWER_MAX + 1 below ours, highest first */
         for (j = ntop; j > 0 && top_seq[j - 1] < seq; j--) {
             if (j <= ZKE_LOWER_MAX) {
@@ -961,6 +963,7 @@ reg_on_list_reply(struct zkelect_group *g, struct zev *ev)
     snprintf(g->pred, sizeof(g->pred), "%s/%s", g->p_election, top[0]);
     for (g->nlower = 0; g->nlower < ntop - 1; g->nlower++)
         snprintf(g->lower[g->nlower], sizeof(g->lower[0]), "%s", top[g->nlower + 1]);
+    g->lower_all = nbelow == ntop;
     g->pred_watched = false;
     reg_watch_pred(g);
 }
@@ -971,14 +974,21 @@ reg_on_list_reply(struct zkelect_group *g, struct zev *ev)
  * listing. That is exact: sequence numbers only grow, so no znode below ours
  * appeared since, and the first of those remembered that is still there is
  * the highest below ours. One request for the member after a leaver, not
- * two. Once they are all gone (or were never remembered), a listing says
- * whether we are the lowest, the elector, or which one is next.
+ * two. Once they are all gone: if that listing showed no other below ours,
+ * we are the lowest, the elector, at once (the elector's own listing, which
+ * it sends first, checks it); else (or with nothing remembered: a new
+ * registration) a listing says whether we are the lowest or which is next.
  */
 static void
 reg_next_pred(struct zkelect_group *g)
 {
     if (g->nlower == 0) {
-        reg_list_election(g, false);
+        if (g->lower_all && !g->is_elector && group_connected(g)) {
+            g->lower_all = false;
+            elector_start(g, NULL);
+        } else {
+            reg_list_election(g, false);
+        }
         return;
     }
     snprintf(g->pred, sizeof(g->pred), "%s/%s", g->p_election, g->lower[0]);

@@ -297,6 +297,39 @@ test_next_in_line_hears_the_deletion(void)
     fz_end();
 }
 
+/*
+ * The member after the elector, when the elector goes, becomes the elector
+ * at the deletion's notification: its listing at registration showed
+ * nothing below the elector, so it is now the lowest, and the elector's own
+ * listing (with the children's watch) is the only listing it sends. Here
+ * the elector n9 leaves; n1, the leader, right after it, becomes the
+ * elector and sends 9 requests over the change: the listing, the reads of
+ * config, switchover, history and n2's member record, the exists that
+ * watch the absent config and switchover, its succession's write and the
+ * read of `successor`. (Before: 10, the listing that found it the lowest
+ * first.)
+ */
+static void
+test_elector_next_lists_once(void)
+{
+    int64_t sid1;
+    int before;
+
+    fz_begin();
+    join(0, "n9", FZ_FOLLOW, false);
+    join(1, "n1", FZ_FOLLOW, true);
+    join(2, "n2", FZ_FOLLOW, true);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    sid1 = fz_sid(&N[1]);
+    before = fakezk_requests(sid1);
+    zkelect_unnominate(N[0].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_elector(&N[1], 0));
+    CU_ASSERT(fz_is_ready(&N[1], 0));
+    CU_ASSERT_EQUAL(fakezk_requests(sid1) - before, 9);
+    fz_end();
+}
+
 /* ---- b: a subscriber sees every change -------------------------------------------- */
 
 struct seen {
@@ -1405,6 +1438,7 @@ static CU_TestInfo quiet_tests[] = {
     {"uninvolved_crash", test_uninvolved_crash},
     {"wake_not_heard_by_next_in_line", test_wake_not_heard_by_next_in_line},
     {"next_in_line_hears_the_deletion", test_next_in_line_hears_the_deletion},
+    {"elector_next_lists_once", test_elector_next_lists_once},
     {"subscriber", test_subscriber},
     {"subscriber_two_requests", test_subscriber_two_requests},
     {"release_before_wake", test_release_before_wake},

@@ -983,7 +983,7 @@ static void
 reg_next_pred(struct zkelect_group *g)
 {
     if (g->nlower == 0) {
-        if (g->lower_all && !g->is_elector && group_connected(g)) {
+        if (g->lower_all && !g->is_elector && !g->leaving && group_connected(g)) {
             g->lower_all = false;
             elector_start(g, NULL);
         } else {

@@ -18,6 +18,9 @@
  *               the application fails, SIGSTOPs longer than the session
  *               timeout)
  *   CRASH_NODE  only this node may crash
+ *   EXP_LEADER_FIRST  an expired session's leader znode is deleted before
+ *               its election znode (the server's order is its own; by
+ *               default the election znode goes first)
  *   DISC_NODE   only this node's connection may drop
  *   LIVE        compile the liveness claim (and let the fault process stop)
  *   FENCE_ANYTIME  drop the timing assumption on fencing (see README):
@@ -202,6 +205,19 @@
  *               named before (it follows until its next wake here).
  *   mutant:     MUT_NAME_ONE (the naming is one set op: a speculation at
  *               that wake takes it for a handover's), caught by S4
+ *
+ * The predecessor's deletion, issue 18 (PROTOCOL.md §1; on in every check):
+ *               a listing remembers the next znode below the predecessor
+ *               (lw); at the predecessor's deletion (EV_W_PRED), or when
+ *               the watch's request finds it gone, that one becomes the
+ *               predecessor, checked and watched by one Q_EX_PRED, without
+ *               a listing (nps, after the dispatch); none left: the lowest
+ *               (la: the listing showed no more) starts as the elector at
+ *               once, else a listing. The
+ *               watch (a child watch in the C) is armed only on a znode
+ *               that is there.
+ *   mutant:     MUT_LOWER_UNCHECKED (the remembered znode is taken without
+ *               a request), caught by L1
  *
  * After the C (commits 574a8bb, ddc3ab4 and 4dce8aa), on by default (single-slot model):
  *   SELF_SUCC   on unless NO_SELF_SUCC: a leader that is also the elector
@@ -629,6 +645,16 @@ byte vw[N];                     /* the first view: 0 not yet, 1 deferred to the 
 #define DEFER_EL(n) 0
 #endif
 byte pred[N];                   /* g->pred (seq) */
+byte lw[N];                     /* g->lower[0]: the next znode below pred that the
+                                   node's last listing showed (seq; 0 none; with
+                                   3 nodes there is at most one) */
+bool la[N];                     /* g->lower_all: pred and lw were all that listing
+                                   showed below the node (always, with 3 nodes) */
+#ifdef RESIGN
+#define LEAVES(n) lv[n]         /* it leaves: no elector again */
+#else
+#define LEAVES(n) 0
+#endif
 /* the elector */
 bool is_el[N];                  /* g->is_elector */
 bool el_rd[N];                  /* g->election_read */
@@ -1131,7 +1157,8 @@ inline zk_apply(n, nr) {
         if :: qa && !nr -> W[WCH].s[n] = 1 :: else fi
     :: qk == Q_EX_PRED ->
         zrc = ((qa != 0 && (REG[0] == qa || REG[1] == qa || REG[2] == qa)) -> OK : NONODE);
-        if :: !nr -> W_pr[n] = qa; W_pst[n] = 1 :: else fi
+        /* a child watch (getChildren): set only on a znode that is there */
+        if :: !nr && zrc == OK -> W_pr[n] = qa; W_pst[n] = 1 :: else fi
     :: qk == Q_GET_HIST ->
         if
         :: H_ver == 0 -> zrc = NONODE
@@ -1577,6 +1604,15 @@ inline zk_expire(n) {
 #ifdef RESIGN
     W[WSU].s[n] = 0;
 #endif
+    /* the server deletes the session's ephemerals one by one, in an order
+       of its own (a hash set's): the election znode first here, the leader
+       znode first with EXP_LEADER_FIRST */
+#ifdef EXP_LEADER_FIRST
+    if
+    :: L_ver != 0 && L_own == SID(n) -> leader_gone()
+    :: else
+    fi;
+#endif
     if
     :: REG[n] != 0 ->
         zt = REG[n]; REG[n] = 0;
@@ -1587,10 +1623,12 @@ inline zk_expire(n) {
         trigger_pred(zt); zt = 0
     :: else
     fi;
+#ifndef EXP_LEADER_FIRST
     if
     :: L_ver != 0 && L_own == SID(n) -> leader_gone()
     :: else
     fi;
+#endif
     /* a running client learns of it when it reaches a server again: nothing
        else reaches it meanwhile, so EXPIRED can be queued now (it is still
        processed after everything queued before it) */
@@ -1675,7 +1713,7 @@ inline do_register(n) {                 /* do_register (ensure_paths: parents ex
 }
 
 inline registered(n, s) {               /* registered */
-    my_seq[n] = s; reg[n] = RG_DONE; role[n] = R_MEMBER; czx[n] = 0;
+    my_seq[n] = s; reg[n] = RG_DONE; role[n] = R_MEMBER; czx[n] = 0; lw[n] = 0; la[n] = 0;
 #ifdef STANDING
     snm[n] = 0;                         /* reg_take_mine: until its data is read */
 #endif
@@ -1786,6 +1824,7 @@ inline elector_start(n) {               /* elector_start */
     :: else
     fi
 }
+
 
 /* ---- the candidate --------------------------------------------------- */
 
@@ -2000,7 +2039,7 @@ inline leave_send(n, ho) {
 
 /* the registration is gone: the node left for good */
 inline gone(n) {
-    role[n] = R_NONE; reg[n] = RG_NONE; my_seq[n] = 0; czx[n] = 0; pred[n] = 0;
+    role[n] = R_NONE; reg[n] = RG_NONE; my_seq[n] = 0; czx[n] = 0; pred[n] = 0; lw[n] = 0; la[n] = 0;
     l_ver[n] = 0; l_own[n] = 0; rrt[n] = 0;
     if :: is_el[n] -> elector_stop(n) :: else fi
 }
@@ -2547,6 +2586,8 @@ inline normalize(n) {
 proctype node(byte i) {
     byte act, ch, cur, ee, opts;
     bool eep, cpres, restore, ok, go, eag, hw;
+    byte nps;                           /* after the dispatch: 1 next_pred, 2 elector_start,
+                                           3 and 5 the predecessor's watch, 4 a listing */
 
 end_node:
     do
@@ -2707,7 +2748,7 @@ end_node:
 #endif
             fi
         :: k == EV_W_CH -> if :: is_el[i] -> list_election(i, 1) :: else fi
-        :: k == EV_W_PRED -> if :: a == pred[i] -> list_election(i, 0) :: else fi
+        :: k == EV_W_PRED -> if :: a == pred[i] -> nps = 1 :: else fi   /* next_pred */
         :: k == EV_W_SW -> if :: is_el[i] -> ee = 1 :: else fi     /* on_switchover_reply */
 #ifdef WAKE
         /* the wake (issue 18): the wake (own znode touched by a decision naming this
@@ -2952,6 +2993,12 @@ end_node:
                 if :: i != 1 && c != 0 && c < my_seq[i] && c > ep -> ep = c :: else fi;
                 if :: i != 2 && d != 0 && d < my_seq[i] && d > ep -> ep = d :: else fi;
                 lowest = (ep == 0);
+                /* the next below it (reg_on_list_reply: g->lower; all
+                   that is below: g->lower_all) */
+                la[i] = !lowest;
+                lw[i] = ((i != 0 && b != 0 && b < ep) -> b :
+                         ((i != 1 && c != 0 && c < ep) -> c :
+                          ((i != 2 && d != 0 && d < ep) -> d : 0)));
                 if
                 :: !mine ->
                     if :: is_el[i] -> elector_stop(i) :: else fi;
@@ -2961,9 +3008,9 @@ end_node:
                     if
 #ifdef RESIGN
                     :: !is_el[i] && lv[i] -> skip       /* it leaves: no elector again */
-                    :: !is_el[i] && !lv[i] -> elector_start(i)
+                    :: !is_el[i] && !lv[i] -> nps = 2   /* elector_start, after the dispatch */
 #else
-                    :: !is_el[i] -> elector_start(i)
+                    :: !is_el[i] -> nps = 2             /* elector_start, after the dispatch */
 #endif
                     :: is_el[i] && a ->
                         /* elector_members (member records read with the
@@ -2989,13 +3036,12 @@ end_node:
                     fi
                 :: mine && !lowest ->
                     if :: is_el[i] -> elector_stop(i) :: else fi;
-                    pred[i] = ep;
-                    if :: CONNECTED(i) -> send(i, Q_EX_PRED, ep, 0, 0, 0) :: else fi
+                    pred[i] = ep; nps = 3       /* its watch, after the dispatch */
                 fi;
                 ep = 0; lowest = 0; mine = 0
             fi
         :: k == Q_EX_PRED ->            /* on_pred_reply */
-            if :: rc == NONODE -> list_election(i, 0) :: else fi
+            if :: rc == NONODE -> nps = 1 :: else fi           /* next_pred */
         :: k == Q_GET_HIST ->           /* on_history_reply */
             if
             :: !is_el[i] -> skip
@@ -3259,6 +3305,33 @@ end_node:
             T(printf("TRACE node %d: exclusion of %d ends\n", i, ch));
             excl[i].s[ch] = 0; ch = 0; ee = 1
         fi;
+        /* After the dispatch, once (a d_step's size): nps 1, reg_next_pred:
+           the predecessor went (its deletion heard, or the watch's request
+           found it gone): the next znode below it that the last listing
+           showed becomes the predecessor, checked and watched by one
+           request, without a listing (sequence numbers only grow: none
+           below ours appeared since); none left and that listing showed no
+           more: the lowest, the elector at once (elector_start lists
+           first); else (4) a listing. nps 2: elector_start (the listing
+           found the node the lowest, or the shortcut); nps 3 (the
+           listing's) and 5 (the walk's): the predecessor's watch */
+        nps = ((nps != 1) -> nps :
+               ((lw[i] != 0) -> 5 : ((la[i] && !is_el[i] && CONNECTED(i) && !LEAVES(i)) -> 2 : 4)));
+        la[i] = ((nps == 2) -> 0 : la[i]);
+        pred[i] = ((nps == 5) -> lw[i] : pred[i]);
+        lw[i] = ((nps == 5) -> 0 : lw[i]);
+#ifdef MUT_LOWER_UNCHECKED
+        nps = ((nps == 5) -> 0 : nps);  /* mutant: the walk sends no request */
+#endif
+        /* one send for the watch (Q_EX_PRED) and the listing (Q_LIST,
+           list_election without watch): the d_step is at spin's limit */
+        if
+        :: nps > 2 && CONNECTED(i) && (nps != 4 || reg[i] == RG_DONE) ->
+            send(i, ((nps == 4) -> Q_LIST : Q_EX_PRED), ((nps == 4) -> 0 : pred[i]), 0, 0, 0)
+        :: nps == 2 -> elector_start(i)
+        :: else
+        fi;
+        nps = 0;
 #if defined(WAKE) || defined(ABSENT)
         /* the wake (issue 18): the wake's requests, in this order (MUT_WAKE_LATE:
            `elected` read before the re-arm), or the reads a quiet node owes
@@ -3749,7 +3822,7 @@ init {
         :: else -> break
         od;
         nextseq = 3;
-        pred[1] = 1; W_pr[1] = 1; W_pst[1] = 1;
+        pred[1] = 1; W_pr[1] = 1; W_pst[1] = 1; la[1] = 1;
         is_el[0] = 1; el_rd[0] = 1; hi_rd[0] = 1;
         mseq[0].s[0] = 1; mseq[0].s[1] = 2;
 #ifdef ABSENT
@@ -3795,7 +3868,8 @@ init {
             W_mn[n] = 1;                /* the wake (issue 18): STAT_MINE armed it */
 #endif
             if
-            :: n > 0 -> pred[n] = n; W_pr[n] = n; W_pst[n] = 1
+            :: n > 0 -> pred[n] = n; W_pr[n] = n; W_pst[n] = 1;
+                lw[n] = n - 1; la[n] = 1 /* its listing showed node 0 below node 1 */
             :: else
             fi;
 #ifdef DR16

@@ -19,7 +19,8 @@
 #   sh doc/model/run.sh --issue18  only issue 18's: its checks of every tier
 #                                  and its mutants
 #   sh doc/model/run.sh --wake  only the wake's (issue 18) checks and mutants,
-#                                  with the wake gate's (-DOLD_NODE=n)
+#                                  with the wake gate's (-DOLD_NODE=n) and
+#                                  the remembered predecessor's deep check
 #   sh doc/model/run.sh --views only the checks and mutants of the C's
 #                                  view changes (574a8bb: the elector-leader
 #                                  takes the succession from its own writes;
@@ -54,7 +55,7 @@ mode=${1:---bounded}
 
 case $mode in
 --bounded|--mutants|--test|--deep|--deep-only|--slots|--issue18|--wake|--views|--fast|--retake) ;;
--h|--help) sed -n '2,39p' "$0"; exit 0 ;;
+-h|--help) sed -n '2,45p' "$0"; exit 0 ;;
 *) echo "run.sh: unknown option $mode (--mutants, --test, --deep, --slots, --issue18, --wake, --views, --fast, --retake)" >&2; exit 2 ;;
 esac
 
@@ -482,6 +483,7 @@ deep_slots() {
 # first election: nodes 0 and 1 registered, node 2 starting)
 W19="-DONLY_ELIG=2 -DSTABLE_START=4"
 EARLY1="-DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_SWITCH=0 -DMAX_TFAIL=0 -DMAX_CRASH=0 -DMAX_FREEZE=0"
+CRASH2="-DMAXFAULTS=2 -DMAX_CRASH=2 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_SWITCH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_FREEZE=0"
 bounded_wake() {
     # an early watchdog: the decision naming node 2 is replaced (no
     # leader) and written again while node 2 handles its wake
@@ -489,6 +491,17 @@ bounded_wake() {
         "$W19 $EARLY1" "$SAFE" "-m100000"
     check "the wake (issue 18): liveness, first election, node 2 alone eligible" pass -O0 \
         "-DLIVE $W19 -DMAXFAULTS=0" "$LIVE" "-m200000 -a -f"
+    # the remembered predecessor (README.md, "Issue 18, the predecessor's
+    # deletion"): nodes 0 (elector, leader) and 1 crash; node 2 hears node
+    # 1 go, checks node 0, the next below that its listing showed, finds it
+    # gone, lists and becomes the elector
+    check "the remembered predecessor (issue 18): stable start, two crashes" pass -O0 \
+        "-DSTABLE_START=0 $CRASH2" "$SAFE" "-m100000"
+    # an expiry deletes the leader znode before the election znode (the
+    # server's order is its own; the other checks delete the election
+    # znode first)
+    check "safety, stable start, 1 fault, an expiry deletes the leader znode first" pass -O1 \
+        "-DEXP_LEADER_FIRST -DSTABLE_START=0 -DMAXFAULTS=1" "$SAFE" "-m100000"
 }
 
 mutants_wake() {
@@ -505,8 +518,28 @@ mutants_wake() {
         L8_named_learns -O0 "-DMUT_WAKE_LATE $W19 $EARLY1" "$SAFE" "-m100000"
     check "mutant MUT_STAT_NOREAD (no read of elected after the registration's STAT_MINE)" \
         L8_named_learns -O0 "-DMUT_STAT_NOREAD $W19 -DMAXFAULTS=0" "$SAFE" "-m100000"
+    # node 0 (elector, leader) crashes; its session's expiry deletes the
+    # leader znode first (EXP_LEADER_FIRST): node 1 hears it as a quiet
+    # member, then becomes the elector at its predecessor's deletion. (With
+    # the election znode deleted first, node 1 becomes the elector at once
+    # and hears the leader's deletion as the elector: the mutant's window
+    # needs the other order, or a listing between the two, as before the
+    # shortcut to the elector)
     check "mutant MUT_ELECTOR_NOREAD (a new elector does not read what it left unread)" \
-        L1_quiescent_stable -O0 "-DMUT_ELECTOR_NOREAD -DSTABLE_START=0 $CRASH1" "$SAFE" "-m100000"
+        L1_quiescent_stable -O0 "-DMUT_ELECTOR_NOREAD -DEXP_LEADER_FIRST -DSTABLE_START=0 $CRASH1" "$SAFE" "-m100000"
+    # node 2 takes node 0, gone, for its predecessor without a request: no
+    # elector is left, and no leader
+    check "mutant MUT_LOWER_UNCHECKED (a remembered predecessor taken unchecked)" \
+        L1_quiescent_stable -O0 "-DMUT_LOWER_UNCHECKED -DSTABLE_START=0 $CRASH2" "$SAFE" "-m100000"
+}
+
+deep_lower() {
+    # two faults of any kind but disconnects, switchovers, failed takeovers
+    # and early watchdogs (crashes, expiries): 20.9 M states,
+    # hash-compacted (47 s, 1.3 GB)
+    check "the remembered predecessor (issue 18): stable start, two crashes or expiries (hash-compact)" pass -O1 \
+        "-DSTABLE_START=0 -DMAXFAULTS=2 -DMAX_DISC=0 -DMAX_SWITCH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_FREEZE=0" \
+        "-DSAFETY -DHC4" "-m100000 -w26"
 }
 
 # the wake gate (README.md, "Issue 18, the wake gate"): node OLD_NODE is of
@@ -701,15 +734,15 @@ case $mode in
 --test) bounded; mutants_fast; mutants_slow; bounded_dr; mutants_dr; bounded_slots; mutants_slots;
     bounded_18; mutants_18; bounded_wake; mutants_wake; bounded_gate; mutants_gate; bounded_views; mutants_views;
     bounded_fast; mutants_fast18 ;;
---deep-only) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_wake; bounded_gate; deep_gate;
+--deep-only) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_wake; deep_lower; bounded_gate; deep_gate;
     bounded_views; deep_views; bounded_fast; deep_fast; deep_retake ;;
---deep) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_wake; bounded_gate; deep_gate;
+--deep) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_wake; deep_lower; bounded_gate; deep_gate;
     bounded_views; deep_views; bounded_fast; deep_fast; deep_retake;
     mutants_fast; mutants_slow; mutants_deep; mutants_dr; mutants_dr_more; mutants_slots; mutants_18; mutants_wake;
     mutants_gate; mutants_views; mutants_fast18 ;;
 --slots) bounded_slots; mutants_slots; deep_slots ;;
 --issue18) bounded_18; mutants_18; deep_18 ;;
---wake) bounded_wake; mutants_wake; bounded_gate; mutants_gate ;;
+--wake) bounded_wake; mutants_wake; deep_lower; bounded_gate; mutants_gate ;;
 --views) bounded_views; mutants_views; deep_views ;;
 --fast) bounded_fast; mutants_fast18; [ -n "${MODEL_NO_DEEP:-}" ] || deep_fast ;;
 --retake) deep_retake ;;

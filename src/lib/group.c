@@ -1053,7 +1053,7 @@ view_absent(struct zkelect_group *g)
 bool
 view_absent_wait(struct zkelect_group *g)
 {
-    if (g->reg != REG_PENDING || g->paths_ok || g->paths_from != 0)
+    if (g->reg != REG_PENDING || g->paths_ok || g->paths_skip != 0)
         return false;
     g->absent_wait = true;
     return true;
@@ -1143,7 +1143,7 @@ group_resync(struct zkelect_group *g)
            Look first (the answer comes before the view's) */
         group_send_mine(g, REQ_WATCH_MINE, "our election znode was deleted");
     }
-    if (!g->viewed && g->reg == REG_PENDING && !g->paths_ok && g->paths_from == 0)
+    if (!g->viewed && g->reg == REG_PENDING && !g->paths_ok && g->paths_skip == 0)
         g->view_deferred = true; /* nominated before anything was read: the
                                     registration below creates the base (a new
                                     group: view_absent) or finds it (view_first

@@ -426,10 +426,9 @@ struct zkelect_group {
     bool ancestors_skipped;           /* ensure_paths left out the base's ancestors */
     bool paths_ok;                    /* base, nodes and election exist (a registration
                                          succeeded): do_register skips creating them */
-    int paths_from;                   /* ... until then the registration's multi creates
-                                         them from this one on (0 base, 1 nodes,
-                                         2 election, 3 none): one found there
-                                         (ZNODEEXISTS) is left out with those before */
+    unsigned paths_skip;              /* ... until then the registration's multi creates
+                                         them but those found there (ZNODEEXISTS;
+                                         bit 0 base, 1 nodes, 2 election) */
     char my_znode[ZKE_PATH_MAX];      /* election/<id>_<guid>_<seq> name (child only) */
     int64_t my_seq;                   /* its sequence */
     int64_t my_czxid;                 /* zxid that created it; 0 until known. A decision

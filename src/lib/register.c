@@ -162,7 +162,7 @@ reg_register(struct zkelect_group *g)
        registers in one request); when they exist (ZNODEEXISTS on one of
        them) it goes again without them, and a registration that finds them
        gone (ZNONODE) creates them again (reg_on_register_reply) */
-    if (!g->paths_ok && g->paths_from == 0)
+    if (!g->paths_ok && g->paths_skip == 0)
         ensure_paths(g);
     r = req_new(g->h, g, REQ_REGISTER);
     if (r == NULL)
@@ -179,9 +179,10 @@ reg_register(struct zkelect_group *g)
     if (!g->paths_ok) {
         const char *parents[3] = {g->path, g->p_nodes, g->p_election};
         int i;
-        for (i = g->paths_from; i < 3; i++)
-            zoo_create_op_init(&r->ops[n++], parents[i], "", 0, group_acl(g), ZOO_PERSISTENT,
-                               NULL, 0);
+        for (i = 0; i < 3; i++)
+            if (!(g->paths_skip & (1u << i)))
+                zoo_create_op_init(&r->ops[n++], parents[i], "", 0, group_acl(g),
+                                   ZOO_PERSISTENT, NULL, 0);
     }
     r->token = (uint64_t)n; /* the parents' ops, before ours */
     zoo_create_op_init(&r->ops[n++], r->pathbuf[0], r->payload[0], (int)len, group_acl(g),
@@ -282,22 +283,27 @@ reg_on_register_reply(struct zkelect_group *g, struct zev *ev)
         return;
     }
     if (ev->rc == ZNODEEXISTS && r->token > 0) {
-        int i;
+        int i, k = -1, op = 0;
         for (i = 0; i < (int)r->token && r->results[i].err != ZNODEEXISTS; i++)
             ;
         if (i < (int)r->token) {
-            /* that parent is there: again without it and those before it
-               (at most three rounds) */
-            g->paths_from += i + 1;
+            /* that parent is there: again without it (at most three rounds).
+               Only it: a foreign client may have made election/ without
+               nodes/, and leaving out those before it too would register
+               under a nodes/ that is not there, again and again */
+            for (k = 0; k < 3; k++)
+                if (!(g->paths_skip & (1u << k)) && op++ == i)
+                    break;
+            g->paths_skip |= 1u << k;
             reg_register(g);
             return;
         }
     }
-    if (ev->rc == ZNONODE && (g->paths_ok || g->paths_from > 0 || g->ancestors_skipped)) {
+    if (ev->rc == ZNONODE && (g->paths_ok || g->paths_skip != 0 || g->ancestors_skipped)) {
         /* someone removed the group's znodes (or an ancestor this handle
            created for another group): create them again */
         g->paths_ok = false;
-        g->paths_from = 0;
+        g->paths_skip = 0;
         g->ancestors_skipped = false;
         g->h->parent_ok[0] = '\0';
         reg_register(g);
@@ -443,7 +449,7 @@ reg_on_find_mine_reply(struct zkelect_group *g, struct zev *ev)
         /* no election znode at all (its parents' creates were lost with our
            registration): nothing of ours is there; create them, register */
         g->paths_ok = false;
-        g->paths_from = 0;
+        g->paths_skip = 0;
         reg_register(g);
         return;
     }
@@ -1026,6 +1032,13 @@ reg_on_pred_reply(struct zkelect_group *g, struct zev *ev)
         g->pred_watched = true;
     } else if (ev->rc == ZNONODE) {
         reg_next_pred(g); /* gone before the watch was set */
+    } else if (ev->rc == ZNOAUTH) {
+        /* its ACL denies READ, which a getChildren needs: no member's
+           (members' znodes are world-readable, group_acl), but it is below
+           ours. An exists, which ZooKeeper 3.8 answers whatever the ACL,
+           watches it and says whether it is ephemeral, as before the child
+           watch; its data writes then fire that watch (register it again) */
+        group_send_exists(g, REQ_WATCH_PRED, g->pred, g->pred);
     } else if (ev->rc == ZOK && ev->stat.ephemeralOwner == 0) {
         /* a persistent znode is no member's registration: written by a
            foreign client, it must not pose as the elector for ever */

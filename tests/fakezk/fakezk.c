@@ -135,8 +135,9 @@ static struct {
     char fault_op[16];          /* only requests of this op count ("" any) */
     char fault_path[512];       /* ... whose path starts with this ("" any) */
     bool trace;                 /* FAKEZK_TRACE: print every delivery and request */
+    char noread[512];           /* fakezk_noread: a get or getChildren of it is ZNOAUTH */
 } fz = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, NULL, NULL, NULL, 0, 0, true,
-        0, 0, false, false, 0, false, 0, false, "", "", false};
+        0, 0, false, false, 0, false, 0, false, "", "", false, ""};
 
 static void *
 xmalloc(size_t n)
@@ -653,6 +654,10 @@ apply(struct fsess *s, struct fitem *it)
             it->rc = ZNONODE;
             break;
         }
+        if (*fz.noread && strcmp(it->path, fz.noread) == 0) {
+            it->rc = ZNOAUTH; /* no watch is set */
+            break;
+        }
         it->rc = ZOK;
         it->value = n->data ? xmemdup(n->data, n->len) : NULL;
         it->vlen = n->data ? n->len : -1;
@@ -676,6 +681,10 @@ apply(struct fsess *s, struct fitem *it)
         n = node_find(it->path);
         if (n == NULL) {
             it->rc = ZNONODE;
+            break;
+        }
+        if (*fz.noread && strcmp(it->path, fz.noread) == 0) {
+            it->rc = ZNOAUTH; /* no watch is set */
             break;
         }
         it->rc = ZOK;
@@ -1394,6 +1403,14 @@ fakezk_session_connected(int64_t sid)
 
 /* ---- faults ------------------------------------------------------------------ */
 
+void
+fakezk_noread(const char *path)
+{
+    pthread_mutex_lock(&fz.mu);
+    snprintf(fz.noread, sizeof(fz.noread), "%s", path ? path : "");
+    pthread_mutex_unlock(&fz.mu);
+}
+
 int
 fakezk_stale_reads(int64_t sid, const char *path)
 {
@@ -1732,6 +1749,7 @@ fakezk_reset(void)
     fz.fault_expire = false;
     fz.nreq = 0;
     fz.park = false;
+    fz.noread[0] = '\0';
     fz.trace = getenv("FAKEZK_TRACE") != NULL;
     ensure_root();
     pthread_mutex_unlock(&fz.mu);

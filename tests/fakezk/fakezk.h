@@ -147,6 +147,11 @@ void fakezk_fail_nth(int64_t sid, int n, bool applied, int where);
 void fakezk_fail_match(int64_t sid, const char *op, const char *path_prefix, int n,
                        bool applied, int where);
 
+/* A get or a getChildren of PATH answers ZNOAUTH and sets no watch, as
+ * ZooKeeper 3.8 does for a znode whose ACL denies READ; an exists still
+ * answers (3.8 checks no ACL for it). NULL or "" ends it; one path at a time. */
+void fakezk_noread(const char *path);
+
 /* The Nth request of session SID (0: any) is lost, applied or not, and the
  * session expires with it (as fakezk_expire). */
 void fakezk_expire_nth(int64_t sid, int n, bool applied);

@@ -265,8 +265,9 @@ test_wake_not_heard_by_next_in_line(void)
  * only grow: nothing below n8 can have appeared since): 1 request, the
  * child watch on n1's znode (before: the listing and an exists, 2). Then
  * n1, the leader, and n9, the elector, crash: n8 hears n1 go, finds n9 gone
- * too, lists (nobody remembered is left) and, the lowest, becomes the
- * elector; n5 (nodeid: the lowest id of n5 and n8) leads.
+ * too and, its listing having shown nothing more below (f8555fa), is the
+ * lowest: it becomes the elector without listing again; n5 (nodeid: the
+ * lowest id of n5 and n8) leads.
  */
 static void
 test_next_in_line_hears_the_deletion(void)
@@ -327,6 +328,62 @@ test_elector_next_lists_once(void)
     CU_ASSERT(fz_is_elector(&N[1], 0));
     CU_ASSERT(fz_is_ready(&N[1], 0));
     CU_ASSERT_EQUAL(fakezk_requests(sid1) - before, 9);
+    fz_end();
+}
+
+/*
+ * A foreign persistent znode in election/, below every member, whose ACL
+ * denies READ: the getChildren of the predecessor's watch answers ZNOAUTH
+ * (ZooKeeper 3.8 checks READ for it, not for an exists). n1, the first
+ * member, watches it with an exists instead, sees it is not ephemeral,
+ * ignores it (-malformed) and, the lowest member, becomes the elector and
+ * leads. (Without the exists, n1 had no watch and no request after the
+ * ZNOAUTH: no elector, nobody leads.)
+ */
+static void
+test_unreadable_foreign_predecessor(void)
+{
+    static const char foreign[] = "/g/election/x_0123456789abcdef0123456789abcdef_0000000000";
+
+    fz_begin();
+    CU_ASSERT_FATAL(fakezk_mkdirs("/g/election") == 0 && fakezk_mkdirs("/g/nodes") == 0);
+    CU_ASSERT_FATAL(fakezk_create(foreign, "x", 1, 0) == 0);
+    fakezk_noread(foreign);
+    join(1, "n1", FZ_FOLLOW, true);
+    CU_ASSERT(fz_is_elector(&N[1], 0));
+    CU_ASSERT(fz_is_ready(&N[1], 0));
+    CU_ASSERT(fz_count(&N[1], 0, ZKELECT_EV_MALFORMED) >= 1);
+    fz_end();
+}
+
+/*
+ * A group's znodes made in part by a foreign client: election/ is there,
+ * nodes/ is not. The first member's registration multi (base, nodes/,
+ * election/, its own two) fails on the base, then (nodes/, election/, its
+ * own) on election/, then (nodes/, its own) succeeds: 3 multis, and the
+ * member leads. (Before, a ZNODEEXISTS left out that parent and those
+ * before it, nodes/ too: the registration failed with ZNONODE, began
+ * again with every parent, and looped, 3 requests a round, for ever.)
+ */
+static void
+test_partial_layout(void)
+{
+    int64_t sid;
+    int before;
+
+    fz_begin();
+    CU_ASSERT_FATAL(fakezk_mkdirs("/g/election") == 0);
+    fz_quiet = FZ_FOLLOW;
+    CU_ASSERT_FATAL(fz_node_open(&N[1], "n1", "/g", 1) == 0);
+    sid = fz_sid(&N[1]);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    before = fakezk_requests(sid);
+    fz_nominate(&N[1], 0, 10);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_registered(&N[1], 0));
+    CU_ASSERT(fz_is_ready(&N[1], 0));
+    CU_ASSERT(fakezk_exists("/g/nodes/n1"));
+    CU_ASSERT(fakezk_requests(sid) - before < 20);
     fz_end();
 }
 
@@ -1439,6 +1496,8 @@ static CU_TestInfo quiet_tests[] = {
     {"wake_not_heard_by_next_in_line", test_wake_not_heard_by_next_in_line},
     {"next_in_line_hears_the_deletion", test_next_in_line_hears_the_deletion},
     {"elector_next_lists_once", test_elector_next_lists_once},
+    {"unreadable_foreign_predecessor", test_unreadable_foreign_predecessor},
+    {"partial_layout", test_partial_layout},
     {"subscriber", test_subscriber},
     {"subscriber_two_requests", test_subscriber_two_requests},
     {"release_before_wake", test_release_before_wake},

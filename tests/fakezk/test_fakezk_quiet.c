@@ -218,6 +218,20 @@ test_uninvolved_crash(void)
     fz_end();
 }
 
+/* The order n9 (elector) n1 (READY) n2 n8 (quiet) n5; n8's counters now. */
+static struct zkelect_stats
+n8_after_n2(void)
+{
+    fz_begin();
+    join(0, "n9", FZ_FOLLOW, false);
+    join(1, "n1", FZ_FOLLOW, true);
+    join(2, "n2", FZ_FOLLOW, true);
+    join(4, "n8", FZ_QUIET_NOCB, true);
+    join(6, "n5", FZ_FOLLOW, true);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    return stats(&N[4]);
+}
+
 /*
  * The wake is heard by the woken node alone. The member right after it in
  * the election order watches its election znode too, for the elector's
@@ -237,14 +251,7 @@ test_wake_not_heard_by_next_in_line(void)
 {
     struct zkelect_stats s0, s1;
 
-    fz_begin();
-    join(0, "n9", FZ_FOLLOW, false);
-    join(1, "n1", FZ_FOLLOW, true);
-    join(2, "n2", FZ_FOLLOW, true);
-    join(4, "n8", FZ_QUIET_NOCB, true);
-    join(6, "n5", FZ_FOLLOW, true);
-    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
-    s0 = stats(&N[4]);
+    s0 = n8_after_n2();
     zkelect_unnominate(N[1].grp[0].g, 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT_FATAL(fz_is_ready(&N[2], 0));
@@ -275,14 +282,7 @@ test_next_in_line_hears_the_deletion(void)
     struct zkelect_stats s0, s1;
     int64_t c1, c9;
 
-    fz_begin();
-    join(0, "n9", FZ_FOLLOW, false);
-    join(1, "n1", FZ_FOLLOW, true);
-    join(2, "n2", FZ_FOLLOW, true);
-    join(4, "n8", FZ_QUIET_NOCB, true);
-    join(6, "n5", FZ_FOLLOW, true);
-    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
-    s0 = stats(&N[4]);
+    s0 = n8_after_n2();
     zkelect_unnominate(N[2].grp[0].g, 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     s1 = stats(&N[4]);

@@ -39,7 +39,8 @@ enum req_kind {
     REQ_FIND_MINE,        /* aget_children election: find my znode by guid */
     REQ_CHECK_ID,         /* aexists nodes/<id>: who owns it */
     REQ_LIST_ELECTION,    /* aget_children election (watch when elector) */
-    REQ_WATCH_PRED,       /* aget_children2 predecessor (watch: its deletion) */
+    REQ_WATCH_PRED,       /* aget_children2 predecessor (watch: its deletion; an
+                             aexists when its ACL denies READ) */
     REQ_GET_MEMBER,       /* aget nodes/<id> (watch, elector) */
     REQ_GET_CONFIG,       /* aget config (watch, elector) */
     REQ_EXISTS_CONFIG,    /* aexists config (watch) */

@@ -1117,9 +1117,13 @@ reg_on_watch(struct zkelect_group *g, int type, const char *path)
     }
     if (strncmp(path, g->p_election, ne) == 0 && path[ne] == '/' && strcmp(path, g->pred) == 0) {
         /* the one-shot watch is used up: look again (a deletion may make us
-           the elector). Not registered any more (left): let it go */
+           the elector). Not registered any more (left, or the leave's
+           multi in flight): let it go. One that is leaving but still
+           registered (a leader's step-down runs, or its leave was refused
+           and is read again) keeps its place in the order: it may be the
+           lowest now, and until it leaves nobody else can be the elector */
         g->pred_watched = false;
-        if (g->reg != REG_DONE || g->leaving)
+        if (g->reg != REG_DONE)
             return true;
         if (type == ZOO_DELETED_EVENT)
             reg_next_pred(g);

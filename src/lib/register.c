@@ -46,6 +46,26 @@ reg_new_guid(char out[ZKE_GUID_LEN + 1])
 static void reg_watch_pred(struct zkelect_group *g);
 static void reg_next_pred(struct zkelect_group *g);
 
+/*
+ * What a znode's ephemeralOwner says it is, for a message, or NULL for a
+ * session's ephemeral (a member's). 0 is a persistent znode; only the high
+ * bit set is a container (ZooKeeper's EphemeralType: never a session id),
+ * which ZooKeeper does not delete while it has had no child (unless
+ * znode.container.maxNeverUsedIntervalMs is set). (A TTL znode,
+ * high byte 0xff with extended types on, is not told apart: without
+ * them a server with myid 255 gives sessions that high byte. It goes when
+ * its TTL ends.)
+ */
+static const char *
+owner_not_ephemeral(int64_t owner)
+{
+    if (owner == 0)
+        return "not ephemeral";
+    if (owner == INT64_MIN)
+        return "a container znode, not ephemeral";
+    return NULL;
+}
+
 static bool
 child_ignored(struct zkelect_group *g, const char *name)
 {
@@ -430,9 +450,15 @@ reg_on_check_id_reply(struct zkelect_group *g, struct zev *ev)
     group_reg_set(g, REG_NONE, "node id in use");
     if (reg_cancelled(g))
         return;
-    zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, ZKELECT_EIDINUSE,
-              "node id %s is held by another live session (0x%llx); refusing to join",
-              g->self.id, (unsigned long long)ev->stat.ephemeralOwner);
+    if (owner_not_ephemeral(ev->stat.ephemeralOwner) != NULL)
+        zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, ZKELECT_EIDINUSE,
+                  "node id %s: %s/%s is %s, no member's record (another client wrote it); "
+                  "refusing to join (remove it)", g->self.id, g->p_nodes, g->self.id,
+                  owner_not_ephemeral(ev->stat.ephemeralOwner));
+    else
+        zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, ZKELECT_EIDINUSE,
+                  "node id %s is held by another live session (0x%llx); refusing to join",
+                  g->self.id, (unsigned long long)ev->stat.ephemeralOwner);
     reg_nominate_finish(g, ZKELECT_EIDINUSE);
 }
 
@@ -1028,7 +1054,7 @@ reg_on_pred_reply(struct zkelect_group *g, struct zev *ev)
 {
     if (strcmp(ev->req->arg, g->pred) != 0 || g->reg != REG_DONE || g->is_elector)
         return; /* about an earlier predecessor */
-    if (ev->rc == ZOK && ev->stat.ephemeralOwner != 0) {
+    if (ev->rc == ZOK && owner_not_ephemeral(ev->stat.ephemeralOwner) == NULL) {
         g->pred_watched = true;
     } else if (ev->rc == ZNONODE) {
         reg_next_pred(g); /* gone before the watch was set */
@@ -1039,12 +1065,14 @@ reg_on_pred_reply(struct zkelect_group *g, struct zev *ev)
            watches it and says whether it is ephemeral, as before the child
            watch; its data writes then fire that watch (register it again) */
         group_send_exists(g, REQ_WATCH_PRED, g->pred, g->pred);
-    } else if (ev->rc == ZOK && ev->stat.ephemeralOwner == 0) {
-        /* a persistent znode is no member's registration: written by a
-           foreign client, it must not pose as the elector for ever */
+    } else if (ev->rc == ZOK) {
+        /* a persistent or container znode is no member's registration:
+           written by a foreign client, it must not pose as the elector for
+           ever */
         const char *name = strrchr(g->pred, '/') ? strrchr(g->pred, '/') + 1 : g->pred;
         zke_event(g->h, g, ZKELECT_EV_MALFORMED, NULL, 0, ZKELECT_EBADVALUE,
-                  "%s is not ephemeral (no member's registration); ignored", g->pred);
+                  "%s is %s (no member's registration); ignored", g->pred,
+                  owner_not_ephemeral(ev->stat.ephemeralOwner));
         child_ignore(g, name);
         reg_next_pred(g);
     }

@@ -84,6 +84,8 @@ event_cb(void *data, const struct zkelect_event *ev)
         gr->counts[ev->type]++;
     if (o + strlen(ev->name) + 2 < sizeof(gr->log))
         snprintf(gr->log + o, sizeof(gr->log) - o, "%s%s", o ? " " : "", ev->name);
+    if ((ev->type == ZKELECT_EV_ERROR || ev->type == ZKELECT_EV_MALFORMED) && ev->detail)
+        snprintf(gr->last_error, sizeof(gr->last_error), "%s", ev->detail);
     if (verbose)
         fprintf(stderr, "  [%s] EVENT %s %s node=%s epoch=%llu: %s\n", gr->n->id, ev->name,
                 ev->group ? ev->group : "-", ev->node ? ev->node : "-",

@@ -32,6 +32,8 @@ struct fz_grp {
     char path[128];
     unsigned counts[ZKELECT_EV__COUNT];   /* events seen, by type */
     char log[4096];                       /* "+registered +elector ..." (cut) */
+    char last_error[256];                 /* the detail of the last -error or
+                                             -malformed (cut) */
     bool nominate_done;                   /* the nominate completion ran */
     int nominate_err;                     /* its error */
     int nominate_calls;                   /* how many times it ran */

@@ -1499,6 +1499,59 @@ test_node_host_on_request(void)
  * nobody was the elector, and 2 s later the safety net found n1 "stuck"
  * (-stuck, which means a bug) and re-drove it.)
  */
+/*
+ * A foreign container znode in election/, below every member: ZooKeeper
+ * never deletes a container that has had no child, and its ephemeralOwner
+ * (only the high bit set) is not 0, so it passed for a member's
+ * registration: n1 watched it for ever, nobody was the elector, nobody
+ * led. It is ignored now (-malformed, naming it a container), as a
+ * persistent one is.
+ */
+static void
+test_container_predecessor(void)
+{
+    static const char foreign[] = "/g/election/x_0123456789abcdef0123456789abcdef_0000000000";
+
+    fz_begin();
+    CU_ASSERT_FATAL(fakezk_mkdirs("/g/election") == 0 && fakezk_mkdirs("/g/nodes") == 0);
+    CU_ASSERT_FATAL(fakezk_create(foreign, "x", 1, INT64_MIN) == 0);
+    join(1, "n1", FZ_FOLLOW, true);
+    CU_ASSERT(fz_is_elector(&N[1], 0));
+    CU_ASSERT(fz_is_ready(&N[1], 0));
+    CU_ASSERT(fz_count(&N[1], 0, ZKELECT_EV_MALFORMED) >= 1);
+    CU_ASSERT(strstr(N[1].grp[0].last_error, "a container znode") != NULL);
+    fz_end();
+}
+
+/*
+ * A persistent or container nodes/<id>, written by another client: the
+ * node refuses to join (ZKELECT_EIDINUSE) and says what the znode is,
+ * not "held by another live session (0x0)".
+ */
+static void
+test_foreign_record(void)
+{
+    static const struct { int64_t owner; const char *says; } cases[] = {
+        {0, "/g/nodes/n1 is not ephemeral"},
+        {INT64_MIN, "/g/nodes/n1 is a container znode"},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        fz_begin();
+        CU_ASSERT_FATAL(fakezk_mkdirs("/g/election") == 0 && fakezk_mkdirs("/g/nodes") == 0);
+        CU_ASSERT_FATAL(fakezk_create("/g/nodes/n1", "x", 1, cases[i].owner) == 0);
+        CU_ASSERT_FATAL(fz_node_open(&N[1], "n1", "/g", 1) == 0);
+        fz_nominate(&N[1], 0, 10);
+        CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+        CU_ASSERT(N[1].grp[0].nominate_done);
+        CU_ASSERT(N[1].grp[0].nominate_err == ZKELECT_EIDINUSE);
+        CU_ASSERT(!fz_registered(&N[1], 0));
+        CU_ASSERT(strstr(N[1].grp[0].last_error, cases[i].says) != NULL);
+        fz_end();
+    }
+}
+
 static bool
 stuck_seen(void *arg)
 {
@@ -1535,6 +1588,7 @@ test_leaving_pred_goes(void)
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_is_ready(&N[2], 0));
     CU_ASSERT(fz_is_elector(&N[2], 0));
+    CU_ASSERT(fz_znode_has("/g/elected", "handover: n1 resigned"));
     crash_end(c0);
     fz_end();
 }
@@ -1572,6 +1626,8 @@ static CU_TestInfo quiet_tests[] = {
     {"node_host_on_request", test_node_host_on_request},
     {"wake_while_disconnected", test_wake_while_disconnected},
     {"leaving_pred_goes", test_leaving_pred_goes},
+    {"container_predecessor", test_container_predecessor},
+    {"foreign_record", test_foreign_record},
     CU_TEST_INFO_NULL,
 };
 

@@ -100,7 +100,9 @@
  *               callback, the A_APP step); the others' none. Without PIPE
  *               every takeover has work.
  *   MAX_RESIGN  B (default 0): times the READY leader resigns (unnominate):
- *               it steps down (its elector stops), then sends the handover
+ *               it steps down (its elector runs until it has left, and it
+ *               walks on at its predecessor's deletion until its leave is
+ *               sent: 9d6ed04), then sends the handover
  *               multi {check successor version, set elected (its version) to
  *               the successor at next_epoch, delete leader znode, delete its
  *               registration} when its view of `successor` has an entry for
@@ -218,6 +220,13 @@
  *               that is there.
  *   mutant:     MUT_LOWER_UNCHECKED (the remembered znode is taken without
  *               a request), caught by L1
+ *   L11         (9d6ed04) when all delivered is processed (a step-down may
+ *               run), the node whose election znode is the lowest on the
+ *               server is the elector (unless its leave is sent)
+ *   mutants:    MUT_LEAVING_NOWALK (a leaver still registered lets its
+ *               predecessor's deletion go: the C before 9d6ed04) and
+ *               MUT_RESIGN_STOPS (a resigning elector stops at once: the
+ *               model before it), caught by L11; both need MAX_RESIGN
  *
  * After the C (commits 574a8bb, ddc3ab4 and 4dce8aa), on by default (single-slot model):
  *   SELF_SUCC   on unless NO_SELF_SUCC: a leader that is also the elector
@@ -352,6 +361,9 @@
 #endif
 #ifndef NO_ABSENT
 #define ABSENT                  /* ddc3ab4: a new group's registration reads no first view */
+#endif
+#if (defined(MUT_LEAVING_NOWALK) || defined(MUT_RESIGN_STOPS)) && !defined(RESIGN)
+#error "MUT_LEAVING_NOWALK and MUT_RESIGN_STOPS are mutants of a leave: with MAX_RESIGN > 0"
 #endif
 #if (defined(MUT_SU_KEEP) || defined(MUT_SU_NOTAKE)) && !(defined(SELF_SUCC) && defined(RESIGN))
 #error "MUT_SU_KEEP and MUT_SU_NOTAKE are mutants of SELF_SUCC: with MAX_RESIGN > 0"
@@ -651,7 +663,7 @@ byte lw[N];                     /* g->lower[0]: the next znode below pred that t
 bool la[N];                     /* g->lower_all: pred and lw were all that listing
                                    showed below the node (always, with 3 nodes) */
 #ifdef RESIGN
-#define LEAVES(n) lv[n]         /* it leaves: no elector again */
+#define LEAVES(n) lv[n]         /* it leaves: lists, no shortcut (reg_next_pred) */
 #else
 #define LEAVES(n) 0
 #endif
@@ -746,6 +758,7 @@ bool bounds_ok = 1;                     /* the model's bounds (queues, epochs) h
 bool L1_quiescent_stable = 1;
 bool L8_named_learns = 1;               /* the wake (issue 18): a named node learns it (see the monitor) */
 bool L9_elector_view_current = 1;       /* ddc3ab4: the elector's view is current when quiet */
+bool L11_lowest_is_elector = 1;         /* 9d6ed04: the lowest member is the elector when quiet */
 #ifdef RESIGN
 bool L10_leader_succession_current = 1; /* 574a8bb: a READY leader's succession is current when quiet */
 #endif
@@ -951,6 +964,26 @@ hidden byte wk;                         /* the wake (issue 18), ABSENT's arming:
 #define QN(n) (crashed[n] || fz[n] || (len(ev[n]) == 0 && (len(rq[n]) == 0 || !conn[n] || !live[n]) && \
                 !app[n] && !sd[n]))
 #define QUIET (QN(0) && QN(1) && QN(2))
+
+/* L11 (9d6ed04): the lowest member is the elector. When everything
+   delivered has been processed (QUIET but for an application's step-down,
+   which may take long: QS), the running, connected node whose election
+   znode is the lowest on the server, registered as that znode, is the
+   elector, unless its leave's multi is sent (REG_LEAVING in the C). This
+   is the C's safety net (group.c group_stuck: "neither the elector nor
+   watching a predecessor") seen from the server. */
+#define QSN(n) (crashed[n] || fz[n] || (len(ev[n]) == 0 && (len(rq[n]) == 0 || !conn[n] || !live[n]) && \
+                 !app[n]))
+#define QS (QSN(0) && QSN(1) && QSN(2))
+#define LOWEST(m, j, k) (REG[m] != 0 && (REG[j] == 0 || REG[j] > REG[m]) && (REG[k] == 0 || REG[k] > REG[m]))
+#ifdef RESIGN
+#define LEAVE_SENT(n) (lv[n] && role[n] == R_DELETING)
+#else
+#define LEAVE_SENT(n) 0
+#endif
+#define L11N(m, j, k) (!LOWEST(m, j, k) || crashed[m] || fz[m] || !live[m] || !conn[m] || !CONNECTED(m) || \
+                       reg[m] != RG_DONE || my_seq[m] != REG[m] || LEAVE_SENT(m) || is_el[m])
+#define L11 (L11N(0, 1, 2) && L11N(1, 0, 2) && L11N(2, 0, 1))
 
 #ifdef DR16
 /* L3: at quiescence (every timer has ended) no elector waits on a hold */
@@ -2748,7 +2781,12 @@ end_node:
 #endif
             fi
         :: k == EV_W_CH -> if :: is_el[i] -> list_election(i, 1) :: else fi
+#ifdef MUT_LEAVING_NOWALK
+        /* mutant (the C before 9d6ed04): one that leaves lets it go */
+        :: k == EV_W_PRED -> if :: a == pred[i] && !lv[i] -> nps = 1 :: else fi
+#else
         :: k == EV_W_PRED -> if :: a == pred[i] -> nps = 1 :: else fi   /* next_pred */
+#endif
         :: k == EV_W_SW -> if :: is_el[i] -> ee = 1 :: else fi     /* on_switchover_reply */
 #ifdef WAKE
         /* the wake (issue 18): the wake (own znode touched by a decision naming this
@@ -3007,8 +3045,11 @@ end_node:
                 :: mine && lowest ->
                     if
 #ifdef RESIGN
-                    :: !is_el[i] && lv[i] -> skip       /* it leaves: no elector again */
-                    :: !is_el[i] && !lv[i] -> nps = 2   /* elector_start, after the dispatch */
+                    /* one that leaves is the elector until its leave is
+                       answered (9d6ed04: it walks on while registered);
+                       not once the leave's multi is sent (REG_LEAVING) */
+                    :: !is_el[i] && lv[i] && role[i] == R_DELETING -> skip
+                    :: !is_el[i] && !(lv[i] && role[i] == R_DELETING) -> nps = 2
 #else
                     :: !is_el[i] -> nps = 2             /* elector_start, after the dispatch */
 #endif
@@ -3286,11 +3327,14 @@ end_node:
 #ifdef RESIGN
         /* ---- issue 18 B: unnominate of the READY leader: step down first,
            then leave (A_SD: the handover or the ordinary leave multi); its
-           elector stops (it leaves the election) ---- */
+           elector runs until the leave is answered (gone), as in the C
+           (before 9d6ed04 the model stopped it here: MUT_RESIGN_STOPS) ---- */
         :: act == A_RESIGN ->
             T(printf("TRACE node %d: resigns (epoch %d)\n", i, r_ep[i]));
             n_res++; lv[i] = 1;
+#ifdef MUT_RESIGN_STOPS
             if :: is_el[i] -> elector_stop(i) :: else fi;
+#endif
             start_stepdown(i)
 #endif
 #ifdef DR16
@@ -3770,6 +3814,7 @@ end_mon:
     :: atomic { QUIESCENT && !STABLE -> L1_quiescent_stable = 0; assert(L1_quiescent_stable) }
     :: atomic { QUIET && !L8 -> L8_named_learns = 0; assert(L8_named_learns) }
     :: atomic { QUIET && !L9 -> L9_elector_view_current = 0; assert(L9_elector_view_current) }
+    :: atomic { QS && !L11 -> L11_lowest_is_elector = 0; assert(L11_lowest_is_elector) }
 #ifdef RESIGN
     :: atomic { QUIET && !L10 -> L10_leader_succession_current = 0; assert(L10_leader_succession_current) }
 #endif

@@ -41,7 +41,8 @@
 # "spin") and a C compiler (CC, default cc). Every spin, cc and pan runs under
 # nice -n 19. MODEL_MEMLIM (MB, default 4096) bounds pan's memory;
 # MODEL_RETAKE_MEMLIM (MB, default 14336) that of --deep's retake check
-# (11.8 GB hash-compacted); MODEL_DEEP_MEMLIM (MB, default 10240) that of the two exhaustive --deep
+# (11.8 GB hash-compacted) and of the fast handover's HO19 check (9.2 GB,
+# --fast and --deep); MODEL_DEEP_MEMLIM (MB, default 10240) that of the two exhaustive --deep
 # checks that outgrew 4 GB with bug 3's fix (README.md, "Bugs found", 3).
 set -u
 
@@ -422,7 +423,7 @@ deep_18() {
     # (the leader node 0, also the elector; either leader, or node 1 alone:
     # more than 10 M states)
     check "issue 18: the READY leader (the elector) resigns, a switchover" pass -O1 \
-        "$R18B -DSTABLE_START=0 -DMAX_CRASH=0" "$SAFE" "-m100000"
+        "$R18B -DSTABLE_START=0 -DMAX_CRASH=0" "-DSAFETY -DHC4" "-m100000 -w27"
     check "issue 18: liveness, the READY leader resigns (either leader)" pass -O1 \
         "-DLIVE -DMAX_RESIGN=1 -DSTABLE_START=2 -DMAXFAULTS=0" "$LIVE" "-m200000 -a -f"
     # the op order proposed in README.md "Issue 18" (the model's knob
@@ -502,6 +503,12 @@ bounded_wake() {
     # znode first)
     check "safety, stable start, 1 fault, an expiry deletes the leader znode first" pass -O1 \
         "-DEXP_LEADER_FIRST -DSTABLE_START=0 -DMAXFAULTS=1" "$SAFE" "-m100000"
+    # a leaver keeps its place (README.md, "Issue 18, the predecessor's
+    # deletion", 9d6ed04): node 1, the READY leader, resigns while node 0,
+    # the elector, crashes; node 1 walks on during its step-down and is
+    # the elector until it has left (L11)
+    check "a leaver keeps its place: the leader resigns, the elector crashes" pass -O0 \
+        "-DMAX_RESIGN=1 -DSTABLE_START=1 $CRASH1 -DCRASH_NODE=0" "$SAFE" "-m100000"
 }
 
 mutants_wake() {
@@ -531,6 +538,16 @@ mutants_wake() {
     # elector is left, and no leader
     check "mutant MUT_LOWER_UNCHECKED (a remembered predecessor taken unchecked)" \
         L1_quiescent_stable -O0 "-DMUT_LOWER_UNCHECKED -DSTABLE_START=0 $CRASH2" "$SAFE" "-m100000"
+    # the C before 9d6ed04: node 1 resigns, node 0 (the elector) crashes;
+    # node 1, stepping down, lets its predecessor's deletion go: the
+    # lowest member is nobody's elector while the step-down runs
+    check "mutant MUT_LEAVING_NOWALK (a leaver still registered lets its predecessor's deletion go)" \
+        L11_lowest_is_elector -O0 "-DMUT_LEAVING_NOWALK -DMAX_RESIGN=1 -DSTABLE_START=1 $CRASH1 -DCRASH_NODE=0" \
+        "$SAFE" "-m100000"
+    # the model before 9d6ed04: node 0, the leader and the elector,
+    # resigns and stops its elector at once: no elector during its step-down
+    check "mutant MUT_RESIGN_STOPS (a resigning elector stops at the resign)" \
+        L11_lowest_is_elector -O0 "-DMUT_RESIGN_STOPS -DMAX_RESIGN=1 -DSTABLE_START=0 -DMAXFAULTS=0" "$SAFE" "-m100000"
 }
 
 deep_lower() {
@@ -657,9 +674,11 @@ bounded_fast() {
     # node 0 (leader, elector) resigns: node 1 speculates (it succeeds, or
     # is refused when a switchover moved the decision first: the elector
     # names node 1 or 2, +2, a speculation at that wake is refused)
+    # (hash-compacted since 9d6ed04: the elector runs during its step-down,
+    # 26.1 M states, 2 GB, 94 s; 843,396 exhaustive before)
     check "fast handover: the READY leader (the elector) resigns, a switchover" pass -O1 \
         "-DMAX_RESIGN=1 -DSTABLE_START=0 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_FREEZE=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_EXP=0" \
-        "$SAFE" "-m100000"
+        "-DSAFETY -DHC4" "-m100000 -w27"
     # the leader (node 1) crashes: node 0 names node 0 or 2, node 2 woken
     # (+2) speculates and is refused (its own version is w+2)
     check "fast handover: the leader crashes, an elector's wake (+2) refuses the speculation" pass -O0 \
@@ -703,13 +722,16 @@ deep_fast() {
         "-DMAX_RESIGN=1 $P18CS" "-DSAFETY -DHC4" "-m100000 -w27"
     # HO19: node 1's expiry around node 0's resign (README.md, "Issue 18,
     # the fast handover", finding 3, closed by start_takeover's lease
-    # check); 37.7 M states, hash-compacted (2.5 GB, ~2 min)
+    # check); hash-compacted (37.7 M states, 2.5 GB before 9d6ed04; since
+    # then the elector runs during its step-down: 187.8 M states, 9.2 GB,
+    # ~11 min; MODEL_RETAKE_MEMLIM, the bound of the other big one)
     check "fast handover: HO19, node 1's expiry around node 0's resign (hash-compact)" pass -O1 \
-        "$HO19" "-DSAFETY -DHC4" "-m100000 -w27"
-    # node 0 resigns, an early watchdog (3.3 M states, ~40 s)
+        "$HO19" "-DSAFETY -DHC4 -UMEMLIM -DMEMLIM=$RETAKEMEM" "-m100000 -w28"
+    # node 0 resigns, an early watchdog (3.3 M states exhaustive before
+    # 9d6ed04; 13.0 M hash-compacted since, 1.5 GB, ~45 s)
     check "fast handover: the READY leader (the elector) resigns, an early watchdog" pass -O1 \
         "-DMAX_RESIGN=1 -DSTABLE_START=0 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_FREEZE=0 -DMAX_TFAIL=0 -DMAX_SWITCH=0 -DMAX_EXP=0" \
-        "$SAFE" "-m100000"
+        "-DSAFETY -DHC4" "-m100000 -w27"
 }
 
 deep_retake() {

@@ -421,6 +421,8 @@ reg_find_mine(struct zkelect_group *g)
 void
 reg_on_check_id_reply(struct zkelect_group *g, struct zev *ev)
 {
+    const char *what;
+
     if (ev->req->attempt != g->reg_attempt || g->reg != REG_PENDING)
         return;
     if (ev->rc == ZNONODE) {
@@ -450,11 +452,10 @@ reg_on_check_id_reply(struct zkelect_group *g, struct zev *ev)
     group_reg_set(g, REG_NONE, "node id in use");
     if (reg_cancelled(g))
         return;
-    if (owner_not_ephemeral(ev->stat.ephemeralOwner) != NULL)
+    if ((what = owner_not_ephemeral(ev->stat.ephemeralOwner)) != NULL)
         zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, ZKELECT_EIDINUSE,
                   "node id %s: %s/%s is %s, no member's record (another client wrote it); "
-                  "refusing to join (remove it)", g->self.id, g->p_nodes, g->self.id,
-                  owner_not_ephemeral(ev->stat.ephemeralOwner));
+                  "refusing to join (remove it)", g->self.id, g->p_nodes, g->self.id, what);
     else
         zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, ZKELECT_EIDINUSE,
                   "node id %s is held by another live session (0x%llx); refusing to join",
@@ -886,6 +887,17 @@ leave_refused_by_view(const struct req *r)
     return false;
 }
 
+/* A leave refused: registered again (REG_DONE) until it is sent again. A
+   predecessor's deletion heard while the leave's multi was in flight was
+   let go (reg_on_watch), and so was the reply of a watch's request: look
+   again, as after any deletion (the next in line may be the elector now) */
+static void
+leave_refused_rewalk(struct zkelect_group *g)
+{
+    if (!g->is_elector && !g->pred_watched && group_connected(g))
+        reg_list_election(g, false);
+}
+
 void
 reg_on_unregister_reply(struct zkelect_group *g, struct zev *ev)
 {
@@ -908,6 +920,7 @@ reg_on_unregister_reply(struct zkelect_group *g, struct zev *ev)
         /* the leader znode or `elected` moved under us (changed, or gone):
            re-read both; cand_step retries */
         group_reg_set(g, REG_DONE, "the leader znode changed under the leave");
+        leave_refused_rewalk(g);
         group_role_set(g, ROLE_MEMBER, 0, g->role_epoch, 0, "the leader znode changed under the leave");
         g->elected_read = false;
         view_read_elected(g);
@@ -916,6 +929,7 @@ reg_on_unregister_reply(struct zkelect_group *g, struct zev *ev)
     }
     /* retried on the next step or reconnect */
     group_reg_set(g, REG_DONE, zerror(ev->rc));
+    leave_refused_rewalk(g);
     if (g->role == ROLE_DELETING) {
         /* resigning: the step-down is over; the release (and the leave after
            it) goes on once the leader znode is read again */

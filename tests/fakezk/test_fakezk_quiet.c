@@ -1491,14 +1491,49 @@ test_node_host_on_request(void)
 }
 
 /*
- * A leader that leaves while its step-down runs (the callback finishes
- * later) is still registered: it keeps its place in the election order.
- * Here its predecessor, the elector n9, crashes during the step-down: n1
- * walks on at the deletion and, now the lowest, is the elector until it
- * leaves; then n2 is. (Before: a leaving member let the deletion go, so
- * nobody was the elector, and 2 s later the safety net found n1 "stuck"
- * (-stuck, which means a bug) and re-drove it.)
+ * The elector's deletion heard while the leave's multi is in flight is let
+ * go; when that leave is refused, the leaver is registered again until it
+ * leaves again, and looks again. n1 resigns (its step-down finishes
+ * later); meanwhile, unheard by n1, n9 (the elector) crashes and `elected`
+ * is rewritten. n1's handover and then its ordinary leave are refused
+ * (`elected` moved); n1 lists and is the elector (the lowest) until its
+ * next leave is answered. (Before: it never was; with any other refusal
+ * than a moved view, nobody was the elector until the safety net, 2 s.)
  */
+static void
+test_refused_leave_rewalks(void)
+{
+    char data[1024];
+    int64_t s1, c0;
+    int len;
+
+    fz_begin();
+    join(0, "n9", FZ_FOLLOW, false);
+    join(1, "n1", FZ_FOLLOW, true);
+    join(2, "n2", FZ_FOLLOW, true);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    N[1].grp[0].stepdown_mode = ZKELECT_EBUSY;
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_count(&N[1], 0, ZKELECT_EV_STEPDOWN) == 1);
+    s1 = fz_sid(&N[1]);
+    fakezk_hold(s1, true);
+    c0 = crash(0);
+    len = fakezk_get("/g/elected", data, sizeof(data));
+    CU_ASSERT_FATAL(len > 0);
+    CU_ASSERT_FATAL(fakezk_set("/g/elected", data, len) == 0);
+    CU_ASSERT(zkelect_stepdown_done(N[1].grp[0].g, N[1].grp[0].stepdown_epoch) == 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    fakezk_hold(s1, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(!fz_registered(&N[1], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_ELECTOR), 1);
+    CU_ASSERT(fz_is_elector(&N[2], 0));
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    crash_end(c0);
+    fz_end();
+}
+
 /*
  * A foreign container znode in election/, below every member: ZooKeeper
  * never deletes a container that has had no child, and its ephemeralOwner
@@ -1552,6 +1587,15 @@ test_foreign_record(void)
     }
 }
 
+/*
+ * A leader that leaves while its step-down runs (the callback finishes
+ * later) is still registered: it keeps its place in the election order.
+ * Here its predecessor, the elector n9, crashes during the step-down: n1
+ * walks on at the deletion and, now the lowest, is the elector until it
+ * leaves; then n2 is. (Before: a leaving member let the deletion go, so
+ * nobody was the elector, and 2 s later the safety net found n1 "stuck"
+ * (-stuck, which means a bug) and re-drove it.)
+ */
 static bool
 stuck_seen(void *arg)
 {
@@ -1584,6 +1628,7 @@ test_leaving_pred_goes(void)
     if (stuck_seen(&N[1]))
         fz_print_state("a leaving leader found stuck", N, 3);
     CU_ASSERT(fz_is_elector(&N[1], 0));
+    CU_ASSERT(!fz_is_elector(&N[2], 0));
     CU_ASSERT(zkelect_stepdown_done(N[1].grp[0].g, N[1].grp[0].stepdown_epoch) == 0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_is_ready(&N[2], 0));
@@ -1626,6 +1671,7 @@ static CU_TestInfo quiet_tests[] = {
     {"node_host_on_request", test_node_host_on_request},
     {"wake_while_disconnected", test_wake_while_disconnected},
     {"leaving_pred_goes", test_leaving_pred_goes},
+    {"refused_leave_rewalks", test_refused_leave_rewalks},
     {"container_predecessor", test_container_predecessor},
     {"foreign_record", test_foreign_record},
     CU_TEST_INFO_NULL,

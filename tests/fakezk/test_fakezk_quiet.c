@@ -331,6 +331,20 @@ test_elector_next_lists_once(void)
     fz_end();
 }
 
+/* A foreign znode in /g/election named like a member's, below every
+   member's (suffix 0), with OWNER as its ephemeralOwner (0: persistent;
+   INT64_MIN: ZooKeeper's mark of a container); the group's layout made
+   first. Returns its path. */
+static const char *
+foreign_below_all(int64_t owner)
+{
+    static const char foreign[] = "/g/election/x_0123456789abcdef0123456789abcdef_0000000000";
+
+    CU_ASSERT_FATAL(fakezk_mkdirs("/g/election") == 0 && fakezk_mkdirs("/g/nodes") == 0);
+    CU_ASSERT_FATAL(fakezk_create(foreign, "x", 1, owner) == 0);
+    return foreign;
+}
+
 /*
  * A foreign persistent znode in election/, below every member, whose ACL
  * denies READ: the getChildren of the predecessor's watch answers ZNOAUTH
@@ -343,12 +357,8 @@ test_elector_next_lists_once(void)
 static void
 test_unreadable_foreign_predecessor(void)
 {
-    static const char foreign[] = "/g/election/x_0123456789abcdef0123456789abcdef_0000000000";
-
     fz_begin();
-    CU_ASSERT_FATAL(fakezk_mkdirs("/g/election") == 0 && fakezk_mkdirs("/g/nodes") == 0);
-    CU_ASSERT_FATAL(fakezk_create(foreign, "x", 1, 0) == 0);
-    fakezk_noread(foreign);
+    fakezk_noread(foreign_below_all(0));
     join(1, "n1", FZ_FOLLOW, true);
     CU_ASSERT(fz_is_elector(&N[1], 0));
     CU_ASSERT(fz_is_ready(&N[1], 0));
@@ -1490,6 +1500,21 @@ test_node_host_on_request(void)
     fz_end();
 }
 
+/* n9 (the elector, not eligible), n1 (the READY leader) and n2 join; n1
+   resigns, and its step-down finishes only at zkelect_stepdown_done. */
+static void
+n1_resigning(void)
+{
+    join(0, "n9", FZ_FOLLOW, false);
+    join(1, "n1", FZ_FOLLOW, true);
+    join(2, "n2", FZ_FOLLOW, true);
+    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
+    N[1].grp[0].stepdown_mode = ZKELECT_EBUSY;
+    zkelect_unnominate(N[1].grp[0].g, 0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT_FATAL(fz_count(&N[1], 0, ZKELECT_EV_STEPDOWN) == 1);
+}
+
 /*
  * The elector's deletion heard while the leave's multi is in flight is let
  * go; when that leave is refused, the leaver is registered again until it
@@ -1508,14 +1533,7 @@ test_refused_leave_rewalks(void)
     int len;
 
     fz_begin();
-    join(0, "n9", FZ_FOLLOW, false);
-    join(1, "n1", FZ_FOLLOW, true);
-    join(2, "n2", FZ_FOLLOW, true);
-    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
-    N[1].grp[0].stepdown_mode = ZKELECT_EBUSY;
-    zkelect_unnominate(N[1].grp[0].g, 0);
-    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
-    CU_ASSERT_FATAL(fz_count(&N[1], 0, ZKELECT_EV_STEPDOWN) == 1);
+    n1_resigning();
     s1 = fz_sid(&N[1]);
     fakezk_hold(s1, true);
     c0 = crash(0);
@@ -1536,7 +1554,7 @@ test_refused_leave_rewalks(void)
 
 /*
  * A foreign container znode in election/, below every member: ZooKeeper
- * never deletes a container that has had no child, and its ephemeralOwner
+ * does not delete a container that never had a child (by default), and its ephemeralOwner
  * (only the high bit set) is not 0, so it passed for a member's
  * registration: n1 watched it for ever, nobody was the elector, nobody
  * led. It is ignored now (-malformed, naming it a container), as a
@@ -1545,11 +1563,8 @@ test_refused_leave_rewalks(void)
 static void
 test_container_predecessor(void)
 {
-    static const char foreign[] = "/g/election/x_0123456789abcdef0123456789abcdef_0000000000";
-
     fz_begin();
-    CU_ASSERT_FATAL(fakezk_mkdirs("/g/election") == 0 && fakezk_mkdirs("/g/nodes") == 0);
-    CU_ASSERT_FATAL(fakezk_create(foreign, "x", 1, INT64_MIN) == 0);
+    (void)foreign_below_all(INT64_MIN);
     join(1, "n1", FZ_FOLLOW, true);
     CU_ASSERT(fz_is_elector(&N[1], 0));
     CU_ASSERT(fz_is_ready(&N[1], 0));
@@ -1614,14 +1629,7 @@ test_leaving_pred_goes(void)
     int64_t c0;
 
     fz_begin();
-    join(0, "n9", FZ_FOLLOW, false);
-    join(1, "n1", FZ_FOLLOW, true);
-    join(2, "n2", FZ_FOLLOW, true);
-    CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
-    N[1].grp[0].stepdown_mode = ZKELECT_EBUSY;
-    zkelect_unnominate(N[1].grp[0].g, 0);
-    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
-    CU_ASSERT(fz_count(&N[1], 0, ZKELECT_EV_STEPDOWN) == 1);
+    n1_resigning();
     c0 = crash(0);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_settle_until(stuck_seen, &N[1], 3500) != 0);

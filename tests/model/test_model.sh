@@ -6,11 +6,11 @@
 # the leader's resign with the successor record; issue 18's quiet members
 # and the wake, on in every check; the C's view changes of 574a8bb and
 # ddc3ab4, on in every check, with their two checks; issue 18's fast
-# handover, on with the resign, its three checks and its reachability
+# handover, on with the resign, its two checks and its reachability
 # check), and the fast mutants (issue 17's seven, issue 18's three, the
 # wake's and the election order's (issue 18) nine, the view changes' four,
 # the fast handover's three too), each of which must be caught.
-# About 8 minutes (the slowest mutants run in the full tier, run.sh --deep).
+# About 7 minutes (the slowest mutants run in the full tier, run.sh --deep).
 # Prints "ok"/"FAIL" per check and "test_model: N passed, N failed" last;
 # exits 1 on any failure. Needs spin (Debian package "spin"): without it the
 # test FAILS (tests/quickstart.sh installs it), it is never skipped.

@@ -2572,6 +2572,11 @@ inline normalize(n) {
 #else
 #define WD_NEW(n) (wd_ep[n] != e_ep[n])
 #endif
+#ifndef MUT_WD_STALE
+#define WD_FREE(n) (!wd[n] || wd_ep[n] != e_ep[n])
+#else
+#define WD_FREE(n) (!wd[n])
+#endif
 #define EXCL_EN(n) (ELECTOR_READY(n) && (excl[n].s[0] || excl[n].s[1] || excl[n].s[2]))
 /* issue 16's timers, each at any moment once started (abstract time): the
    settle timer, the failback delay, the anti-flap interval, a scheduled
@@ -3420,9 +3425,15 @@ end_node:
             fi;
 #ifndef MUT_NO_REARM
             /* a decision naming a leader that is not READY always has a
-               watchdog (write outcome unknown, read after a reconnect) */
+               watchdog (write outcome unknown, read after a reconnect). A
+               watchdog guards one epoch: one armed for another is armed
+               again for this one (WD_FREE). MUT_WD_STALE, the C before:
+               a new elector by the shortcut, its read of `elected` in
+               flight, armed it for the decision before at the leader
+               znode's deletion; the new decision got none, and the old
+               one's firing did nothing (README "A watchdog per epoch") */
             if
-            :: !wd[i] && he[i] && e_ld[i] != NONE && WD_NEW(i) && e_rd[i] && l_rd[i] &&
+            :: WD_FREE(i) && he[i] && e_ld[i] != NONE && WD_NEW(i) && e_rd[i] && l_rd[i] &&
                !(ez && l_st[i] == ST_READY) -> wd[i] = 1; wd_ep[i] = e_ep[i]; wd_f[i] = 0
             :: else
             fi;

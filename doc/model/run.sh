@@ -509,6 +509,8 @@ bounded_wake() {
         "-DMAX_RESIGN=1 -DSTABLE_START=1 $CRASH1 -DCRASH_NODE=0" "$SAFE" "-m100000"
 }
 
+# a switchover, node 0's crash, a failed takeover (a watchdog per epoch)
+WDEP="-DSTABLE_START=0 -DMAXFAULTS=3 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_EARLY=0 -DMAX_FREEZE=0 -DCRASH_NODE=0"
 mutants_wake() {
     # node 0 (leader, elector) crashes; node 1, the new elector, names node 2
     check "mutant MUT_NOWAKE (no touch), a decision after the leader's crash" \
@@ -546,9 +548,20 @@ mutants_wake() {
     # resigns and stops its elector at once: no elector during its step-down
     check "mutant MUT_RESIGN_STOPS (a resigning elector stops at the resign)" \
         L11_lowest_is_elector -O0 "-DMUT_RESIGN_STOPS -DMAX_RESIGN=1 -DSTABLE_START=0 -DMAXFAULTS=0" "$SAFE" "-m100000"
+    # a watchdog per epoch (README.md, "A watchdog per epoch"): a
+    # switchover names node 1, node 0's watchdog names node 2, node 0
+    # crashes, node 2's takeover fails; node 1 becomes the elector by the
+    # shortcut with its read of that decision in flight, and its watchdog
+    # of the decision before keeps the new one unguarded: nobody leads
+    check "mutant MUT_WD_STALE (a watchdog armed for an older epoch keeps the new one unguarded)" \
+        L1_quiescent_stable -O0 "-DMUT_WD_STALE $WDEP" "$SAFE" "-m100000"
 }
 
 deep_lower() {
+    # a watchdog per epoch: the mutant's budgets, every node new (1.7 M
+    # states, 0.7 GB, ~20 s)
+    check "a watchdog per epoch: a switchover, node 0's crash, a failed takeover" pass -O1 \
+        "$WDEP" "$SAFE" "-m100000"
     # two faults of any kind but disconnects, switchovers, failed takeovers
     # and early watchdogs (crashes, expiries): 20.9 M states,
     # hash-compacted (47 s, 1.3 GB)
@@ -602,7 +615,9 @@ mutants_gate() {
 deep_gate() {
     # MUT_WAKE_ALWAYS's budgets: a switchover, node 0's crash, a failed
     # takeover (8.1 M states, ~50 s; since bug 3's fix 14.2 M, 5.3 GB, ~80
-    # s: MODEL_DEEP_MEMLIM)
+    # s: MODEL_DEEP_MEMLIM; now 3.3 M, 1.4 GB, ~30 s). It found the
+    # watchdog of an older epoch (MUT_WD_STALE, README.md, "A watchdog per
+    # epoch"): 2.5 M states to the error
     check "wake gate: old node 1, a switchover, node 0's crash, a failed takeover" pass -O1 \
         "-DOLD_NODE=1 -DSTABLE_START=0 -DMAXFAULTS=3 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_EARLY=0 -DMAX_FREEZE=0 -DCRASH_NODE=0" \
         "$SAFE -UMEMLIM -DMEMLIM=$DEEPMEM" "-m100000"

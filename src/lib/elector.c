@@ -2428,8 +2428,13 @@ watchdog_view(struct zkelect_group *g, int k)
        also one whose write outcome was unknown, or read after a reconnect,
        and again when the elected node's leader znode is gone at an epoch it
        was READY at (a take-over-again that failed before this elector saw
-       its PROGRESS: the model's FIX_REARM) */
-    if (!v->wd_deadline && *id && (v->wd_epoch != e || retake || v->version < 0) &&
+       its PROGRESS: the model's FIX_REARM). A watchdog guards one epoch:
+       one still armed for another is armed again for this one. (A new
+       elector whose read of `elected` was in flight, as after the
+       shortcut of reg_next_pred, armed it at the leader znode's deletion
+       for the decision before; fired, it would do nothing, and nothing
+       would guard this one: the model's A watchdog per epoch.) */
+    if (*id && (v->wd_epoch != e || (!v->wd_deadline && (retake || v->version < 0))) &&
         g->elected_read && v->read && !(elected_znode && v->l.status == ZKELECT_STATUS_READY)) {
         v->ready_seen_epoch = 0;
         watchdog_arm(g, k, e);

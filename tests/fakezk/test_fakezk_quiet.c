@@ -1646,6 +1646,63 @@ test_leaving_pred_goes(void)
     fz_end();
 }
 
+static bool
+n2_ready(void *arg)
+{
+    (void)arg;
+    return fz_is_ready(&N[1], 0);
+}
+
+/*
+ * The member after the elector becomes the elector by the shortcut (at its
+ * predecessor's deletion, without listing first) while its read of a new
+ * `elected` is still in flight: its view is a decision behind. The leader
+ * znode's deletion, heard next, armed the watchdog for that old epoch, and
+ * the new decision, read right after, found a watchdog armed and got none.
+ * When the old epoch's watchdog fired it did nothing (its epoch was over),
+ * and nothing guarded the new one: nobody led until the 2 s safety net
+ * (-stuck). Here n1 (elector, leader) names n3 by a switchover and
+ * crashes; n3's takeover fails; n2, held meanwhile, hears the decision, n1's
+ * deletion and the leader znode's, in that order. Now the new epoch gets
+ * its watchdog: it excludes n3, n2 leads. (The Spin model's deep check of
+ * the wake gate found it: doc/model/README.md, "A watchdog per epoch".)
+ */
+static void
+test_shortcut_elector_stale_view(void)
+{
+    static const char sw[] = "{\"v\":1,\"id\":1,\"to\":\"n3\",\"at_ms\":0,\"by\":\"t\"}";
+    int64_t s1, s2, c1;
+
+    fz_begin();
+    fz_watchdog_ms = 300;
+    join(0, "n1", FZ_FOLLOW, true);
+    join(1, "n2", FZ_FOLLOW, true);
+    join(2, "n3", FZ_FOLLOW, true);
+    CU_ASSERT_FATAL(fz_is_ready(&N[0], 0));
+    N[2].grp[0].takeover_mode = ZKELECT_EIO;
+    s1 = fz_sid(&N[0]);
+    s2 = fz_sid(&N[1]);
+    fakezk_hold(s1, true);
+    fakezk_hold(s2, true);
+    CU_ASSERT(fakezk_create("/g/switchover", sw, (int)strlen(sw), 0) == 0);
+    CU_ASSERT_FATAL(fz_deliver_until(s1, "reply multi /g/elected"));
+    CU_ASSERT_FATAL(fz_znode_has("/g/elected", "\"leader\":\"n3\""));
+    c1 = crash(0);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_count(&N[2], 0, ZKELECT_EV_TAKEOVER) >= 1);
+    CU_ASSERT(!fz_is_ready(&N[2], 0));
+    fakezk_hold(s2, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_elector(&N[1], 0));
+    CU_ASSERT(fz_settle_until(n2_ready, NULL, 1500) == 0);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_STUCK), 0);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_WATCHDOG), 1);
+    if (!fz_is_ready(&N[1], 0))
+        fz_print_state("the new elector's decision not guarded", N + 1, 2);
+    crash_end(c1);
+    fz_end();
+}
+
 static CU_TestInfo quiet_tests[] = {
     {"uninvolved_leave", test_uninvolved_leave},
     {"uninvolved_crash", test_uninvolved_crash},
@@ -1679,6 +1736,7 @@ static CU_TestInfo quiet_tests[] = {
     {"node_host_on_request", test_node_host_on_request},
     {"wake_while_disconnected", test_wake_while_disconnected},
     {"leaving_pred_goes", test_leaving_pred_goes},
+    {"shortcut_elector_stale_view", test_shortcut_elector_stale_view},
     {"refused_leave_rewalks", test_refused_leave_rewalks},
     {"container_predecessor", test_container_predecessor},
     {"foreign_record", test_foreign_record},

@@ -341,7 +341,8 @@ fill_leader(struct zkelect_group *g, struct zkelect_leader *out)
         snprintf(out->elected, sizeof(out->elected), "%s", LV0(g)->l.id);
         out->elected_epoch = LV0(g)->l.epoch;
         snprintf(out->previous, sizeof(out->previous), "%s", LV0(g)->l.previous);
-    } else if (g->have_elected && LV0(g)->have && LV0(g)->owner == g->h->session_id &&
+    } else if (g->have_elected && LV0(g)->have && LV0(g)->owner != 0 &&
+               LV0(g)->owner == g->h->session_id &&
                LV0(g)->l.epoch > g->elected.epoch && *LV0(g)->l.previous) {
         /* our fast handover's leader znode, created before the decision
            was read (doc/PROTOCOL.md §4, "The fast handover"): the create

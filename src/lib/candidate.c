@@ -736,8 +736,12 @@ cand_step(struct zkelect_group *g)
         if (g->role == ROLE_FENCED)
             leader_delete(g); /* nothing acts: release, then leave */
         else if (g->role == ROLE_READY || g->role == ROLE_PROGRESS || g->role == ROLE_SUSPENDED ||
-            (g->role == ROLE_MEMBER && mine))
+            (g->role == ROLE_MEMBER && mine && g->active))
             cand_start_stepdown(g, "resigning");
+        else if (g->role == ROLE_MEMBER && mine)
+            /* a leave refused after the step-down (reg_on_unregister_reply):
+               nothing acts, and -stepdown was said; release and leave again */
+            stepdown(g, 0, "resigning: leaving again");
         else if (g->role == ROLE_MEMBER || g->role == ROLE_WAITING || g->role == ROLE_NONE)
             reg_unregister(g);
         return;

@@ -1524,6 +1524,8 @@ n1_resigning(void)
  * (`elected` moved); n1 lists and is the elector (the lowest) until its
  * next leave is answered. (Before: it never was; with any other refusal
  * than a moved view, nobody was the elector until the safety net, 2 s.)
+ * n1 stepped down once and is told so once: leaving again after the
+ * refusal said -stepdown a second time, with no callback.
  */
 static void
 test_refused_leave_rewalks(void)
@@ -1546,6 +1548,10 @@ test_refused_leave_rewalks(void)
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(!fz_registered(&N[1], 0));
     CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_ELECTOR), 1);
+    /* the step-down ran once, and was said once (before: a second
+       -stepdown, without a callback, when it left again) */
+    CU_ASSERT_EQUAL(N[1].grp[0].stepdown_calls, 1);
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_STEPDOWN), 1);
     CU_ASSERT(fz_is_elector(&N[2], 0));
     CU_ASSERT(fz_is_ready(&N[2], 0));
     crash_end(c0);

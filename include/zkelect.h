@@ -65,7 +65,8 @@ extern "C" {
     XX(EBUSY,       -62, "operation already in progress")                       \
     XX(ESTATE,      -63, "operation not allowed in the current state")          \
     XX(ECANCELED,   -64, "operation canceled")                                  \
-    XX(ENOLEADER,   -65, "no leader")
+    XX(ENOLEADER,   -65, "no leader")                                           \
+    XX(EFOREIGN,    -66, "node id's member record is a foreign persistent or container znode")
 
 enum zkelect_errno {
 #define ZKELECT_ERRNO_ENUM(name, value, text) ZKELECT_##name = (value),
@@ -358,7 +359,9 @@ struct zkelect_node {
 typedef void (*zkelect_done_fn)(void *data, zkelect_group_t *g, int err);
 
 /* Join the group as a candidate and wait until registered (or timeout_ms;
- * ZKELECT_ETIMEDOUT). ZKELECT_EIDINUSE when a live session holds the id.
+ * ZKELECT_ETIMEDOUT). ZKELECT_EIDINUSE when a live session holds the id;
+ * ZKELECT_EFOREIGN when nodes/<id> is a persistent or container znode (no
+ * session's: it stays until removed by hand; the -error event names it).
  * A nominate that times out leaves nothing behind: the registration still
  * in flight is withdrawn as by zkelect_unnominate(). An unnominate while a
  * nominate is in flight answers it ZKELECT_ECANCELED and removes whatever

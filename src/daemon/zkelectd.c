@@ -569,6 +569,13 @@ zkd_join(struct zkd *d, const sigset_t *set)
                 "background", d->boot.path, d->boot.connect_timeout_ms);
             return 0;
         }
+        if (rc == ZKELECT_EFOREIGN) {
+            /* no session holds it: waiting would not help */
+            log_emit(LOG_ERR, "cannot join the group %s as %s: %s/nodes/%s is a persistent "
+                "or container znode, no member's record (another client wrote it); it "
+                "stays until it is removed", d->boot.path, n.id, d->boot.path, n.id);
+            return 1;
+        }
         if (rc != ZKELECT_EIDINUSE) {
             log_emit(LOG_ERR, "cannot join the group %s as %s: %s", d->boot.path,
                 n.id, zkelect_strerror(rc));

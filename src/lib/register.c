@@ -453,14 +453,14 @@ reg_on_check_id_reply(struct zkelect_group *g, struct zev *ev)
     if (reg_cancelled(g))
         return;
     if ((what = owner_not_ephemeral(ev->stat.ephemeralOwner)) != NULL)
-        zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, ZKELECT_EIDINUSE,
+        zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, ZKELECT_EFOREIGN,
                   "node id %s: %s/%s is %s, no member's record (another client wrote it); "
                   "refusing to join (remove it)", g->self.id, g->p_nodes, g->self.id, what);
     else
         zke_event(g->h, g, ZKELECT_EV_ERROR, g->self.id, 0, ZKELECT_EIDINUSE,
                   "node id %s is held by another live session (0x%llx); refusing to join",
                   g->self.id, (unsigned long long)ev->stat.ephemeralOwner);
-    reg_nominate_finish(g, ZKELECT_EIDINUSE);
+    reg_nominate_finish(g, what != NULL ? ZKELECT_EFOREIGN : ZKELECT_EIDINUSE);
 }
 
 void

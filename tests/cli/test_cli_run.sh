@@ -21,6 +21,7 @@
 #      a check that never succeeds fails the takeover and stops the job;
 #   6. COMMAND not found: a clear message and exit 127 (126: not executable);
 #      ZKELECT_AUTH never reaches COMMAND; a readable auth file is refused;
+#      a persistent nodes/<id> (no session's): exit 1 at once, naming it;
 #   7. bad options: exit 2, naming the option;
 #   8. the connection to ZooKeeper is lost: the job is stopped (leadership
 #      suspended); it runs again once leadership is verified after the
@@ -428,6 +429,22 @@ chmod 644 "$T/open.auth"
 "$ZKE" -z "$HOSTS" -a "$T/open.auth" -p $G run --id n1 -- true >"$T/f.out" 2>"$T/f.err" </dev/null
 check "6: an auth file others can read is refused: exit 1" test $? = 1
 check "6: ... with the reason" grep -q "mode 0644 is too open" "$T/f.err"
+
+# a member record that is no session's (a persistent nodes/<id> another
+# client wrote): no expiry frees it, so the runner gives up at once,
+# naming it (before: "held by another live ZooKeeper session", retried
+# for twice the session timeout)
+"$TOP_BUILDDIR/tests/cli/cli-helper" set -z "$HOSTS" $G/nodes/n5 '{"v":1,"id":"n5"}' 2>"$T/f.err"
+check "6: a foreign client writes a persistent $G/nodes/n5" test $? = 0
+t6=$(now_ms)
+timeout -k 10 60 "$ZKE" -z "$HOSTS" -p $G run --id n5 --session-timeout 10000 -- true \
+    >"$T/f.out" 2>"$T/f.err" </dev/null
+rc=$?
+t6=$(( $(now_ms) - t6 ))
+check "6: the runner with id n5 exits 1 ($rc) before a session timeout ($t6 ms)" \
+    eval '[ "$rc" = 1 ] && [ "$t6" -lt 10000 ]'
+check "6: ... naming the znode and what it is" \
+    grep -q "$G/nodes/n5 is a persistent or container znode" "$T/f.err"
 
 # ---------------------------------------------------------------------------
 # 7. bad options: exit 2, naming the option (no ZooKeeper contacted)

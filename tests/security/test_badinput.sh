@@ -4,7 +4,8 @@
 # record, election znode, elected, leader, config, switchover, history),
 # writes 512 KiB into config and elected, deletes znodes under the running
 # election (elected, leader, history, config, election znodes of other nodes)
-# and plants an election znode that belongs to nobody. After each: no daemon
+# plants an election znode that belongs to nobody and a persistent member
+# record (the daemon with that id exits 1 at once, naming it). After each: no daemon
 # crashed, the event logs name the znode (-malformed), and the group keeps or
 # regains exactly one READY leader with epochs that never go back. By the
 # event logs' monotonic times, no two daemons are ever READY at once.
@@ -414,6 +415,26 @@ check "a switchover to $TO is still carried out ($rc: $(cat "$T/out" "$T/err" | 
     eval '[ "$rc" = 0 ] && grep -q "^$TO READY" "$T/out"'
 zks delete "$G/election/$GHOST" > /dev/null
 after "ghost election znode removed"
+
+# ---------------------------------------------------------------------------
+# 4b. A member record that is no session's: a persistent nodes/<id>
+# ---------------------------------------------------------------------------
+# No session holds it, so no expiry will free it: the daemon gives up at
+# once, naming it (before: "held by another live ZooKeeper session", then
+# retries for twice the session timeout, 8 s here).
+log "a persistent nodes/n4 written by a foreign client"
+expect_zk ZOK "foreign client creates nodes/n4 (persistent)" create "$G/nodes/n4" '{"v":1,"id":"n4"}'
+t_n4=$(now_ms)
+start_node n4 $G dc2 5
+wait_exit n4 $((SESSION_MS * 3 / 2))
+rc=$?
+check "n4 gives up at once and exits 1 (exit $rc after $(( $(now_ms) - t_n4 )) ms)" [ "$rc" = 1 ]
+check "n4's log names the znode and what it is" \
+    grep -qF "$G/nodes/n4 is a persistent or container znode" "$T/n4.log"
+check "n4's log does not say a live session holds the id" \
+    eval '! grep -q "held by another live" "$T/n4.log"'
+zks delete "$G/nodes/n4" > /dev/null
+after "the persistent nodes/n4 removed"
 
 # ---------------------------------------------------------------------------
 # 5. The end

@@ -757,9 +757,7 @@ run_join(struct run *r)
             return 0;
         }
         if (rc == ZKELECT_EFOREIGN) {
-            run_msg("cannot join the group %s as %s: %s/nodes/%s is a persistent or "
-                    "container znode, no member's record (another client wrote it); it "
-                    "stays until it is removed", r->c->path, r->id, r->c->path, r->id);
+            run_msg(ZKE_FOREIGN_RECORD_FMT, r->c->path, r->id, r->c->path, r->id);
             return CLI_EFAIL;
         }
         if (rc != ZKELECT_EIDINUSE) {

@@ -72,6 +72,14 @@ int zke_layout_path(char *out, size_t outlen, const char *base, enum zke_znode z
  */
 int zke_child_parse(const char *name, char *id, size_t idlen, char *guid, int64_t *seq);
 
+/* What zkelectd and zkelect run say when a nominate answers ZKELECT_EFOREIGN
+ * (a persistent or container nodes/<id>): a format for the group's path, the
+ * node id, the group's path and the node id again. */
+#define ZKE_FOREIGN_RECORD_FMT                                                      \
+    "cannot join the group %s as %s: %s/nodes/%s is a persistent or container "    \
+    "znode, no member's record (another client wrote it); it stays until it is "   \
+    "removed"
+
 /* ---- leader status names (status.c) ---------------------------------------- */
 
 /* "NONE", "PROGRESS", "READY" for 0, 1, 2 (enum zkelect_status); "?" else.

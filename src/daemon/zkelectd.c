@@ -29,6 +29,7 @@
 #include "log.h"
 #include "proc.h"
 #include "statefile.h"
+#include "zkecommon.h"
 #include "zkelectd.h"
 
 #ifndef ZKELECTD_CONFIG
@@ -571,9 +572,7 @@ zkd_join(struct zkd *d, const sigset_t *set)
         }
         if (rc == ZKELECT_EFOREIGN) {
             /* no session holds it: waiting would not help */
-            log_emit(LOG_ERR, "cannot join the group %s as %s: %s/nodes/%s is a persistent "
-                "or container znode, no member's record (another client wrote it); it "
-                "stays until it is removed", d->boot.path, n.id, d->boot.path, n.id);
+            log_emit(LOG_ERR, ZKE_FOREIGN_RECORD_FMT, d->boot.path, n.id, d->boot.path, n.id);
             return 1;
         }
         if (rc != ZKELECT_EIDINUSE) {

@@ -3,8 +3,8 @@
 # (zksec) writes malformed data into every znode kind of a group (member
 # record, election znode, elected, leader, config, switchover, history),
 # writes 512 KiB into config and elected, deletes znodes under the running
-# election (elected, leader, history, config, election znodes of other nodes)
-# plants an election znode that belongs to nobody and a persistent member
+# election (elected, leader, history, config, election znodes of other nodes),
+# and plants an election znode that belongs to nobody and a persistent member
 # record (the daemon with that id exits 1 at once, naming it). After each: no daemon
 # crashed, the event logs name the znode (-malformed), and the group keeps or
 # regains exactly one READY leader with epochs that never go back. By the

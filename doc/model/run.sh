@@ -5,6 +5,10 @@
 #   sh doc/model/run.sh --mutants  every mutant must FAIL with its violation
 #   sh doc/model/run.sh --test     the bounded checks and the fast mutants
 #                                  (the default test tier, tests/model)
+#   sh doc/model/run.sh --smoke    one safety check and one mutant: the
+#                                  model builds, runs and catches a bug
+#                                  (tests/model with ZKELECT_MODEL_TIER=smoke:
+#                                  make distcheck in tests/quickstart.sh)
 #   sh doc/model/run.sh --deep     larger fault budgets, more starts, the
 #                                  deep liveness check, every mutant
 #   (each tier includes issue 16's checks: settle, holds, drain, scheduled
@@ -55,9 +59,9 @@ RETAKEMEM=${MODEL_RETAKE_MEMLIM:-14336}
 mode=${1:---bounded}
 
 case $mode in
---bounded|--mutants|--test|--deep|--deep-only|--slots|--issue18|--wake|--views|--fast|--retake) ;;
--h|--help) sed -n '2,45p' "$0"; exit 0 ;;
-*) echo "run.sh: unknown option $mode (--mutants, --test, --deep, --slots, --issue18, --wake, --views, --fast, --retake)" >&2; exit 2 ;;
+--bounded|--mutants|--smoke|--test|--deep|--deep-only|--slots|--issue18|--wake|--views|--fast|--retake) ;;
+-h|--help) sed -n '2,49p' "$0"; exit 0 ;;
+*) echo "run.sh: unknown option $mode (--mutants, --smoke, --test, --deep, --slots, --issue18, --wake, --views, --fast, --retake)" >&2; exit 2 ;;
 esac
 
 if ! command -v spin >/dev/null 2>&1; then
@@ -80,7 +84,8 @@ t_start=$(date +%s)
 # check NAME EXPECT OPT SPINFLAGS CCFLAGS PANFLAGS
 #   EXPECT: "pass", or the name of the assertion that must fail, or
 #   "acceptance" (an acceptance cycle: the liveness claim is violated).
-#   OPT: cc optimisation (-O0 compiles fast, for runs that end early).
+#   OPT: cc optimisation (-O0 compiles fast, for runs that end early;
+#   -O2 compiles slowest, for the longest runs).
 check() {
     name=$1 expect=$2 opt=$3 sflags=$4 cflags=$5 pflags=$6
     d=$tmp/$(echo "$name" | tr -c 'A-Za-z0-9_\n' '_')
@@ -148,17 +153,21 @@ ABA="-DSTABLE_START=1 -DMAX_DRAIN=1 $DISC1"
 HOLDS="-DSTABLE_START=0 -DHOLDS -DSETTLE -DMAX_PREF=1"
 COLD="-DSTABLE_START=4 -DSETTLE"
 
-bounded() {
+safety_stable() {
     # safety: from the stable state (node 0 the elector and the READY
     # leader, nodes 1 and 2 members), any one fault: disconnect (with requests applied or not,
     # with or without the self-fence), expiry, freeze, crash, switchover, failed takeover,
     # early watchdog
     check "safety, stable start (leader = elector), 1 fault" pass -O1 \
         "-DSTABLE_START=0 -DMAXFAULTS=1" "$SAFE" "-m100000"
+}
+
+bounded() {
+    safety_stable
     # safety (S6 with the rest): a takeover in flight, the new leader's
-    # session expires (after its self-fence). 10.9 M states: hash-compacted
-    # here (0.9 GB, ~50 s; a collision may hide a state), exhaustive in --deep
-    check "safety, a takeover in flight, the new leader's expiry (hash-compact)" pass -O1 \
+    # session expires (after its self-fence). 20.5 M states: hash-compacted
+    # here (1.3 GB, 146 to 178 s; a collision may hide a state), exhaustive in --deep
+    check "safety, a takeover in flight, the new leader's expiry (hash-compact)" pass -O2 \
         "$S6FLAGS" "-DSAFETY -DHC4" "-m100000 -w26"
     # liveness: under weak fairness once the faults stop, eventually one
     # READY leader for good: the leader (also the elector) crashes
@@ -181,7 +190,7 @@ bounded_dr() {
     # a better node appears (preempt): the move waits for the failback delay
     # and the anti-flap interval; the leader (also the elector) crashes, at
     # any moment: never held, and no settle (a leader was seen)
-    check "issue 16: failback/anti-flap holds, settle on, the leader crashes" pass -O0 \
+    check "issue 16: failback/anti-flap holds, settle on, the leader crashes" pass -O1 \
         "$HOLDS $CRASH1 -DCRASH_NODE=0" "$SAFE" "-m100000"
     # any node drained (the leader too: a two-phase handover), the drain
     # ends at any moment
@@ -209,7 +218,7 @@ mutants_dr() {
     check "mutant MUT_RELEASE_NO_CHECK (the release deletes by version only: bug 3)" \
         S6_ready_never_takeover_failed -O0 "-DMUT_RELEASE_NO_CHECK $ABA -DDISC_NODE=1" "$SAFE" "-m100000"
     check "mutant MUT_FENCE_NO_BUMP (the elector's fence does not rewrite elected)" \
-        S6_ready_never_takeover_failed -O0 "-DMUT_FENCE_NO_BUMP $ABA -DDISC_NODE=1" "$SAFE" "-m100000"
+        S6_ready_never_takeover_failed -O1 "-DMUT_FENCE_NO_BUMP $ABA -DDISC_NODE=1" "$SAFE" "-m100000"
 }
 
 mutants_dr_more() {
@@ -281,7 +290,7 @@ deep_dr() {
 mutants_fast() {
     check "mutant MUT_NO_SUSPEND (no suspend on disconnect)" S3_expired_never_acts -O0 \
         "-DMUT_NO_SUSPEND -DSTABLE_START=2 -DMAXFAULTS=1" "$SAFE" "-m100000"
-    check "mutant MUT_DELETE_FIRST (delete the znode before stopping)" S5_stop_before_delete -O0 \
+    check "mutant MUT_DELETE_FIRST (delete the znode before stopping)" S5_stop_before_delete -O1 \
         "-DMUT_DELETE_FIRST -DSTABLE_START=0 -DMAXFAULTS=1" "$SAFE" "-m100000"
     # (the watchdog re-armed for a missing leader znode, bug 2's fix, heals
     # bug 1 too: the mutant is checked without that second net)
@@ -307,7 +316,7 @@ mutants_fast() {
     # the retake is applied, then node 1's session expires (not ACTIVE:
     # allowed) and node 0 takes over; node 1 handles the retake's reply
     check "mutant MUT_NO_LEASE (start_takeover without its lease check: ACTIVE after the expiry)" \
-        S7_one_active_service -O0 \
+        S7_one_active_service -O1 \
         "-DMUT_NO_LEASE -DSTABLE_START=1 -DMAXFAULTS=2 -DMAX_DISC=1 -DMAX_EXP=1 -DMAX_CRASH=0 -DMAX_SWITCH=0 -DMAX_EARLY=0 -DMAX_FREEZE=0 -DMAX_TFAIL=0 -DEXP_NODE=1" \
         "$SAFE" "-m100000"
     # a switchover, then an early watchdog: the elector deletes the old
@@ -412,7 +421,7 @@ mutants_18() {
     # successor's crash no longer reaches S17: the touch of its gone
     # registration fails the handover.)
     check "mutant MUT_SUCC_NOCHECK (the handover does not check successor's version)" \
-        S17_handover_current_record -O0 "-DMUT_SUCC_NOCHECK $HO19" "$SAFE" "-m100000"
+        S17_handover_current_record -O2 "-DMUT_SUCC_NOCHECK $HO19" "$SAFE" "-m100000"
 }
 
 deep_18() {
@@ -511,6 +520,11 @@ bounded_wake() {
 
 # a switchover, node 0's crash, a failed takeover (a watchdog per epoch)
 WDEP="-DSTABLE_START=0 -DMAXFAULTS=3 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_EARLY=0 -DMAX_FREEZE=0 -DCRASH_NODE=0"
+mutant_elector_noread() {
+    check "mutant MUT_ELECTOR_NOREAD (a new elector does not read what it left unread)" \
+        L1_quiescent_stable -O0 "-DMUT_ELECTOR_NOREAD -DEXP_LEADER_FIRST -DSTABLE_START=0 $CRASH1" "$SAFE" "-m100000"
+}
+
 mutants_wake() {
     # node 0 (leader, elector) crashes; node 1, the new elector, names node 2
     check "mutant MUT_NOWAKE (no touch), a decision after the leader's crash" \
@@ -532,8 +546,7 @@ mutants_wake() {
     # and hears the leader's deletion as the elector: the mutant's window
     # needs the other order, or a listing between the two, as before the
     # shortcut to the elector)
-    check "mutant MUT_ELECTOR_NOREAD (a new elector does not read what it left unread)" \
-        L1_quiescent_stable -O0 "-DMUT_ELECTOR_NOREAD -DEXP_LEADER_FIRST -DSTABLE_START=0 $CRASH1" "$SAFE" "-m100000"
+    mutant_elector_noread
     # node 2 takes node 0, gone, for its predecessor without a request: no
     # elector is left, and no leader
     check "mutant MUT_LOWER_UNCHECKED (a remembered predecessor taken unchecked)" \
@@ -668,7 +681,7 @@ mutants_views() {
     check "mutant MUT_SU_NOTAKE (the elector-leader does not take its later writes of successor)" \
         L10_leader_succession_current -O0 "-DMUT_SU_NOTAKE $HO19" "$SAFE" "-m100000"
     check "mutant MUT_SU_KEEP (a later write's version taken, the content of before kept)" \
-        L10_leader_succession_current -O0 "-DMUT_SU_KEEP $HO19" "$SAFE" "-m100000"
+        L10_leader_succession_current -O2 "-DMUT_SU_KEEP $HO19" "$SAFE" "-m100000"
     # 4dce8aa: node 2, registering into the group before any decision,
     # assumes its czxid too: no STAT_MINE, no watch on its election znode;
     # node 0 names it, the touch wakes nobody, node 2 (quiet) never learns.
@@ -714,7 +727,7 @@ mutants_fast18() {
     # refused and it leaves the ordinary way: the speculation lands; 7.9 M
     # states hash-compacted, 1.3 GB, ~25 s)
     check "mutant MUT_NAME_ONE (the standing successor's naming bumps by 1)" \
-        S4_leader_writes_follow_decision -O1 "-DMUT_NAME_ONE -DMAX_RESIGN=1 $P18CS" "-DSAFETY -DHC4" "-m100000 -w27"
+        S4_leader_writes_follow_decision -O2 "-DMUT_NAME_ONE -DMAX_RESIGN=1 $P18CS" "-DSAFETY -DHC4" "-m100000 -w27"
     # HO19 and an early watchdog: the new elector (node 2) replaces the
     # handover's decision before node 1's speculation is applied
     check "mutant MUT_SPEC_NOELECTED (the speculation does not check elected)" \
@@ -769,6 +782,7 @@ case $mode in
     bounded_views; mutants_views; bounded_fast; mutants_fast18 ;;
 --mutants) mutants_fast; mutants_slow; mutants_deep; mutants_dr; mutants_dr_more; mutants_slots; mutants_18;
     mutants_wake; mutants_gate; mutants_views; mutants_fast18 ;;
+--smoke) safety_stable; mutant_elector_noread ;;
 --test) bounded; mutants_fast; mutants_slow; bounded_dr; mutants_dr; bounded_slots; mutants_slots;
     bounded_18; mutants_18; bounded_wake; mutants_wake; bounded_gate; mutants_gate; bounded_views; mutants_views;
     bounded_fast; mutants_fast18 ;;

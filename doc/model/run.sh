@@ -48,6 +48,9 @@
 # (11.8 GB hash-compacted) and of the fast handover's HO19 check (9.2 GB,
 # --fast and --deep); MODEL_DEEP_MEMLIM (MB, default 10240) that of the two exhaustive --deep
 # checks that outgrew 4 GB with bug 3's fix (README.md, "Bugs found", 3).
+# MODEL_JOBS (default 1) runs that many checks at once (each under its own
+# memory bound: mind them with --deep); their lines come in the usual order
+# at the end.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -56,11 +59,15 @@ CC=${CC:-cc}
 MEMLIM=${MODEL_MEMLIM:-4096}
 DEEPMEM=${MODEL_DEEP_MEMLIM:-10240}
 RETAKEMEM=${MODEL_RETAKE_MEMLIM:-14336}
+JOBS=${MODEL_JOBS:-1}
 mode=${1:---bounded}
 
+case $JOBS in
+''|*[!0-9]*|0) echo "run.sh: MODEL_JOBS=$JOBS: expected a number of parallel checks, 1 or more" >&2; exit 2 ;;
+esac
 case $mode in
 --bounded|--mutants|--smoke|--test|--deep|--deep-only|--slots|--issue18|--wake|--views|--fast|--retake) ;;
--h|--help) sed -n '2,49p' "$0"; exit 0 ;;
+-h|--help) sed -n '2,53p' "$0"; exit 0 ;;
 *) echo "run.sh: unknown option $mode (--mutants, --smoke, --test, --deep, --slots, --issue18, --wake, --views, --fast, --retake)" >&2; exit 2 ;;
 esac
 
@@ -86,9 +93,9 @@ t_start=$(date +%s)
 #   "acceptance" (an acceptance cycle: the liveness claim is violated).
 #   OPT: cc optimisation (-O0 compiles fast, for runs that end early;
 #   -O2 compiles slowest, for the longest runs).
-check() {
+check_one() {
     name=$1 expect=$2 opt=$3 sflags=$4 cflags=$5 pflags=$6
-    d=$tmp/$(echo "$name" | tr -c 'A-Za-z0-9_\n' '_')
+    d=$tmp/$idx-$(echo "$name" | tr -c 'A-Za-z0-9_\n' '_')
     mkdir -p "$d" && cp "$model" "$d/election.pml" || return 1
     t0=$(date +%s)
     # shellcheck disable=SC2086
@@ -135,6 +142,19 @@ check() {
     else
         echo "FAIL - $name: expected $expect to be violated, got ${what:-no violation} ($stats)"
         failed=$((failed + 1))
+    fi
+}
+
+# check ...: check_one, or with MODEL_JOBS=J above 1, in whichever of the J
+# lanes claims it first (an atomic mkdir), its lines kept for the end
+idx=0
+check() {
+    idx=$((idx + 1))
+    if [ "$JOBS" -gt 1 ]; then
+        mkdir "$tmp/claim.$idx" 2>/dev/null || return 0
+        check_one "$@" >"$tmp/out.$idx"
+    else
+        check_one "$@"
     fi
 }
 
@@ -777,6 +797,7 @@ deep_retake() {
         "-DSAFETY -DHC4 -UMEMLIM -DMEMLIM=$DEEPMEM" "-m100000 -w27"
 }
 
+run_mode() {
 case $mode in
 --bounded) bounded; bounded_dr; bounded_slots; bounded_18; bounded_wake; mutants_wake; bounded_gate; mutants_gate;
     bounded_views; mutants_views; bounded_fast; mutants_fast18 ;;
@@ -799,6 +820,34 @@ case $mode in
 --fast) bounded_fast; mutants_fast18; [ -n "${MODEL_NO_DEEP:-}" ] || deep_fast ;;
 --retake) deep_retake ;;
 esac
+}
+
+if [ "$JOBS" -gt 1 ]; then
+    # J lanes walk the same list; each check runs in the first to claim it
+    lanes=""
+    l=0
+    while [ "$l" -lt "$JOBS" ]; do
+        run_mode &
+        lanes="$lanes $!"
+        l=$((l + 1))
+    done
+    trap 'kill $lanes 2>/dev/null; exit 130' INT TERM
+    wait
+    i=1
+    while [ -d "$tmp/claim.$i" ]; do
+        cat "$tmp/out.$i" 2>/dev/null
+        i=$((i + 1))
+    done >"$tmp/out.all"
+    cat "$tmp/out.all"
+    passed=$(grep -c '^ok - ' "$tmp/out.all")
+    failed=$(grep -c '^FAIL - ' "$tmp/out.all")
+    if [ "$((passed + failed))" -lt "$((i - 1))" ]; then
+        echo "FAIL - $((i - 1 - passed - failed)) of $((i - 1)) checks said nothing (a lane died)"
+        failed=$((failed + i - 1 - passed - failed))
+    fi
+else
+    run_mode
+fi
 
 t_end=$(date +%s)
 echo "model: $passed passed, $failed failed ($((t_end - t_start)) s)"

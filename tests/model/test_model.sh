@@ -10,8 +10,10 @@
 # check), and the fast mutants (issue 17's seven, issue 18's three, the
 # wake's and the election order's (issue 18) nine, the view changes' four,
 # the fast handover's three too), each of which must be caught.
-# About 7 to 16 minutes on one CPU, by the machine (the slowest mutants run
-# in the full tier, run.sh --deep).
+# About 7 to 14 minutes of one CPU, by the machine (the slowest mutants run
+# in the full tier, run.sh --deep), in two checks at a time on a machine
+# with two CPUs or more (MODEL_JOBS, default 2, each check under nice 19 and
+# its own 4 GB bound).
 # ZKELECT_MODEL_TIER=smoke runs run.sh --smoke instead: one safety check and
 # one mutant, which show that the model builds, runs and catches a bug. The
 # model's outcome does not depend on the build, so tests/quickstart.sh sets it
@@ -37,6 +39,11 @@ test|smoke) ;;
 esac
 [ "$tier" = smoke ] &&
     echo "# ZKELECT_MODEL_TIER=smoke: run.sh --smoke only (the default tier is run.sh --test)"
+if [ -z "${MODEL_JOBS:-}" ]; then
+    MODEL_JOBS=1
+    [ "$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)" -ge 2 ] && MODEL_JOBS=2
+    export MODEL_JOBS
+fi
 out=$(sh "$top/doc/model/run.sh" --"$tier" 2>&1)
 rc=$?
 echo "$out"

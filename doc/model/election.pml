@@ -3149,8 +3149,13 @@ end_node:
                 wk = wk | ((l_df[i] && !KNOWS(i)) -> WK_LD : 0); l_df[i] = (l_df[i] && KNOWS(i));
 #endif
 #endif
+                /* a watchdog guards one epoch: armed for a new one, left as
+                   it is by a rewrite at the same (an acknowledgement, a hold,
+                   an exclusion's end; the C before re-armed it, which only
+                   delayed its deadline and let a fenced epoch fence again) */
                 if
-                :: a != NONE -> wd[i] = 1; wd_ep[i] = b; wd_f[i] = 0
+                :: a != NONE && (!wd[i] || wd_ep[i] != b) -> wd[i] = 1; wd_ep[i] = b; wd_f[i] = 0
+                :: a != NONE && wd[i] && wd_ep[i] == b -> skip
                 :: else -> wd[i] = 0
                 fi;
                 vc = 1; eep = 1
@@ -3273,7 +3278,11 @@ end_node:
                 :: else -> fenced(i); cs = 1    /* refused or unanswered: decide again */
                 fi
             fi
-        :: k == Q_FENCE -> skip
+        :: k == Q_FENCE ->              /* elector_on_fence_reply */
+            /* refused because `elected` moved (x0): not the elected node's
+               fault; fence again (the view is read again at the move's
+               notification), not exclude at the next firing */
+            if :: rc == BADVERSION && a && is_el[i] -> wd_f[i] = 0 :: else fi
         fi;
         skip
         /* ---- the application finishes its takeover (zkelect_takeover_done) ---- */

@@ -1195,9 +1195,13 @@ elector_on_decide_reply(struct zkelect_group *g, struct zev *ev)
                     group_send_exists(g, REQ_EXISTS_LEADER, LV(g, k)->path, LV(g, k)->path);
                 }
             }
-            if (*e.leader)
+            /* a watchdog guards one epoch: armed for a new one, not again
+               for a rewrite at the same (an acknowledgement, a hold, an
+               exclusion's end), which would restart the fence's wait for
+               the decision to be a session timeout old (watchdog_fire) */
+            if (*e.leader && (LV0(g)->wd_epoch != e.epoch || !LV0(g)->wd_deadline))
                 watchdog_arm(g, 0, e.epoch);
-            else
+            else if (!*e.leader)
                 LV0(g)->wd_deadline = 0;
             zke_event(g->h, g, ZKELECT_EV_DECISION, e.leader, e.epoch, 0, "elected %s: %s",
                       *e.leader ? e.leader : "nobody", e.reason);

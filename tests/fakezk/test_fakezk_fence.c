@@ -27,6 +27,7 @@
 
 #include "cutest.h"
 #include "harness.h"
+#include "codec.h"
 
 #define SETTLE_MS 20000
 
@@ -514,6 +515,8 @@ n2_release_sent(void *arg)
  * after it), n2 leads and hears nothing from here on (held), a switchover
  * names n3, and n2's self-fence has stepped it down. Returns n2's session.
  */
+static uint64_t switched_ms; /* when leader_cut_off_and_switched asked */
+
 static int64_t
 leader_cut_off_and_switched(void)
 {
@@ -527,6 +530,7 @@ leader_cut_off_and_switched(void)
     CU_ASSERT_FATAL(fz_is_ready(&N[1], 0));
     sid = fz_sid(&N[1]);
     fakezk_hold(sid, true); /* n2 hears nothing: it fences itself */
+    switched_ms = fz_now_ms();
     CU_ASSERT(fakezk_create("/g/switchover", sw, (int)strlen(sw), 0) == 0);
     CU_ASSERT_FATAL(fz_settle_until(n2_fenced, NULL, 5000) == 0);
     CU_ASSERT_FATAL(fz_znode_has("/g/elected", "n3"));
@@ -601,6 +605,64 @@ test_fence_refused_fenced_again(void)
     CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_WATCHDOG), 0);
     CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_LEADER_FENCED), 2);
     CU_ASSERT(leader_owner() == fz_sid(&N[2]));
+    fakezk_hold(sid, false);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT(!fz_is_ready(&N[1], 0));
+    fz_end();
+}
+
+/*
+ * The fence waits until the decision is a session timeout old (T = 2 s),
+ * counted from the decision. An acknowledgement that the elector writes
+ * meanwhile, at the same epoch (here of a second switchover to n3, which
+ * `elected` names already), does not start that wait again. (Before, each
+ * own rewrite of `elected` armed slot 0's watchdog again: the fence came a
+ * watchdog period and T after the acknowledgement, 3.5 s after the decision
+ * here. Slots above 0 were armed only when their epoch moved.)
+ */
+static bool
+time_reached(void *arg)
+{
+    return fz_now_ms() >= *(uint64_t *)arg;
+}
+
+static bool
+switchover2_acknowledged(void *arg)
+{
+    (void)arg;
+    return fz_znode_has("/g/elected", "\"switchover_id\":2");
+}
+
+static void
+test_acknowledgement_keeps_fence_wait(void)
+{
+    static const char sw2[] = "{\"v\":1,\"id\":2,\"to\":\"n3\",\"at_ms\":0,\"by\":\"t\"}";
+    int64_t sid = leader_cut_off_and_switched();
+    uint64_t ack_at = switched_ms + 1500, fenced_after;
+    struct zke_elected before, after;
+    char buf[4096], err[256];
+    int len;
+
+    len = fakezk_get("/g/elected", buf, sizeof(buf));
+    CU_ASSERT_FATAL(len > 0 && zke_elected_decode(buf, len, &before, err, sizeof(err)) == 0);
+    /* between the watchdog's first period (1 s) and T (2 s): waiting */
+    CU_ASSERT_FATAL(fz_settle_until(time_reached, &ack_at, 3000) == 0);
+    CU_ASSERT_FATAL(fz_count(&N[0], 0, ZKELECT_EV_LEADER_FENCED) == 0);
+    CU_ASSERT(fakezk_set("/g/switchover", sw2, (int)strlen(sw2)) == 0);
+    CU_ASSERT_FATAL(fz_settle_until(switchover2_acknowledged, NULL, 5000) == 0);
+    len = fakezk_get("/g/elected", buf, sizeof(buf));
+    CU_ASSERT_FATAL(len > 0 && zke_elected_decode(buf, len, &after, err, sizeof(err)) == 0);
+    CU_ASSERT_EQUAL(after.epoch, before.epoch); /* an acknowledgement, no new decision */
+    CU_ASSERT_STRING_EQUAL(after.leader, "n3");
+    CU_ASSERT_FATAL(fz_settle_until(n1_fenced_once, NULL, 10000) == 0);
+    fenced_after = fz_now_ms() - switched_ms;
+    printf("fenced %llu ms after the decision (T 2000 ms, acknowledged at 1500 ms)\n",
+           (unsigned long long)fenced_after);
+    CU_ASSERT(fenced_after < 2900);
+    CU_ASSERT(fz_settle_until(n3_ready, NULL, 10000) == 0);
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_WATCHDOG), 0);
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_LEADER_FENCED), 1);
     fakezk_hold(sid, false);
     CU_ASSERT(fz_settle(SETTLE_MS) == 0);
     CU_ASSERT(fz_is_ready(&N[2], 0));
@@ -777,6 +839,7 @@ static CU_TestInfo fence_tests[] = {
     {"resume_on_lagging_server", test_resume_on_lagging_server},
     {"late_release_spares_next_leader", test_late_release_spares_next_leader},
     {"fence_refused_fenced_again", test_fence_refused_fenced_again},
+    {"acknowledgement_keeps_fence_wait", test_acknowledgement_keeps_fence_wait},
     {"reply_before_resync_dropped", test_reply_before_resync_dropped},
     {"leave_after_leader_gone", test_leave_after_leader_gone},
     {"cut_off_server_fences", test_cut_off_server_fences},

@@ -123,7 +123,7 @@ usage(int status)
     FILE *f = status ? stderr : stdout;
 
     fprintf(f,
-        "usage: %s [-SFJRv] [-o DIR] [-n N] [-H N] [-w N] [-c N] [-t MS,...] [-E N] [-e MS]\n"
+        "usage: %s [-SFJRvA] [-o DIR] [-n N] [-H N] [-w N] [-c N] [-t MS,...] [-E N] [-e MS]\n"
         "               [-T MS] [-g MS] [-x SECTIONS] [-p POLICIES] [-P DIR] [-N PATH]\n"
         "               [-L FILE] [-M N,...] [-K N] [-G N,...] [-I SECONDS] [-Z PATH]\n"
         "               [-r N] [-D SECONDS]\n"
@@ -141,6 +141,8 @@ usage(int status)
         "              footprint,restart or all (default all)\n"
         "  -p LIST     handover policies: nodeid,roundrobin (default both)\n"
         "  -S          also measure rtt, handover and switchover on a standalone server\n"
+        "  -A          switchovers go through the elector (a request only: no direct\n"
+        "              decision from the elector's succession, as before it existed)\n"
         "  -Q          handover and switchover nodes follow nothing, as zkelectd's members\n"
         "              without a notify hook or event log (ZKELECT_GROUP_NO_LEADER_EVENTS)\n"
         "  -F          forceSync=no on the servers (default: yes, ZooKeeper's default)\n"
@@ -513,7 +515,7 @@ main(int argc, char **argv)
     bopt.restart_runs = 20;
     bopt.scale_changes = 20;
 
-    while ((c = getopt(argc, argv, "o:n:H:w:c:t:E:e:T:g:x:p:SQFJRP:N:L:D:M:K:G:I:Z:r:vh")) != -1) {
+    while ((c = getopt(argc, argv, "o:n:H:w:c:t:E:e:T:g:x:p:SQAFJRP:N:L:D:M:K:G:I:Z:r:vh")) != -1) {
         switch (c) {
         case 'o': bopt.outdir = optarg; break;
         case 'n': bopt.rtt_samples = opt_num(prog, c, optarg, 1, 1000000); break;
@@ -529,6 +531,7 @@ main(int argc, char **argv)
         case 'p': parse_policies(optarg); break;
         case 'S': bopt.standalone = true; break;
         case 'Q': bopt.quiet = true; break;
+        case 'A': bopt.no_direct = true; break;
         case 'F': bopt.force_sync = false; break;
         case 'R': bopt.no_resolve = true; break;
         case 'J': bopt.jit_c2 = true; break;

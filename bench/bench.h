@@ -78,6 +78,7 @@ struct bench_opts {
     int gap_ms;                     /* -g: pause between samples */
     bool standalone;                /* -S: also measure on a standalone server */
     bool quiet;                     /* -Q: handover nodes follow nothing (zkelectd's) */
+    bool no_direct;                 /* -A: switchovers through the elector only */
     bool force_sync;                /* -F: forceSync=yes (rewrite zoo.cfg, restart) */
     unsigned sections;              /* -x: SEC_* bits */
     const char *policy_dir;         /* -P: policy modules directory */
@@ -300,10 +301,14 @@ long long mntr_field(const char *buf, const char *name);
 
 /* Write a switchover request to `to` on the group at `path`, as the CLI
  * does: id one above both the last request and the one `elected`
- * acknowledged; `by` names the writer. t0/t1 (may be NULL): µs times just
+ * acknowledged; `by` names the writer. When the elector's standing
+ * succession covers it, the decision itself (as the CLI). t0/t1 (may be NULL): µs times just
  * before and after the write. 0, or -1 with a warning (handover.c). */
 int switchover_write(zhandle_t *zh, const char *path, const char *to, const char *by,
     uint64_t *t0, uint64_t *t1);
+/* How many of them switchover_write() wrote as the decision itself (the
+ * operator's direct switchover, doc/PROTOCOL.md §4). */
+extern unsigned long long bench_direct_switchovers;
 
 /* ---- the lock recipe baseline (recipe.c) --------------------------------- */
 

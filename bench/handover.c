@@ -34,6 +34,7 @@
 
 #include "bench.h"
 #include "codec.h"
+#include "direct.h"
 
 #define NNODES 3
 
@@ -276,15 +277,18 @@ recipe_rows(const char *label, const char *sec, const char *what, struct rphase 
  * which bounds it from above) and, at once, its create of the leader znode
  * READY. Two writes, the second after a notification.
  *
- * Switchover: the request's write; the elector's watch on switchover fires
- * and it reads it; the decision; the old leader's watch on elected fires, it
- * reads it and deletes its leader znode; the candidate (woken and waiting)
- * hears the deletion and creates the leader znode READY. Four writes, two
- * reads after notifications.
+ * Switchover through the elector: the request's write; the elector's watch
+ * on switchover fires and it reads it; the decision; the old leader's watch
+ * on elected fires, it reads it and deletes its leader znode; the candidate
+ * (woken and waiting) hears the deletion and creates the leader znode
+ * READY. Four writes, two reads after notifications. The operator's direct
+ * switchover (DIRECT): the decision is the write (priced as a multi of two
+ * sets), then the old leader's read, its delete and the candidate's create:
+ * three writes, one read after a notification.
  */
 static void
 path_models(const struct floor_parts *fp, const struct summary *leave,
-    const struct summary *so, const char *label, const char *policy)
+    const struct summary *so, const char *label, const char *policy, bool direct)
 {
     double lm, sm_;
     char m[160];
@@ -292,8 +296,12 @@ path_models(const struct floor_parts *fp, const struct summary *leave,
     if (fp == NULL || fp->floor <= 0)
         return;
     lm = fp->multi_del_del + fp->watch_exists + fp->multi_check_create;
-    sm_ = fp->set + fp->watch_get + fp->multi_set_set + fp->watch_get + fp->delete_ +
-        fp->watch_exists + fp->multi_check_create;
+    if (direct)
+        sm_ = fp->multi_set_set + fp->watch_get + fp->delete_ + fp->watch_exists +
+            fp->multi_check_create;
+    else
+        sm_ = fp->set + fp->watch_get + fp->multi_set_set + fp->watch_get + fp->delete_ +
+            fp->watch_exists + fp->multi_check_create;
     if (leave && leave->n) {
         table_note("library's leave path at the bare p50s (2 writes, a notification between): "
             "%.3f ms = %.2f x the floor; measured p50 is %.2f x that", lm / 1000.0,
@@ -302,10 +310,10 @@ path_models(const struct floor_parts *fp, const struct summary *leave,
         summary_csv_value(label, m, lm / 1000.0, "ms");
     }
     if (so && so->n) {
-        table_note("library's switchover path at the bare p50s (4 writes, 2 reads after "
-            "notifications): %.3f ms = %.2f x the floor; measured p50 is %.2f x that",
-            sm_ / 1000.0, sm_ / fp->floor,
-            so->p50 / sm_);
+        table_note("library's switchover path at the bare p50s (%s): %.3f ms = %.2f x the "
+            "floor; measured p50 is %.2f x that", direct ? "the direct switchover: 3 writes, "
+            "1 read after a notification" : "through the elector: 4 writes, 2 reads after "
+            "notifications", sm_ / 1000.0, sm_ / fp->floor, so->p50 / sm_);
         snprintf(m, sizeof(m), "switchover-%s path model", policy);
         summary_csv_value(label, m, sm_ / 1000.0, "ms");
     }
@@ -417,24 +425,32 @@ leave_once(struct bnode **n, struct phase *all, struct phase *same, struct phase
 
 /* ---- switchover ---------------------------------------------------------- */
 
-/* Write a switchover request to `to`, as the CLI does (see bench.h). */
+/* Switchovers switchover_write() wrote as a decision (the direct path). */
+unsigned long long bench_direct_switchovers;
+
+/* Write a switchover request to `to`, as the CLI does (see bench.h): the
+   decision itself when the elector's succession covers it, else the
+   request for the elector. */
 int
 switchover_write(zhandle_t *zh, const char *path, const char *to, const char *by,
     uint64_t *t0, uint64_t *t1)
 {
-    char p_el[256], p_so[256], buf[4096], err[256];
+    char p_el[256], p_so[256], p_su[256], buf[8192], err[256];
     struct zke_elected e;
     struct zke_switchover so;
+    struct zke_successor su;
     struct Stat st;
     uint64_t id = 0;
-    int32_t version = -1;
+    int32_t version = -1, ev = -1, sv = -1;
     char *out = NULL;
     size_t outlen;
     int len, rc;
+    bool have_e = false, have_su = false;
     struct timespec ts;
 
     snprintf(p_el, sizeof(p_el), "%s/elected", path);
     snprintf(p_so, sizeof(p_so), "%s/switchover", path);
+    snprintf(p_su, sizeof(p_su), "%s/successor", path);
     len = (int)sizeof(buf);
     rc = zoo_get(zh, p_el, 0, buf, &len, &st);
     if (rc == ZOK) {
@@ -443,6 +459,8 @@ switchover_write(zhandle_t *zh, const char *path, const char *to, const char *by
             return -1;
         }
         id = e.switchover_id;
+        ev = st.version;
+        have_e = true;
     } else if (rc != ZNONODE) {
         warnx_("switchover: read %s: %s", p_el, zerror(rc));
         return -1;
@@ -457,12 +475,35 @@ switchover_write(zhandle_t *zh, const char *path, const char *to, const char *by
         warnx_("switchover: read %s: %s", p_so, zerror(rc));
         return -1;
     }
+    len = (int)sizeof(buf);
+    if (zoo_get(zh, p_su, 0, buf, &len, &st) == ZOK &&
+        zke_successor_decode(buf, len, &su, NULL, 0) == 0) {
+        sv = st.version;
+        have_su = true;
+    }
     memset(&so, 0, sizeof(so));
     so.id = id + 1;
     snprintf(so.to, sizeof(so.to), "%s", to);
     clock_gettime(CLOCK_REALTIME, &ts);
     so.at_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
     snprintf(so.by, sizeof(so.by), "%s", by);
+    if (have_e && have_su && !bopt.no_direct &&
+        zke_direct_switchover_refusal(&e, ev, &su, &so, 1) == NULL) {
+        if (t0)
+            *t0 = now_us();
+        rc = zke_direct_switchover(zh, path, &e, ev, &su, sv, &so, version, NULL);
+        if (t1)
+            *t1 = now_us();
+        if (rc == ZOK) {
+            bench_direct_switchovers++;
+            return 0;
+        }
+        if (rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT) {
+            warnx_("switchover: the direct write's outcome is unknown: %s", zerror(rc));
+            return -1;
+        }
+        /* refused, nothing written: the request, as the CLI goes on */
+    }
     if (zke_switchover_encode(&so, &out, &outlen) != 0) {
         warnx_("switchover: cannot encode the request");
         return -1;
@@ -567,6 +608,8 @@ section_handover(struct zkh *z, const char *label, const char *policy,
     FILE *csv = NULL, *rcsv = NULL;
     struct cputime c0, c1;
     uint64_t w0, w1, f0 = 0, f1 = 0, r0 = 0, r1 = 0;
+    unsigned long long d0 = 0;
+    char m[160];
     char title[200], csvname[96], rcsvname[96], sec[64], rpath[128], what[64];
     int i, k, failures = 0, rc = -1;
 
@@ -676,7 +719,7 @@ section_handover(struct zkh *z, const char *label, const char *policy,
         samples_summary(&all.total, &sm);
         print_floor("graceful leave", &sm, fp, label, sec);
         if (strcmp(policy, "nodeid") == 0)
-            path_models(fp, &sm, NULL, label, policy);
+            path_models(fp, &sm, NULL, label, policy, false);
         samples_summary(&same.total, &sm);
         if (same.total.n != all.total.n)
             print_floor("  leaver not the elector", &sm, fp, label, "leave-not-elector");
@@ -702,6 +745,7 @@ section_handover(struct zkh *z, const char *label, const char *policy,
             policy, bopt.switchovers);
         cpu_sample(z, &c0);
         w0 = now_us();
+        d0 = bench_direct_switchovers;
         for (k = 0; k < bopt.switchovers; k++) {
             pace_ms(bopt.gap_ms);
             if (switchover_once(ctl, bg.path, n, &so, csv, k, true) != 0 && ++failures > 5) {
@@ -733,6 +777,11 @@ section_handover(struct zkh *z, const char *label, const char *policy,
         row(label, sec, "  -> old leader -stepdown", &so.stepdown);
         row(label, sec, "  -> target +takeover (PROGRESS)", &so.takeover);
         row(label, sec, "  +decision -> +ready", &so.decision_ready);
+        table_note("decided by the write itself (the operator's direct switchover, "
+            "doc/PROTOCOL.md §4): %llu of %d switchovers; the others went through the elector",
+            bench_direct_switchovers - d0, bopt.switchovers);
+        snprintf(m, sizeof(m), "%s direct", sec);
+        summary_csv_value(label, m, (double)(bench_direct_switchovers - d0), "switchovers");
         samples_summary(&so.total, &sm);
         snprintf(what, sizeof(what), "switchover (%s%s)", policy, bopt.quiet ? ", -Q" : "");
         recipe_rows(label, sec, what, &rso, &sm);
@@ -741,7 +790,8 @@ section_handover(struct zkh *z, const char *label, const char *policy,
         cpu_note(&c0, &c1, w1 - w0, bopt.switchovers, "switchover", label, sec);
         samples_summary(&so.total, &sm);
         print_floor("switchover (from the write call)", &sm, fp, label, sec);
-        path_models(fp, NULL, &sm, label, policy);
+        path_models(fp, NULL, &sm, label, policy, bench_direct_switchovers - d0 ==
+            (unsigned long long)bopt.switchovers);
     }
     rc = 0;
 out:

@@ -211,6 +211,8 @@ status_json(struct cli *c, const struct cli_view *v)
             cJSON_AddStringToObject(x, "leader", se->leader);
             cJSON_AddStringToObject(x, "successor", se->successor);
             cJSON_AddStringToObject(x, "site", se->successor_site);
+            if (i == 0)
+                cJSON_AddBoolToObject(x, "switchover", se->switchover);
             cJSON_AddItemToArray(arr, x);
         }
     if (v->have_switchover && (x = cJSON_AddObjectToObject(o, "switchover")) != NULL) {
@@ -420,7 +422,8 @@ status_text(struct cli *c, const struct cli_view *v)
     for (i = 0; i < v->leaders; i++) {
         const struct zke_succ *e = status_succ(v, i);
         if (e && i == 0)
-            printf("successor:  %s (if %s resigns)\n", e->successor, e->leader);
+            printf("successor:  %s (if %s resigns%s)\n", e->successor, e->leader,
+                   e->switchover ? "; a switchover goes there directly" : "");
         else if (e)
             printf("successor:  slot %d: %s (if %s resigns)\n", i, e->successor, e->leader);
     }

@@ -29,6 +29,7 @@
 #include <cJSON.h>
 
 #include "cli.h"
+#include "direct.h"
 
 enum { OPT_WAIT = 1, OPT_TO, OPT_SITE, OPT_AT, OPT_CANCEL, OPT_FROM };
 
@@ -276,6 +277,52 @@ so_write(struct cli *c, const struct zke_switchover *so, int32_t version)
     return 0;
 }
 
+/*
+ * The direct switchover (doc/PROTOCOL.md §4, "The operator's direct
+ * switchover"): when the elector's standing succession covers the request,
+ * write the decision with it, in one multi checked against everything the
+ * succession was made on. 0 written; 1 refused (nothing written: ask the
+ * elector); 2 the outcome is unknown (read again); else an exit code.
+ */
+static int
+so_direct(struct cli *c, const struct cli_view *v, const struct zke_switchover *so,
+          int32_t version, const char **why)
+{
+    struct ACL_vector keep, aclv, *ap = NULL;
+    struct ACL acl[16];
+    int rc, n;
+
+    if (version < 0 || v->successor.config_version < 0) {
+        /* it may create a znode: with the ACL the CLI gives what it creates */
+        n = cli_child_acl(c, &keep, acl, (int)(sizeof(acl) / sizeof(acl[0])));
+        if (n <= 0) {
+            if (n == 0)
+                deallocate_ACL_vector(&keep);
+            return 1; /* so_write says what is wrong */
+        }
+        aclv.count = n;
+        aclv.data = acl;
+        ap = &aclv;
+    }
+    rc = zke_direct_switchover(c->zh, c->path, &v->elected, v->elected_version, &v->successor,
+                               v->successor_version, so, version, ap);
+    if (ap)
+        deallocate_ACL_vector(&keep);
+    if (rc == ZOK)
+        return 0;
+    if (rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT)
+        return 2;
+    /* nothing was written: the request goes to the elector */
+    if (rc == ZNOAUTH)
+        *why = "not authorized to write the decision (with the group's ACLs, the members' "
+               "znodes are theirs)";
+    else if (rc == ZBADVERSION || rc == ZNONODE || rc == ZNODEEXISTS)
+        *why = "the succession or the decision changed meanwhile";
+    else
+        *why = zerror(rc);
+    return 1;
+}
+
 int
 cmd_switchover(struct cli *c, int argc, char **argv)
 {
@@ -299,7 +346,9 @@ cmd_switchover(struct cli *c, int argc, char **argv)
     int id, rc, wait_s = 0, try, slot = 0;
     int64_t due = 0, now;
     int32_t so_version;
-    bool cancel = false, replaced = false;
+    bool cancel = false, replaced = false, direct = false, unknown = false;
+    const char *direct_why = NULL;
+    char direct_to[ZKE_ID_MAX + 1] = "";
     uint64_t deadline;
 
     memset(&a, 0, sizeof(a));
@@ -386,10 +435,22 @@ cmd_switchover(struct cli *c, int argc, char **argv)
     memset(&sw, 0, sizeof(sw));
     memset(&old, 0, sizeof(old));
     for (try = 0; try < CLI_CAS_TRIES; try++) {
-        rc = view_load(c, &v, VIEW_ALL, false, fp, sizeof(fp));
+        rc = view_load(c, &v, VIEW_ALL | VIEW_SUCCESSOR, false, fp, sizeof(fp));
         if (rc != ZOK) {
             view_free(&v);
             return cli_zk_fail(c, "read", fp, rc);
+        }
+        if (unknown) {
+            /* the direct write's outcome was unknown: it happened if the
+               decision acknowledges the request (its id is ours alone) */
+            unknown = false;
+            if (v.have_elected && v.elected.switchover_id == so.id && v.have_switchover &&
+                v.switchover.id == so.id && strcmp(v.switchover.by, so.by) == 0 &&
+                v.switchover.at_ms == so.at_ms) {
+                direct = true;
+                view_free(&v);
+                break;
+            }
         }
         if (v.elected_version >= 0 && !v.have_elected) {
             view_print_errors(&v);
@@ -465,6 +526,29 @@ cmd_switchover(struct cli *c, int argc, char **argv)
         sw.site = site;
         sw.cancel = cancel;
         so_version = v.switchover_version;
+        direct_why = zke_direct_switchover_refusal(v.have_elected ? &v.elected : NULL,
+                                                   v.elected_version,
+                                                   v.have_successor ? &v.successor : NULL, &so,
+                                                   v.leaders);
+        if (direct_why == NULL) {
+            snprintf(direct_to, sizeof(direct_to), "%s",
+                     zke_successor_slot(&v.successor, 0)->successor);
+            rc = so_direct(c, &v, &so, so_version, &direct_why);
+            if (rc == 0) {
+                direct = true;
+                view_free(&v);
+                break;
+            }
+            if (rc == 2) {
+                unknown = true;
+                view_free(&v);
+                continue;
+            }
+            if (rc != 1) {
+                view_free(&v);
+                return rc;
+            }
+        }
         view_free(&v);
         if ((rc = so_write(c, &so, so_version)) == 0)
             break;
@@ -503,6 +587,11 @@ cmd_switchover(struct cli *c, int argc, char **argv)
             cJSON_AddStringToObject(res, "due", when);
         }
         cJSON_AddBoolToObject(res, "cancel", cancel);
+        cJSON_AddBoolToObject(res, "direct", direct);
+        if (direct)
+            cJSON_AddStringToObject(res, "decided", direct_to);
+        if (!direct && direct_why)
+            cJSON_AddStringToObject(res, "direct_refused", direct_why);
         if (from)   /* without --from: the fields of releases before slots */
             cJSON_AddNumberToObject(res, "slot", slot);
         if (replaced)
@@ -530,6 +619,9 @@ cmd_switchover(struct cli *c, int argc, char **argv)
             cli_fmt_duration(due - cli_wall_ms(), left, sizeof(left));
             printf("switchover %llu scheduled for %s (in %s): %s -> %s\n",
                    (unsigned long long)so.id, when, left, src, dest);
+        } else if (direct) {
+            printf("switchover %llu decided: %s -> %s (the elector's recorded successor; "
+                   "written directly)\n", (unsigned long long)so.id, src, direct_to);
         } else {
             printf("switchover %llu requested: %s -> %s\n", (unsigned long long)so.id, src,
                    dest);

@@ -116,6 +116,12 @@ static const struct cli_cmd cli_cmds[] = {
       "--from NODE (N > 1 leaders) moves the slot NODE holds instead of slot 0:\n"
       "refused (exit 6) when the decision gives NODE no slot; the target (--to,\n"
       "a node of --site, or the best other node) must hold no slot.\n"
+      "A request for now, without --site, to the node the elector has recorded\n"
+      "as where a switchover goes (zkelect status: \"a switchover goes there\n"
+      "directly\"), or to nobody in particular, is written as the decision itself,\n"
+      "checked against the elector's view in one write (\"decided\"); if\n"
+      "anything changed meanwhile, or the group's ACLs keep the operator from\n"
+      "writing the decision, it is a request as before (\"requested\").\n"
       "With --wait (default 30 s; with --at, counted from the due time), wait\n"
       "until the elector has acted on the request: print the new READY leader,\n"
       "or the elector's reason and exit 6 when it refused; 5 on timeout.\n",

@@ -2083,7 +2083,7 @@ static const char *const codec_successor_fields[] = {
 
 static const char *const codec_succ_fields[] = {
     "slot", "leader", "leader_znode", "successor", "successor_site",
-    "successor_znode", "successor_version", "successor_host", NULL
+    "successor_znode", "successor_version", "successor_host", "switchover", NULL
 };
 
 /* Index of the first of s->slots[0..n-1] for slot, or -1. */
@@ -2152,6 +2152,11 @@ zke_successor_encode(const struct zke_successor *s, char **out, size_t *outlen)
         if (x->successor_version >= 0)
             codec_put_int(&e, it, "successor_version", &codec_int_zkversion,
                 x->successor_version);
+        if (x->switchover) {
+            if (x->slot != 0)
+                codec_enc_error(&e, ZKELECT_EINVAL);
+            codec_put_bool(&e, it, "switchover", true);
+        }
         /* both are NUL-terminated once codec_put_str accepted them */
         if (e.rc == 0 && strcmp(x->leader, x->successor) == 0)
             codec_enc_error(&e, ZKELECT_EINVAL);
@@ -2245,6 +2250,12 @@ zke_successor_decode(const char *buf, int len, struct zke_successor *s,
             CODEC_TRY(codec_get_int(&d, &xo, "successor_version", CODEC_REQUIRED,
                 &codec_int_zkversion, &v));
             x->successor_version = (int32_t)v;
+        }
+        CODEC_TRY(codec_get_bool(&d, &xo, "switchover", CODEC_OPTIONAL, &x->switchover));
+        if (x->switchover && x->slot != 0) {
+            snprintf(field, sizeof(field), "%sswitchover", prefix);
+            CODEC_TRY(codec_fail(&d, ZKELECT_EBADVALUE, field,
+                "true for slot %d (a direct switchover moves slot 0 only)", x->slot));
         }
         s->nslots = ++i;
     }

@@ -60,7 +60,8 @@
  *      a number not integral or out of the field's range      ZKELECT_ERANGE
  *      a bad string value (node id, site, name, status, guid), a known key
  *      given twice, a duplicate site/tag/option/exclusion/successor slot,
- *      a successor that is its slot's leader                  ZKELECT_EBADVALUE
+ *      a successor that is its slot's leader, "switchover" true in an
+ *      entry of a slot other than 0                           ZKELECT_EBADVALUE
  *    ZKELECT_EINVAL for bad arguments (buf NULL with len > 0, len < -1, the
  *    output struct NULL); ZKELECT_ENOMEM when out of memory.
  *
@@ -344,6 +345,14 @@ struct zke_succ {
                                                  choice was made on; the decoder stores
                                                  -1 when absent, the encoder omits a
                                                  negative one */
+    bool switchover;                          /* optional (omitted when false): slot 0
+                                                 only; the policy, asked with the leader
+                                                 present for a switchover with no target
+                                                 and for one to this successor, chooses
+                                                 it both times: an operator's switchover
+                                                 may write the decision itself
+                                                 (doc/PROTOCOL.md §4, "The operator's
+                                                 direct switchover") */
 };
 
 /*

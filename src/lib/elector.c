@@ -428,6 +428,7 @@ elector_stop(struct zkelect_group *g, const char *why)
 
     if (!g->is_elector)
         return;
+    g->succ_wait_until = 0;
     view_arm_deferred(g, -1); /* others write them now */
     if (g->czxid_assumed && g->reg == REG_DONE) {
         /* a member now: the wake's watch on our election znode, and its
@@ -1397,9 +1398,9 @@ succession_write(struct zkelect_group *g, struct zke_successor *s)
     off = (size_t)snprintf(text, sizeof(text), "%d %d %llu", (int)s->elected_version,
                            (int)s->config_version, (unsigned long long)s->next_epoch);
     for (k = 0; k < s->nslots && off < sizeof(text); k++)
-        off += (size_t)snprintf(text + off, sizeof(text) - off, " %d:%s:%s:%d", s->slots[k].slot,
+        off += (size_t)snprintf(text + off, sizeof(text) - off, " %d:%s:%s:%d:%d", s->slots[k].slot,
                                 s->slots[k].leader_znode, s->slots[k].successor_znode,
-                                (int)s->slots[k].successor_version);
+                                (int)s->slots[k].successor_version, (int)s->slots[k].switchover);
     for (k = 0; text[k]; k++) {
         hash ^= (unsigned char)text[k];
         hash *= 1099511628211ULL;
@@ -1552,6 +1553,61 @@ input_without(const struct zkelect_policy_input *in, struct member_cache **mc_of
 }
 
 /*
+ * Whether the succession (and the history entry it appends) waits: a
+ * decision this elector did not write (an operator's direct switchover, a
+ * handover) is in its transition until its leader znode is there, and the
+ * write would only meet the old leader's release and the new leader's
+ * create on the servers (doc/PROTOCOL.md §4, "The operator's direct
+ * switchover"). It waits ZKE_PAUSE_MS at most from when the watchdog began
+ * to guard the decision's epoch; group_next_deadline brings it back then.
+ */
+static bool
+succession_waits(struct zkelect_group *g, uint64_t now)
+{
+    struct lview *v = LV0(g);
+    uint64_t until;
+
+    if (eslot_znode(g, 0, false) || v->wd_epoch != g->elected.epoch || v->wd_start_ms == 0 ||
+        now >= (until = v->wd_start_ms + ZKE_PAUSE_MS)) {
+        g->succ_wait_until = 0;
+        return false;
+    }
+    if (g->succ_wait_until != until) {
+        g->succ_wait_until = until;
+        group_timer_changed(g);
+    }
+    return true;
+}
+
+/*
+ * Whether an operator's switchover, with no target or to M, would go to M:
+ * the policy asked both ways with the leader present, as the elector asks it
+ * for a switchover (doc/PROTOCOL.md §4, "The operator's direct switchover").
+ * Then the succession says so, and `zkelect switchover` may write the
+ * decision itself.
+ */
+static bool
+switchover_goes_to(struct zkelect_group *g, const struct zkelect_policy_input *in,
+                   const struct member_cache *m)
+{
+    struct zkelect_policy_input in3 = *in;
+    char reason[512];
+    int ch = -1;
+
+    in3.reasons = ZKELECT_REASON_SWITCHOVER;
+    in3.switchover_target = NULL;
+    reason[0] = '\0';
+    if (zke_policy_choose(g->policy, &in3, &ch, reason, sizeof(reason)) != 0 || ch < 0 ||
+        strcmp(in->members[ch].id, m->rec.id) != 0)
+        return false;
+    in3.switchover_target = m->rec.id;
+    ch = -1;
+    reason[0] = '\0';
+    return zke_policy_choose(g->policy, &in3, &ch, reason, sizeof(reason)) == 0 && ch >= 0 &&
+           strcmp(in->members[ch].id, m->rec.id) == 0;
+}
+
+/*
  * The standing succession of a group with one leader (doc/PROTOCOL.md §4,
  * "Direct handover"): whom the policy would choose if the leader left now,
  * i.e. the same input with the leader gone (reasons leader-lost,
@@ -1588,8 +1644,11 @@ elector_succession(struct zkelect_group *g, const struct zkelect_policy_input *i
     in2.current_status = ZKELECT_LEADER_NONE;
     reason[0] = '\0';
     if (in2.nmembers > 0 && zke_policy_choose(g->policy, &in2, &ch, reason, sizeof(reason)) == 0 &&
-        ch >= 0)
+        ch >= 0) {
         succession_add(s, 0, g->elected.leader, g->elected.leader_znode, mc2[ch]);
+        if (s->nslots == 1)
+            s->slots[0].switchover = switchover_goes_to(g, in, mc2[ch]);
+    }
     succession_write(g, s);
 out:
     free(m2);
@@ -2399,7 +2458,7 @@ elector_eval(struct zkelect_group *g)
 out:
     /* nothing written: the leader stays, and its succession is kept current */
     if (succ_ok && !g->deciding && g->have_elected && current_present && !restore && *cur &&
-        strcmp(cur, g->elected.leader) == 0)
+        strcmp(cur, g->elected.leader) == 0 && !succession_waits(g, now))
         elector_succession(g, &in, mc_of);
     free(in_members);
     free(mc_of);
@@ -2578,6 +2637,8 @@ group_next_deadline(struct zkelect_group *g)
             d = x->until_ms;
     if (g->hold.kind[0] && (d == 0 || g->hold.until < d))
         d = g->hold.until;
+    if (g->succ_wait_until && (d == 0 || g->succ_wait_until < d))
+        d = g->succ_wait_until;
     if (g->switchover_due && g->have_elected && g->switchover.id > g->elected.switchover_id &&
         (d == 0 || g->switchover_due < d))
         d = g->switchover_due;
@@ -2718,6 +2779,8 @@ group_on_timer(struct zkelect_group *g, uint64_t now)
             if (watchdog_fire(g, k, now))
                 return;
         }
+    if (g->succ_wait_until && now >= g->succ_wait_until)
+        g->succ_wait_until = 0; /* its wait is over: the evaluation writes it */
     elector_eval(g); /* exclusions that ended */
 }
 

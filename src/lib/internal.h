@@ -515,6 +515,8 @@ struct zkelect_group {
     bool succ_self;                   /* the succession last written names this node to
                                          take slot 0 over (no stepping aside then) */
     bool succ_self_next;              /* ... the one being written does */
+    uint64_t succ_wait_until;         /* the succession waits for the decided leader's
+                                         znode until then (monotonic ms; 0 none) */
     char succ_woken[ZKE_PATH_MAX];    /* the election znode this elector last named
                                          standing successor in its data ("": none
                                          or unknown: name at the next write) */

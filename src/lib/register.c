@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "direct.h"
 #include "group.h"
 #include "zkerr.h"
 
@@ -758,26 +759,21 @@ reg_handover(struct zkelect_group *g, struct zke_elected *e)
     if (g->cslot > 0 && strcmp(e->leader, g->succ.successor) == 0)
         return false;
     if (g->cslot == 0) {
-        snprintf(e->leader, sizeof(e->leader), "%s", g->succ.successor);
-        snprintf(e->leader_site, sizeof(e->leader_site), "%s", g->succ.successor_site);
-        snprintf(e->leader_znode, sizeof(e->leader_znode), "%s", g->succ.successor_znode);
-        snprintf(e->previous, sizeof(e->previous), "%s", g->self.id);
-        snprintf(e->previous_host, sizeof(e->previous_host), "%s", g->self.host);
-        snprintf(e->leader_host, sizeof(e->leader_host), "%s", g->succ.successor_host);
-        e->epoch = g->succ_next_epoch;
+        zke_hand_slot0(e, &g->succ, g->succ_next_epoch, g->self.id, g->self.host,
+                       g->succ_elector, g->succ_policy);
     } else {
         snprintf(sl->leader, sizeof(sl->leader), "%s", g->succ.successor);
         snprintf(sl->leader_site, sizeof(sl->leader_site), "%s", g->succ.successor_site);
         snprintf(sl->leader_znode, sizeof(sl->leader_znode), "%s", g->succ.successor_znode);
         sl->epoch = g->succ_next_epoch;
         sl->since_ms = zke_wall_ms();
+        snprintf(e->elector, sizeof(e->elector), "%s", g->succ_elector);
+        snprintf(e->policy, sizeof(e->policy), "%s", g->succ_policy);
+        e->at_ms = zke_wall_ms();
+        memset(&e->hold, 0, sizeof(e->hold));
     }
-    snprintf(e->elector, sizeof(e->elector), "%s", g->succ_elector);
-    snprintf(e->policy, sizeof(e->policy), "%s", g->succ_policy);
     snprintf(e->reason, sizeof(e->reason), "handover: %s resigned%s%.0d; %s is its successor",
              g->self.id, g->cslot ? " from slot " : "", g->cslot, g->succ.successor);
-    e->at_ms = zke_wall_ms();
-    memset(&e->hold, 0, sizeof(e->hold));
     return true;
 }
 

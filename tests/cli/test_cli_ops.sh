@@ -199,7 +199,7 @@ hasnot "$tmp/out" '^successor:' 'no successor line without a succession'
 plant "$U/successor" "{\"v\":1,\"elected_version\":0,\"history_version\":0,\"next_epoch\":2,\"elector\":\"a1\",\"policy\":\"site\",\"slots\":[{\"leader\":\"a1\",\"leader_znode\":\"a1_${G32}_0000000001\",\"successor\":\"a2\",\"successor_site\":\"dc2\",\"successor_znode\":\"a2_${G32}_0000000002\"}]}"
 expect 0 'status with a succession' -p $U status
 has "$tmp/out" '^successor: +a2 \(if a1 resigns\)$' 'successor line'
-status_json $U 'succession JSON' "d['successors'] == [{'slot': 0, 'leader': 'a1', 'successor': 'a2', 'site': 'dc2'}]"
+status_json $U 'succession JSON' "d['successors'] == [{'slot': 0, 'leader': 'a1', 'successor': 'a2', 'site': 'dc2', 'switchover': False}]"
 plant_elected $U "" 0          # version 1: the succession is for an older decision
 expect 0 'status with a stale succession' -p $U status
 hasnot "$tmp/out" '^successor:' 'no successor line for a stale succession'
@@ -207,6 +207,41 @@ status_json $U 'stale succession JSON' "d['successors'] == []"
 plant "$U/successor" '{"v":1,"elected_version":"x"}'
 expect 1 'status with a malformed succession' -p $U status
 has "$tmp/err" 'successor' 'the malformed succession is named'
+
+# ---- the operator's direct switchover (issue 18; no elector: what the CLI
+# writes is all that moves) --------------------------------------------------------------
+D=/ds
+expect 0 'init the direct-switchover group' -p $D init --site dc1=100 --site dc2=50
+plant_member $D a1 dc1 true 1
+plant_member $D a2 dc2 true 2
+plant_member $D a3 dc2 true 3
+plant_elected $D ",\"leader_znode\":\"a1_${G32}_0000000001\"" 0    # version 0
+plant "$D/history" '{"v":1,"entries":[]}'                             # version 0
+# dsucc ELECTED-VERSION SUCCESSOR-RECORD-VERSION EXTRA: the elector's succession
+dsucc() {
+    plant "$D/successor" "{\"v\":1,\"elected_version\":$1,\"history_version\":0,\"config_version\":0,\"next_epoch\":2,\"elector\":\"a1\",\"policy\":\"site\",\"slots\":[{\"leader\":\"a1\",\"leader_znode\":\"a1_${G32}_0000000001\",\"successor\":\"a2\",\"successor_site\":\"dc2\",\"successor_znode\":\"a2_${G32}_0000000002\",\"successor_version\":$2$3}]}"
+}
+dsucc 0 0 ''
+expect 0 'switchover: the policy would go elsewhere' -p $D switchover --json
+pyjson "$tmp/out" 'no switchover mark: a request' "d['direct'] is False and 'elsewhere' in d['direct_refused'] and 'decided' not in d"
+status_json $D 'the request is pending, the decision unchanged' "d['elected']['leader'] == 'a1' and d['switchover']['state'] == 'pending'"
+dsucc 0 0 ',"switchover":true'
+expect 0 'switchover --to a node that is not the successor' -p $D switchover --to a3 --json
+pyjson "$tmp/out" 'not the successor: a request' "d['direct'] is False and 'not the recorded successor' in d['direct_refused']"
+dsucc 0 5 ',"switchover":true'
+expect 0 "switchover: the successor's record changed since" -p $D switchover --json
+pyjson "$tmp/out" 'refused by the record check: a request' "d['direct'] is False and 'changed meanwhile' in d['direct_refused']"
+status_json $D 'the refused multi wrote nothing' "d['elected']['leader'] == 'a1' and d['elected']['epoch'] == 1 and d['switchover']['state'] == 'pending' and d['switchover']['id'] == 3"
+dsucc 0 0 ',"switchover":true'
+expect 0 'status shows where a switchover goes' -p $D status
+has "$tmp/out" '^successor: +a2 \(if a1 resigns; a switchover goes there directly\)$' 'successor line with the switchover'
+expect 0 'switchover decided from the succession' -p $D switchover --json
+pyjson "$tmp/out" 'decided directly' "d['direct'] is True and d['decided'] == 'a2' and d['id'] == 4 and d['from'] == 'a1'"
+status_json $D 'the decision the operator wrote' "d['elected']['leader'] == 'a2' and d['elected']['epoch'] == 2 and d['elected']['previous'] == 'a1' and d['elected']['switchover_id'] == 4 and 'written by the operator' in d['elected']['reason'] and d['switchover']['id'] == 4 and d['switchover']['state'] == 'acted on'"
+if "$HELPER" get -z "$HOSTS" "$D/election/a2_${G32}_0000000002" >"$tmp/wake" 2>&1 && grep -qx 'a2' "$tmp/wake"; then
+    pass; else fail "the successor's election znode was not woken (data: $(cat "$tmp/wake"))"; fi
+expect 0 'switchover over a decision the succession is not for' -p $D switchover --to a1 --json
+pyjson "$tmp/out" 'stale succession: a request' "d['direct'] is False and 'another decision' in d['direct_refused']"
 
 # ---- drain / undrain ------------------------------------------------------------------
 t0=$(now_ms)
@@ -394,5 +429,18 @@ expect 0 'set-delays --wait' -p $R set-delays --failback-delay-ms 1000 --wait=30
 has "$tmp/out" '^n[12] READY epoch [0-9]+ site dc[12]' 'set-delays --wait prints the leader'
 expect 0 'undrain n2 --wait' -p $R undrain n2 --wait=30
 has "$tmp/out" '^n[12] READY epoch [0-9]+ site dc[12]' 'undrain --wait prints the leader'
+# the elector marks its succession as where a switchover goes; the operator's
+# switchover then writes the decision itself, and the old leader hands over
+succ_marked() {
+    "$ZKE" -z "$HOSTS" -p $R status --json >"$tmp/sm" 2>/dev/null </dev/null &&
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["leader"]["status"] == "READY" and d["successors"] and d["successors"][0]["switchover"] else 1)' "$tmp/sm"
+}
+wait_for 'the succession says where a switchover goes' 30 succ_marked
+expect 0 'switchover --wait, decided directly' -p $R switchover --wait=30
+has "$tmp/out" '^switchover [0-9]+ decided: n[12] -> n[12] \(the elector.s recorded successor; written directly\)$' 'direct switchover line'
+has "$tmp/out" '^n[12] READY epoch [0-9]+ site dc[12]' 'direct switchover --wait prints the new leader'
+status_json $R 'the history has the operator decision' "d['leader']['id'] != d['elected']['previous'] and 'written by the operator' in d['elected']['reason'] and d['switchover']['state'] == 'acted on'"
+expect 0 'history after the direct switchover' -p $R history
+has "$tmp/out" 'written by the operator' 'the elector appended the history entry'
 
 finish

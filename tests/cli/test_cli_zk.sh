@@ -211,6 +211,9 @@ has "$tmp/err" 'refused: n3 is already the leader' 'current leader refused'
 expect 2 'switchover to a bad id' $O switchover --to 'n 3'
 expect 0 'switchover (any) --wait --json' $O switchover --wait=30 --json
 pyjson "$tmp/out" 'switchover --json' "d['wait'] == 'ok' and d['from'] == 'n3' and d['to'] is None and d['leader']['id'] not in ('n3', None) and d['leader']['status'] == 'READY'"
+# under the group's digest ACLs `elected` is the members': the operator's
+# direct write is refused, and the request goes to the elector (PROTOCOL §4)
+pyjson "$tmp/out" 'switchover (any) under ACLs goes to the elector' "d['direct'] is False and 'not authorized' in d['direct_refused']"
 wait_for 'leader is n2 again' 5 leader_is $G n2
 wait_for 'watch --json shows n3 READY' 20 grep -q '"event":"leader","leader":{"id":"n3","status":"READY"' "$tmp/watchj.out"
 expect 0 'status after switchovers' -p $G status

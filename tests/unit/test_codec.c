@@ -1106,6 +1106,14 @@ sb_addf(const char *fmt, ...)
     X(successor_slot_twice, successor, SUC("[" SEK("3", "'n1'", "'n2'", "")   \
         "," SE("") "," SEK("3", "'n4'", "'n5'", "") "]"), EBADVALUE,          \
         "slots[2].slot")                                                      \
+    X(successor_switchover_ok, successor, SUC("[" SE(",'switchover':true")   \
+        "]"), OK, NULL)                                                       \
+    X(successor_switchover_false_ok, successor, SUC("[" SE(",'switchover':"   \
+        "false") "]"), OK, NULL)                                              \
+    X(successor_switchover_string, successor, SUC("[" SE(",'switchover':"     \
+        "'yes'") "]"), ETYPE, "slots[0].switchover")                          \
+    X(successor_switchover_slot_1, successor, SUC("[" SEK("1", "'n1'", "'n2'",\
+        ",'switchover':true") "]"), EBADVALUE, "slots[0].switchover")         \
     X(successor_slot_0_twice, successor, SUC("[" SE("") "," SEK("0", "'n4'",  \
         "'n5'", "") "]"), EBADVALUE, "slots[1].slot")                         \
     X(successor_is_leader, successor, SUC("[" SE("") "," SEK("2", "'n4'",     \

@@ -14,6 +14,7 @@
 
 #include "cutest.h"
 #include "harness.h"
+#include "direct.h"
 #include "internal.h"   /* zke_set_pause_ms */
 
 #define SETTLE_MS 20000
@@ -1151,6 +1152,124 @@ test_ancestors_once(void)
     fz_end();
 }
 
+/* ---- the operator's direct switchover (doc/PROTOCOL.md §4) ---------------- */
+
+/* An operator's session on the fake, and what its switchover wrote. */
+struct dso {
+    zhandle_t *zh;
+    const char *to;          /* --to, or NULL */
+    int rc;                  /* the multi's, or -1000 when refused before it */
+};
+
+/* As `zkelect switchover` does: read the view, and, when the succession
+   covers the request, write the decision (blocks: run by fz_run_settling). */
+static int
+dso_fn(void *arg)
+{
+    struct dso *d = arg;
+    struct zke_elected e;
+    struct zke_successor s;
+    struct zke_switchover so;
+    char buf[8192];
+    int len;
+
+    d->rc = -1000;
+    memset(&so, 0, sizeof(so));
+    if ((len = fakezk_get("/g/elected", buf, sizeof(buf))) <= 0 ||
+        zke_elected_decode(buf, len, &e, NULL, 0) != 0 ||
+        (len = fakezk_get("/g/successor", buf, sizeof(buf))) <= 0 ||
+        zke_successor_decode(buf, len, &s, NULL, 0) != 0)
+        return d->rc;
+    so.id = e.switchover_id + 1;
+    snprintf(so.by, sizeof(so.by), "operator");
+    if (d->to)
+        snprintf(so.to, sizeof(so.to), "%s", d->to);
+    if (zke_direct_switchover_refusal(&e, fakezk_version("/g/elected"), &s, &so, 1) == NULL)
+        d->rc = zke_direct_switchover(d->zh, "/g", &e, fakezk_version("/g/elected"), &s,
+                                      fakezk_version("/g/successor"), &so,
+                                      fakezk_version("/g/switchover"), NULL);
+    return d->rc;
+}
+
+static int
+direct_switchover(const char *to)
+{
+    struct dso d = {NULL, to, -1000};
+
+    d.zh = zookeeper_init("fake", NULL, 10000, NULL, NULL, 0);
+    CU_ASSERT_FATAL(d.zh != NULL);
+    fz_run_settling(dso_fn, &d, SETTLE_MS);
+    zookeeper_close(d.zh);
+    return d.rc;
+}
+
+static bool
+history_has_operator(void *arg)
+{
+    (void)arg;
+    return fz_znode_has("/g/history", "written by the operator");
+}
+
+/*
+ * n1 leads, n2 is the standing successor, and a switchover (with no target,
+ * nodeid: the lowest other id) goes there too: the succession says so. The
+ * operator's write is the decision: n1 steps down and releases, n2 takes
+ * over at epoch 2, and the elector writes no decision of its own (its one
+ * +decision is its first); it appends the history entry and records n2's
+ * successor, n1, which stays a member. A second switchover, to n3, is not
+ * where the policy sends one: refused before any write. (Before, the
+ * succession had no mark, and every switchover went through the elector.)
+ */
+static void
+test_direct_switchover(void)
+{
+    fz_begin();
+    fz_takeover_noop = true;
+    four_nodes();
+    CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n2\""));
+    CU_ASSERT(fz_znode_has("/g/successor", "\"switchover\":true"));
+    CU_ASSERT_EQUAL(direct_switchover(NULL), ZOK);
+    CU_ASSERT(fz_settle(SETTLE_MS) == 0);
+    CU_ASSERT(fz_is_ready(&N[2], 0));
+    CU_ASSERT(!fz_is_ready(&N[1], 0));
+    CU_ASSERT(fz_registered(&N[1], 0));
+    CU_ASSERT_EQUAL(fz_count(&N[1], 0, ZKELECT_EV_STEPDOWN), 1);
+    CU_ASSERT_EQUAL(fz_count(&N[2], 0, ZKELECT_EV_READY), 1);
+    CU_ASSERT(fz_znode_has("/g/elected", "\"leader\":\"n2\""));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"epoch\":2"));
+    CU_ASSERT(fz_znode_has("/g/elected", "\"switchover_id\":1"));
+    CU_ASSERT(fz_znode_has("/g/switchover", "\"id\":1"));
+    CU_ASSERT_EQUAL(fz_count(&N[0], 0, ZKELECT_EV_DECISION), 1);
+    CU_ASSERT(history_has_operator(NULL));
+    CU_ASSERT(fz_znode_has("/g/successor", "\"leader\":\"n2\""));
+    CU_ASSERT(fz_znode_has("/g/successor", "\"successor\":\"n1\""));
+    CU_ASSERT_EQUAL(direct_switchover("n3"), -1000);
+    fz_end();
+}
+
+/*
+ * The elector's history entry and next succession wait for the transition
+ * (succession_waits): n2 is silent, so its leader znode does not come; the
+ * elector writes them ZKE_PAUSE_MS after it began to guard epoch 2, not at
+ * once (where they would meet n1's release and n2's create), and not never.
+ * n2 then takes over.
+ */
+static void
+test_direct_switchover_waits(void)
+{
+    int64_t sid2;
+    uint64_t t0;
+
+    sid2 = n2_silent(0, 0);
+    t0 = fz_now_ms();
+    CU_ASSERT_EQUAL(direct_switchover(NULL), ZOK);
+    CU_ASSERT(fz_settle_until(history_has_operator, NULL, 10000) == 0);
+    CU_ASSERT(fz_now_ms() - t0 >= ZKE_PAUSE_MS);
+    CU_ASSERT(!fakezk_exists("/g/leader"));
+    n2_takes_over(sid2);
+    fz_end();
+}
+
 static CU_TestInfo handover_tests[] = {
     {"noop_created_ready", test_noop_created_ready},
     {"callback_not_pipelined", test_callback_not_pipelined},
@@ -1180,6 +1299,8 @@ static CU_TestInfo handover_tests[] = {
     {"handover_successor_drained", test_handover_successor_drained},
     {"handover_successor_changed", test_handover_successor_changed},
     {"ancestors_once", test_ancestors_once},
+    {"direct_switchover", test_direct_switchover},
+    {"direct_switchover_waits", test_direct_switchover_waits},
     CU_TEST_INFO_NULL,
 };
 

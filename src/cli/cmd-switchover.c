@@ -298,7 +298,8 @@ so_direct(struct cli *c, const struct cli_view *v, const struct zke_switchover *
         if (n <= 0) {
             if (n == 0)
                 deallocate_ACL_vector(&keep);
-            return 1; /* so_write says what is wrong */
+            *why = "no ACL to create with (the request says what is wrong)";
+            return 1;
         }
         aclv.count = n;
         aclv.data = acl;

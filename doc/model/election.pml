@@ -189,7 +189,8 @@
  *               (elector wakes +1), MUT_SPEC_NOELECTED (no check of elected)
  *   property:   S19 a speculative create is applied only over the handover
  *               it predicted (elected at V+1 written by a handover naming
- *               this registration at e_V+1)
+ *               this registration at e_V+1; with DIRECT_SO the operator's
+ *               direct switchover counts as one: the same decision, wake)
  *   REACH_FAST  reachability: the assertion R_fast_reached fails when a
  *               speculative create is applied (pan must find it)
  *
@@ -207,6 +208,39 @@
  *               named before (it follows until its next wake here).
  *   mutant:     MUT_NAME_ONE (the naming is one set op: a speculation at
  *               that wake takes it for a handover's), caught by S4
+ *
+ * The operator's direct switchover, issue 18 (PROTOCOL.md §4; single-slot
+ * model, with the wake; off unless DIRECT_SO):
+ *   DIRECT_SO   `zkelect switchover` writes the decision itself from the
+ *               elector's standing succession (direct.c). The succession is
+ *               part of the model with it (RESIGN on, also with MAX_RESIGN
+ *               0). The operator (proctype faults, up to MAX_DSO times,
+ *               default 1, not counted in MAXFAULTS) reads `elected` and
+ *               `successor` (one step: the multi checks both versions, so
+ *               a read of the two apart adds nothing the checks accept)
+ *               and, when the succession covers the decision read (made
+ *               for its version and its registration, a successor, an
+ *               epoch above it, e+1 under fast_handover), later sends ONE
+ *               multi (a second step, applied as the server has it then):
+ *               [check successor (version read), check history (the
+ *               succession's, S_hv), the config's absence (the model has
+ *               no config: always), check the successor's member record
+ *               (nodes/<id>: any registration of it, its version restarts
+ *               at 0), set elected (version read) to the successor at the
+ *               reserved epoch, the request acknowledged, write the
+ *               request (notifies the elector), wake the successor (one
+ *               set op of its recorded election znode, +1, NONODE when that
+ *               registration is gone)]; no leader znode deleted, no
+ *               registration removed. Refused: a no-op (the ordinary
+ *               request is the switchover fault, MAX_SWITCH).
+ *   REACH_DSO   reachability: R_dso_reached fails where a leader znode's
+ *               create is applied under a decision a direct switchover
+ *               wrote (E_ho, MAX_RESIGN 0); REACH_DSO=2: a speculative one
+ *   mutants:    MUT_DSO_STALE (the multi without the check of elected:
+ *               a succession for an older `elected` is used; not caught,
+ *               README), MUT_DSO_EPOCH (the successor gets the old leader's
+ *               epoch, not the reserved one), MUT_DSO_DELETE (the multi
+ *               deletes the leader znode too, as a handover does)
  *
  * The predecessor's deletion, issue 18 (PROTOCOL.md §1; on in every check):
  *               a listing remembers the next znode below the predecessor
@@ -337,8 +371,23 @@
 #ifndef MAX_RESIGN
 #define MAX_RESIGN 0            /* issue 18 B: graceful leaves of the READY leader */
 #endif
-#if MAX_RESIGN > 0
+#if MAX_RESIGN > 0 || defined(DIRECT_SO)
 #define RESIGN                  /* issue 18 B: the successor record is part of the model */
+#endif
+#ifdef DIRECT_SO
+#ifndef MAX_DSO
+#define MAX_DSO 1               /* the operator's direct switchovers (not in MAXFAULTS) */
+#endif
+#ifdef NO_WAKE
+#error "DIRECT_SO wakes the successor (the wake, issue 18): not with NO_WAKE"
+#endif
+#endif
+#if (defined(MUT_DSO_STALE) || defined(MUT_DSO_EPOCH) || defined(MUT_DSO_DELETE) || \
+     defined(REACH_DSO)) && !defined(DIRECT_SO)
+#error "MUT_DSO_STALE, MUT_DSO_EPOCH, MUT_DSO_DELETE and REACH_DSO are of the direct switchover: with DIRECT_SO"
+#endif
+#if defined(REACH_DSO) && (MAX_RESIGN > 0 || defined(NO_FAST))
+#error "REACH_DSO tells a direct switchover's decision by E_ho: not with MAX_RESIGN > 0 nor NO_FAST"
 #endif
 #if defined(RESIGN) && (defined(SETTLE) || defined(HOLDS) || MAX_DRAIN > 0 || MAX_SCHED > 0)
 #error "MAX_RESIGN > 0 is not modelled with issue 16's knobs"
@@ -544,6 +593,11 @@ bool E_hd;                              /* elected carries a hold */
    successor (node + 4 * its seq; node NONE: no entry) */
 byte S_ver, S_ev, S_ep, S_lrg, S_sd;
 byte mx_ep;                             /* ghost: the highest epoch `elected` ever had */
+#ifdef DIRECT_SO
+byte S_hv;                              /* the history version the succession was made on (every
+                                           write of history writes `successor` too: S_hv == H_ver
+                                           in the model; the direct switchover checks it) */
+#endif
 #endif
 byte REG[N];                            /* seq of node's election znode (+ nodes/<id>), 0 none */
 byte nextseq = 1;                       /* parent's sequence counter */
@@ -574,7 +628,9 @@ bool MD[N];                             /* the standing successor: the data of t
 byte MV[N];                             /* the fast handover: the version of the node's current
                                            election znode (0 at its create): +2 per elector's wake,
                                            +1 per handover's */
-bool E_ho;                              /* ghost (S19): `elected` was last written by a handover */
+bool E_ho;                              /* ghost (S19): `elected` was last written by a handover
+                                           (or, DIRECT_SO, by the operator's direct switchover: the
+                                           decision a handover would write, with its one-op wake) */
 #ifdef MUT_WAKE_ONE
 #define EL_BUMP 1                       /* mutant: an elector's wake is one set op (+1) */
 #else
@@ -712,6 +768,11 @@ byte nf, n_disc, n_exp, n_crash, n_lose, n_switch, n_early, n_tfail, n_frz;
 #ifdef RESIGN
 byte n_res;                     /* resigns so far (MAX_RESIGN, not counted in MAXFAULTS) */
 #endif
+#ifdef DIRECT_SO
+byte n_dso;                     /* direct switchovers read so far (MAX_DSO, not in MAXFAULTS) */
+byte dso_sv, dso_ev;            /* the operator's read: `successor`'s and `elected`'s versions
+                                   (+1, as S_ver, E_ver); 0: no multi pending */
+#endif
 #ifdef DR16
 byte n_drain, n_pref, n_sched;
 #endif
@@ -739,6 +800,10 @@ bool S19_spec_over_handover = 1;        /* a speculative create is applied only 
 #ifdef REACH_FAST
 bool R_fast_reached = 1;                /* REACH_FAST: fails when a speculative create succeeds */
 #endif
+#endif
+#ifdef REACH_DSO
+bool R_dso_reached = 1;                 /* REACH_DSO: fails when a create under a direct
+                                           switchover's decision succeeds */
 #endif
 #ifdef RESIGN
 bool S16_handover_epoch_fresh = 1;      /* a handover's epoch is above every epoch decided */
@@ -1269,6 +1334,9 @@ inline zk_apply(n, nr) {
             if :: E_ep > mx_ep -> mx_ep = E_ep :: else fi;
             S_ver++; S_ev = E_ver; S_ep = zs; S_sd = qe;
             S_lrg = (E_ld == NONE -> 0 : E_rg);
+#ifdef DIRECT_SO
+            S_hv = H_ver;
+#endif
             trigger(WSU, EV_W_SU, 0)
 #endif
 #ifdef WAKE
@@ -1360,6 +1428,14 @@ inline zk_apply(n, nr) {
             :: else
             fi;
 #endif
+#ifdef REACH_DSO
+            /* reachability: a create under a decision that a direct
+               switchover wrote (E_ho: no handover with REACH_DSO) */
+            if
+            :: E_ho && (REACH_DSO != 2 || qk == Q_SPEC) -> R_dso_reached = 0; assert(R_dso_reached)
+            :: else
+            fi;
+#endif
             L_ver = 1; L_own = SID(n); L_id = n; L_st = ST_PROGRESS; L_ep = qb;
             if
             :: qc ->                    /* issue 18 A: created READY (a READY write: S2) */
@@ -1437,6 +1513,9 @@ inline zk_apply(n, nr) {
         :: zrc == OK ->
             if :: qk == Q_APPEND -> H_ver++; H_ep = qe % 16 :: else fi;
             S_ver++; S_ev = E_ver; S_ep = qe / 16; S_lrg = qc; S_sd = qd % 128;
+#ifdef DIRECT_SO
+            S_hv = H_ver;
+#endif
             trigger(WSU, EV_W_SU, 0)
 #ifdef STANDING
             ; if
@@ -3642,6 +3721,89 @@ inline cfg_notify() {
     od;
     zj = 0
 }
+#ifdef DIRECT_SO
+/* The operator's direct switchover (PROTOCOL.md §4; direct.c, cmd-switchover.c).
+   The read: zke_direct_switchover_refusal on `elected` and `successor` as
+   read (the server's state: the multi checks both versions, so reading them
+   apart adds nothing that the multi accepts). The succession covers the
+   decision: made for its version and the registration it names, with a
+   successor, an epoch reserved above the decision's, e+1 under a decision
+   that says fast_handover (the wake flag with OLD_NODE, as FASTFLAG). Its
+   "switchover" mark (the policy sends a switchover to the successor) is
+   always true: the model's policy for a switchover is any other node */
+#ifdef GATE
+#define DSO_FAST E_wk
+#else
+#define DSO_FAST 1
+#endif
+#define DSO_READ_OK (n_dso < MAX_DSO && dso_sv == 0 && E_ver != 0 && E_ld != NONE && E_rg != 0 && \
+                     S_ver != 0 && S_sd % 4 != NONE && S_ev == E_ver && S_lrg == E_rg && \
+                     S_ep > E_ep && (!DSO_FAST || S_ep == E_ep + 1))
+
+/* The multi (zke_direct_switchover), on the server's state now: [check
+   successor (dso_sv), check history (the succession's version), the
+   config's absence (no config in the model: always), check the
+   successor's member record, set elected (dso_ev) to the successor at the
+   reserved epoch with the request acknowledged, write the request, set the
+   successor's election znode (the wake, one op)]. No leader znode is
+   deleted, no registration removed: the old leader steps down and releases
+   as after any decision. Refused: nothing (the operator asks the elector,
+   the ordinary request: the switchover fault) */
+inline direct_so() {
+    zrc = OK; zu = S_sd % 4; zs = S_sd / 4;
+    if :: S_ver != dso_sv || H_ver != S_hv -> zrc = BADVERSION :: else fi;
+    /* nodes/<id> at the version recorded: the model has no writes of a
+       member record and folds it into the registration; a new registration's
+       record is version 0 again (ZooKeeper's versions restart), so any
+       registration of the node passes, as in the C. The wake below tells
+       registrations apart (its path has the sequence number) */
+    if :: zrc == OK && REG[zu] == 0 -> zrc = NONODE :: else fi;
+#ifndef MUT_DSO_STALE
+    if :: zrc == OK -> check_elected(dso_ev) :: else fi;
+#else
+    /* mutant: elected set at any version (a succession for an older one) */
+    if :: zrc == OK && E_ver == 0 -> zrc = NONODE :: else fi;
+#endif
+    if :: zrc == OK -> touch_check(zu, zs) :: else fi;
+    if
+    :: zrc == OK ->
+        E_ver++; E_ld = zu; E_rg = zs;
+#ifndef MUT_DSO_EPOCH
+        E_ep = S_ep;                    /* the succession's reserved epoch */
+#endif
+        T(printf("TRACE op: direct switchover applied: node %d (seq %d) at epoch %d\n", zu, zs, E_ep));
+        if :: E_ep > mx_ep -> mx_ep = E_ep :: else fi;
+#ifdef FAST
+        E_ho = 1;                       /* S19: the decision a handover would write (one-op wake) */
+#endif
+        SWP = 0;                        /* the request acknowledged (any pending one too) */
+        trigger(WEL, EV_W_EL, 0);
+#ifdef MUT_DSO_DELETE
+        /* mutant: the leader znode deleted with it, as a handover does */
+        if :: L_ver != 0 -> leader_gone() :: else fi;
+#endif
+        /* the request written: the elector's watch on `switchover` */
+        zj = 0;
+        do
+        :: zj < N ->
+            if :: is_el[zj] && conn[zj] && live[zj] && !crashed[zj] -> evsend(zj, EV_W_SW, 0, 0, 0, 0, 0) :: else fi;
+            zj++
+        :: else -> break
+        od;
+        zj = 0;
+        /* the wake: one set op (+1), the data the id */
+#ifdef FAST
+        MV[zu] = MV[zu] + 1; bounds_ok = (MV[zu] < 200); assert(bounds_ok);
+#endif
+#ifdef STANDING
+        MD[zu] = 0;
+#endif
+        touch_fire(zu)
+    :: else -> T(printf("TRACE op: direct switchover refused (rc %d): nothing written\n", zrc))
+    fi;
+    dso_sv = 0; dso_ev = 0; zrc = 0; zu = 0; zs = 0
+}
+#endif
 #ifdef EXP_NODE
 #define CAN_EXP(n) (live[n] && !crashed[n] && !fz[n] && !exp_pend[n] && n == EXP_NODE)
 #else
@@ -3743,6 +3905,16 @@ end_faults:
         od;
         zj = 0
        }
+#ifdef DIRECT_SO
+    /* the operator's direct switchover (zkelect switchover): its read, and
+       later its multi, checked against the server's state then */
+    :: d_step {
+        DSO_READ_OK ->
+        n_dso++; dso_sv = S_ver; dso_ev = E_ver;
+        T(printf("TRACE op: reads elected %d and successor %d: a direct switchover\n", E_ver, S_ver))
+       }
+    :: d_step { dso_sv != 0 -> direct_so() }
+#endif
     /* an operator deletes `elected` (the elector restores it) */
     :: d_step {
         FAULT_OK(n_lose, MAX_LOSE) && E_ver != 0 ->
@@ -3985,6 +4157,9 @@ init {
            lowest other node), read (and watched) by the READY leader */
         mx_ep = 1;
         S_ver = 1; S_ev = 1; S_ep = 2; S_lrg = ld + 1;
+#ifdef DIRECT_SO
+        S_hv = 1;
+#endif
         S_sd = (ld == 0 -> 1 + 4 * 2 : 0 + 4 * 1);
         su_w[0] = S_sd; su_v[0] = 1;
         if
@@ -4031,6 +4206,9 @@ init {
  * ===================================================================== */
 #if SLOTS != 2
 #error "SLOTS is 1 (the default, the single-slot model) or 2"
+#endif
+#ifdef DIRECT_SO
+#error "DIRECT_SO is for a group of one leader: the single-slot model"
 #endif
 
 #define N 3                     /* nodes 0, 1, 2 */

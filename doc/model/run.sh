@@ -17,7 +17,9 @@
 #   issue 18's direct READY create, -DPIPE, and the leader's resign with the
 #   successor record, -DMAX_RESIGN=1, and their mutants; README.md, "Issue 18";
 #   and issue 18's quiet members and the wake, on in every check, with its
-#   checks and mutants, also in the default set; README.md, "Issue 18, second part")
+#   checks and mutants, also in the default set; README.md, "Issue 18, second part";
+#   and the operator's direct switchover, -DDIRECT_SO, and its mutants; README.md,
+#   "Issue 18, the operator's direct switchover")
 #   sh doc/model/run.sh --slots    only issue 17's: the two-slot checks of
 #                                  every tier and their mutants
 #   sh doc/model/run.sh --issue18  only issue 18's: its checks of every tier
@@ -37,6 +39,10 @@
 #                                  off, fenced, retaking, expired) and its
 #                                  mutant WAKE_EXISTS_ALWAYS (part of --deep;
 #                                  about 20 min, 12 GB)
+#   sh doc/model/run.sh --dso   only the operator's direct switchover's
+#                                  (issue 18, -DDIRECT_SO) checks,
+#                                  reachability check and mutants, with its
+#                                  deep checks (MODEL_NO_DEEP=1: without)
 #
 # Prints one "ok - ..." or "FAIL - ..." line per check and a summary; exits 0
 # only when every check went as expected. Works from any directory and from a
@@ -66,9 +72,9 @@ case $JOBS in
 ''|*[!0-9]*|0) echo "run.sh: MODEL_JOBS=$JOBS: expected a number of parallel checks, 1 or more" >&2; exit 2 ;;
 esac
 case $mode in
---bounded|--mutants|--smoke|--test|--deep|--deep-only|--slots|--issue18|--wake|--views|--fast|--retake) ;;
--h|--help) sed -n '2,53p' "$0"; exit 0 ;;
-*) echo "run.sh: unknown option $mode (--mutants, --smoke, --test, --deep, --slots, --issue18, --wake, --views, --fast, --retake)" >&2; exit 2 ;;
+--bounded|--mutants|--smoke|--test|--deep|--deep-only|--slots|--issue18|--wake|--views|--fast|--retake|--dso) ;;
+-h|--help) sed -n '2,59p' "$0"; exit 0 ;;
+*) echo "run.sh: unknown option $mode (--mutants, --smoke, --test, --deep, --slots, --issue18, --wake, --views, --fast, --retake, --dso)" >&2; exit 2 ;;
 esac
 
 if ! command -v spin >/dev/null 2>&1; then
@@ -797,28 +803,105 @@ deep_retake() {
         "-DSAFETY -DHC4 -UMEMLIM -DMEMLIM=$DEEPMEM" "-m100000 -w27"
 }
 
+# the operator's direct switchover (README.md, "Issue 18, the operator's
+# direct switchover"): zkelect switchover writes the decision itself from
+# the elector's standing succession, one multi [check successor, history,
+# the successor's record; set elected (version read) to the successor at
+# the reserved epoch; write the request; wake the successor (+1)]; no
+# leader znode deleted: the old leader steps down as after any decision.
+# -DDIRECT_SO (the succession with it, also without MAX_RESIGN; MAX_DSO=1
+# operator's read and multi, not in MAXFAULTS)
+DSO="-DDIRECT_SO"
+CR1="-DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_SWITCH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_FREEZE=0"
+SW1="-DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_CRASH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_FREEZE=0"
+# one disconnect (with -DDISC_NODE=n); the queues' bounds raised as bug 4's
+# check (a node's reads pile up around its reconnect: EVQ 12 is met)
+DSOD1="-DMAXFAULTS=1 -DMAX_EXP=0 -DMAX_CRASH=0 -DMAX_SWITCH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_FREEZE=0 -DRQ=16 -DEVQ=16"
+bounded_dso() {
+    # a crash of any node at any moment: the successor (named while its
+    # session lives, or the wake refused once it expired), the old leader,
+    # the elector
+    check "direct switchover: either leader, a crash (any node), direct READY creates" pass -O1 \
+        "$DSO -DPIPE -DSTABLE_START=2 $CR1" "$SAFE" "-m100000"
+    # an ordinary request too: the elector's decision lands between the
+    # operator's read and its multi (refused), or the multi acknowledges the
+    # pending request
+    check "direct switchover: node 0 (leader, elector), an ordinary switchover, direct READY creates" pass -O1 \
+        "$DSO -DPIPE -DSTABLE_START=0 $SW1" "$SAFE" "-m100000"
+    # the leader resigns: its handover and the operator's multi race (the
+    # second is refused by elected's version)
+    check "direct switchover: either leader resigns too, direct READY creates" pass -O1 \
+        "$DSO -DPIPE -DMAX_RESIGN=1 -DSTABLE_START=2 -DMAXFAULTS=0" "$SAFE" "-m100000"
+    # reachability: the successor (node 1, a member) speculates at the
+    # operator's one-op wake and its create lands once node 0 released
+    check "direct switchover reached (REACH_DSO=2: a speculative create under the operator's decision)" \
+        R_dso_reached -O0 "$DSO -DREACH_DSO=2 -DSTABLE_START=0 -DMAXFAULTS=0" "$SAFE" "-m100000"
+}
+
+mutants_dso() {
+    # node 1 named at epoch 1, node 0's: its READY at the epoch node 0 was READY at
+    check "mutant MUT_DSO_EPOCH (the successor given the old leader's epoch)" \
+        S2_ready_epochs_increase -O0 "$DSO -DMUT_DSO_EPOCH -DSTABLE_START=2 -DMAXFAULTS=0" "$SAFE" "-m100000"
+    # the old leader's znode deleted with the decision: the successor takes
+    # over while the old leader's step-down runs
+    check "mutant MUT_DSO_DELETE (the multi deletes the leader znode, as a handover)" \
+        S7_one_active_service -O0 "$DSO -DMUT_DSO_DELETE -DSTABLE_START=2 -DMAXFAULTS=0" "$SAFE" "-m100000"
+}
+
+deep_dso() {
+    # liveness (L2): either leader, the operator's switchover at any moment
+    check "direct switchover: liveness, either leader" pass -O1 \
+        "-DLIVE $DSO -DSTABLE_START=2 -DMAXFAULTS=0" "$LIVE" "-m200000 -a -f"
+    # takeovers with work (no -DPIPE): node 0 (leader, elector), a crash of
+    # any node (7.9 M states exhaustive, 3.5 GB: hash-compacted)
+    check "direct switchover: node 0 (leader, elector), a crash (any node), takeovers with work (hash-compact)" pass -O1 \
+        "$DSO -DSTABLE_START=0 $CR1" "-DSAFETY -DHC4" "-m100000 -w26"
+    # an early watchdog: the elector's fence of a stale leader znode (its
+    # write of elected moves the version the operator read)
+    check "direct switchover: node 0 (leader, elector), an early watchdog, takeovers with work" pass -O1 \
+        "$DSO -DSTABLE_START=0 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_EXP=0 -DMAX_CRASH=0 -DMAX_SWITCH=0 -DMAX_TFAIL=0 -DMAX_FREEZE=0" \
+        "$SAFE" "-m100000"
+    # the old leader (node 1) cut off: it fences unheard, the successor
+    # (node 0, the elector) waits for its znode (the fence's delete)
+    check "direct switchover: the old leader (node 1) cut off, direct READY creates" pass -O1 \
+        "$DSO -DPIPE -DSTABLE_START=1 $DSOD1 -DDISC_NODE=1" "$SAFE -DVECTORSZ=1280" "-m100000"
+    check "direct switchover: the elector and successor (node 0) cut off, direct READY creates" pass -O1 \
+        "$DSO -DPIPE -DSTABLE_START=1 $DSOD1 -DDISC_NODE=0" "$SAFE -DVECTORSZ=1280" "-m100000"
+    # the successor (node 1) expires and registers again: its member record
+    # is back at version 0 (the check passes), the wake of the recorded
+    # registration refuses the multi
+    check "direct switchover: the successor's (node 1) expiry, direct READY creates (hash-compact)" pass -O1 \
+        "$DSO -DPIPE -DSTABLE_START=0 -DMAXFAULTS=1 -DMAX_DISC=0 -DMAX_CRASH=0 -DMAX_SWITCH=0 -DMAX_TFAIL=0 -DMAX_EARLY=0 -DMAX_FREEZE=0 -DEXP_NODE=1" \
+        "-DSAFETY -DHC4" "-m100000 -w27"
+    # the wake gate: the successor (node 1) of a release before the wake
+    # (no fast_handover: the epoch reserved need not be e+1), a crash
+    check "direct switchover: old node 1 the successor, a crash (any node), direct READY creates" pass -O1 \
+        "$DSO -DOLD_NODE=1 -DPIPE -DSTABLE_START=0 $CR1" "$SAFE" "-m100000"
+}
+
 run_mode() {
 case $mode in
 --bounded) bounded; bounded_dr; bounded_slots; bounded_18; bounded_wake; mutants_wake; bounded_gate; mutants_gate;
-    bounded_views; mutants_views; bounded_fast; mutants_fast18 ;;
+    bounded_views; mutants_views; bounded_fast; mutants_fast18; bounded_dso; mutants_dso ;;
 --mutants) mutants_fast; mutants_slow; mutants_deep; mutants_dr; mutants_dr_more; mutants_slots; mutants_18;
-    mutants_wake; mutants_gate; mutants_views; mutants_fast18 ;;
+    mutants_wake; mutants_gate; mutants_views; mutants_fast18; mutants_dso ;;
 --smoke) safety_stable; mutant_elector_noread ;;
 --test) bounded; mutants_fast; mutants_slow; bounded_dr; mutants_dr; bounded_slots; mutants_slots;
     bounded_18; mutants_18; bounded_wake; mutants_wake; bounded_gate; mutants_gate; bounded_views; mutants_views;
-    bounded_fast; mutants_fast18 ;;
+    bounded_fast; mutants_fast18; bounded_dso; mutants_dso ;;
 --deep-only) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_wake; deep_lower; bounded_gate; deep_gate;
-    bounded_views; deep_views; bounded_fast; deep_fast; deep_retake ;;
+    bounded_views; deep_views; bounded_fast; deep_fast; deep_retake; bounded_dso; deep_dso ;;
 --deep) deep; deep_dr; bounded_slots; deep_slots; bounded_18; deep_18; bounded_wake; deep_lower; bounded_gate; deep_gate;
-    bounded_views; deep_views; bounded_fast; deep_fast; deep_retake;
+    bounded_views; deep_views; bounded_fast; deep_fast; deep_retake; bounded_dso; deep_dso;
     mutants_fast; mutants_slow; mutants_deep; mutants_dr; mutants_dr_more; mutants_slots; mutants_18; mutants_wake;
-    mutants_gate; mutants_views; mutants_fast18 ;;
+    mutants_gate; mutants_views; mutants_fast18; mutants_dso ;;
 --slots) bounded_slots; mutants_slots; deep_slots ;;
 --issue18) bounded_18; mutants_18; deep_18 ;;
 --wake) bounded_wake; mutants_wake; deep_lower; bounded_gate; mutants_gate ;;
 --views) bounded_views; mutants_views; deep_views ;;
 --fast) bounded_fast; mutants_fast18; [ -n "${MODEL_NO_DEEP:-}" ] || deep_fast ;;
 --retake) deep_retake ;;
+--dso) bounded_dso; mutants_dso; [ -n "${MODEL_NO_DEEP:-}" ] || deep_dso ;;
 esac
 }
 

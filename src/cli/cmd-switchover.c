@@ -281,9 +281,12 @@ so_write(struct cli *c, const struct zke_switchover *so, int32_t version)
  * The direct switchover (doc/PROTOCOL.md §4, "The operator's direct
  * switchover"): when the elector's standing succession covers the request,
  * write the decision with it, in one multi checked against everything the
- * succession was made on. 0 written; 1 refused (nothing written: ask the
- * elector); 2 the outcome is unknown (read again); else an exit code.
+ * succession was made on. SO_WRITTEN; SO_REFUSED (nothing written: ask
+ * the elector, WHY says why); SO_UNKNOWN (read it back); SO_ENDED (the
+ * session ended with the write in flight: nothing to read it back on).
  */
+enum { SO_WRITTEN, SO_REFUSED, SO_UNKNOWN, SO_ENDED };
+
 static int
 so_direct(struct cli *c, const struct cli_view *v, const struct zke_switchover *so,
           int32_t version, const char **why)
@@ -299,7 +302,7 @@ so_direct(struct cli *c, const struct cli_view *v, const struct zke_switchover *
             if (n == 0)
                 deallocate_ACL_vector(&keep);
             *why = "no ACL to create with (the request says what is wrong)";
-            return 1;
+            return SO_REFUSED;
         }
         aclv.count = n;
         aclv.data = acl;
@@ -309,10 +312,18 @@ so_direct(struct cli *c, const struct cli_view *v, const struct zke_switchover *
                                v->successor_version, so, version, ap);
     if (ap)
         deallocate_ACL_vector(&keep);
-    if (rc == ZOK)
-        return 0;
-    if (rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT)
-        return 2;
+    switch (zke_direct_outcome(rc)) {
+    case ZKE_DIRECT_WRITTEN:
+        return SO_WRITTEN;
+    case ZKE_DIRECT_UNKNOWN:
+        *why = zerror(rc);
+        return SO_UNKNOWN;
+    case ZKE_DIRECT_UNKNOWN_ENDED:
+        *why = zerror(rc);
+        return SO_ENDED;
+    case ZKE_DIRECT_NOT_WRITTEN:
+        break;
+    }
     /* nothing was written: the request goes to the elector */
     if (rc == ZNOAUTH)
         *why = "not authorized to write the decision (with the group's ACLs, the members' "
@@ -321,7 +332,17 @@ so_direct(struct cli *c, const struct cli_view *v, const struct zke_switchover *
         *why = "the succession or the decision changed meanwhile";
     else
         *why = zerror(rc);
-    return 1;
+    return SO_REFUSED;
+}
+
+/* Whether the view's decision acknowledges request SO, written directly:
+   its id, author and time are ours alone. */
+static bool
+so_acknowledged(const struct cli_view *v, const struct zke_switchover *so)
+{
+    return v->have_elected && v->elected.switchover_id == so->id && v->have_switchover &&
+           v->switchover.id == so->id && strcmp(v->switchover.by, so->by) == 0 &&
+           v->switchover.at_ms == so->at_ms;
 }
 
 int
@@ -348,6 +369,8 @@ cmd_switchover(struct cli *c, int argc, char **argv)
     int64_t due = 0, now;
     int32_t so_version;
     bool cancel = false, replaced = false, direct = false, unknown = false;
+    struct zke_switchover lost[CLI_CAS_TRIES]; /* direct writes of unknown outcome */
+    int nlost = 0, i;
     const char *direct_why = NULL;
     char direct_to[ZKE_ID_MAX + 1] = "";
     uint64_t deadline;
@@ -435,23 +458,37 @@ cmd_switchover(struct cli *c, int argc, char **argv)
 
     memset(&sw, 0, sizeof(sw));
     memset(&old, 0, sizeof(old));
-    for (try = 0; try < CLI_CAS_TRIES; try++) {
+    /* a direct write of unknown outcome is read back, also after the last
+       try; a later read still finds it if it was applied after all (and
+       then nothing of ours that followed it was: they checked versions it
+       changed) */
+    for (try = 0; try < CLI_CAS_TRIES || unknown; try++) {
         rc = view_load(c, &v, VIEW_ALL | VIEW_SUCCESSOR, false, fp, sizeof(fp));
         if (rc != ZOK) {
             view_free(&v);
+            if (nlost > 0)
+                cli_err("switchover %llu: its direct write's outcome is unknown (%s), and "
+                        "it cannot be read back; zkelect status shows whether it was "
+                        "decided", (unsigned long long)lost[nlost - 1].id, direct_why);
             return cli_zk_fail(c, "read", fp, rc);
         }
-        if (unknown) {
-            /* the direct write's outcome was unknown: it happened if the
-               decision acknowledges the request (its id is ours alone) */
-            unknown = false;
-            if (v.have_elected && v.elected.switchover_id == so.id && v.have_switchover &&
-                v.switchover.id == so.id && strcmp(v.switchover.by, so.by) == 0 &&
-                v.switchover.at_ms == so.at_ms) {
+        unknown = false;
+        for (i = 0; i < nlost && !direct; i++)
+            if (so_acknowledged(&v, &lost[i])) {
+                so = lost[i];
+                snprintf(direct_to, sizeof(direct_to), "%s", v.elected.leader);
                 direct = true;
-                view_free(&v);
-                break;
             }
+        if (direct) {
+            view_free(&v);
+            break;
+        }
+        if (try >= CLI_CAS_TRIES) {
+            view_free(&v);
+            cli_err("switchover %llu: its direct write was lost with the connection (%s) "
+                    "and was not applied; giving up after %d tries (try again)",
+                    (unsigned long long)so.id, direct_why, CLI_CAS_TRIES);
+            return CLI_EFAIL;
         }
         if (v.elected_version >= 0 && !v.have_elected) {
             view_print_errors(&v);
@@ -535,19 +572,23 @@ cmd_switchover(struct cli *c, int argc, char **argv)
             snprintf(direct_to, sizeof(direct_to), "%s",
                      zke_successor_slot(&v.successor, 0)->successor);
             rc = so_direct(c, &v, &so, so_version, &direct_why);
-            if (rc == 0) {
+            view_free(&v);
+            if (rc == SO_WRITTEN) {
                 direct = true;
-                view_free(&v);
                 break;
             }
-            if (rc == 2) {
+            if (rc == SO_UNKNOWN) {
+                lost[nlost++] = so;
                 unknown = true;
-                view_free(&v);
                 continue;
             }
-            if (rc != 1) {
-                view_free(&v);
-                return rc;
+            if (rc == SO_ENDED) {
+                cli_err("switchover %llu: the ZooKeeper session ended (%s) while its direct "
+                        "write was in flight: it may or may not have been decided (zkelect "
+                        "status shows the decision; switchover %llu is in its \"switchover_id\" "
+                        "if it was)", (unsigned long long)so.id, direct_why,
+                        (unsigned long long)so.id);
+                return CLI_EFAIL;
             }
         }
         view_free(&v);
@@ -556,7 +597,7 @@ cmd_switchover(struct cli *c, int argc, char **argv)
         if (rc != 1)
             return rc;
     }
-    if (try == CLI_CAS_TRIES) {
+    if (try >= CLI_CAS_TRIES && !direct) {
         cli_err("%s changed concurrently %d times in a row; giving up (try again)",
                 c->p_switchover, CLI_CAS_TRIES);
         return CLI_EFAIL;
@@ -591,7 +632,9 @@ cmd_switchover(struct cli *c, int argc, char **argv)
         cJSON_AddBoolToObject(res, "direct", direct);
         if (direct)
             cJSON_AddStringToObject(res, "decided", direct_to);
-        if (!direct && direct_why)
+        /* only for a request that could have gone directly: one for now,
+           with no site, that cancels nothing */
+        if (!direct && direct_why && !due && !site && !cancel)
             cJSON_AddStringToObject(res, "direct_refused", direct_why);
         if (from)   /* without --from: the fields of releases before slots */
             cJSON_AddNumberToObject(res, "slot", slot);

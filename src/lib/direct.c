@@ -184,3 +184,22 @@ out:
     free(req);
     return rc;
 }
+
+enum zke_direct_outcome
+zke_direct_outcome(int rc)
+{
+    switch (rc) {
+    case ZOK:
+        return ZKE_DIRECT_WRITTEN;
+    case ZCONNECTIONLOSS:
+    case ZOPERATIONTIMEOUT:
+    case ZSESSIONMOVED:
+        return ZKE_DIRECT_UNKNOWN;
+    case ZSESSIONEXPIRED:
+    case ZCLOSING:
+    case ZAUTHFAILED:
+        return ZKE_DIRECT_UNKNOWN_ENDED;
+    default:
+        return ZKE_DIRECT_NOT_WRITTEN;
+    }
+}

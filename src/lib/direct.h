@@ -49,11 +49,24 @@ const char *zke_direct_switchover_refusal(const struct zke_elected *e, int32_t e
  * zke_direct_switchover_refusal(). Returns ZOK (written), ZMARSHALLINGERROR
  * when a payload cannot be encoded, or the multi's ZooKeeper error: nothing
  * was written when it is a refusal (ZBADVERSION, ZNONODE, ZNODEEXISTS,
- * ZNOAUTH...), and the outcome is unknown after a connection loss.
+ * ZNOAUTH...), and the outcome is unknown after a connection loss
+ * (zke_direct_outcome() tells which).
  */
 int zke_direct_switchover(zhandle_t *zh, const char *base, const struct zke_elected *e,
                           int32_t ev, const struct zke_successor *s, int32_t sv,
                           const struct zke_switchover *so, int32_t so_version,
                           const struct ACL_vector *acl);
+
+/* What a direct write's ZooKeeper result says about its outcome. */
+enum zke_direct_outcome {
+    ZKE_DIRECT_WRITTEN,     /* ZOK */
+    ZKE_DIRECT_NOT_WRITTEN, /* refused by the server, or never sent */
+    ZKE_DIRECT_UNKNOWN,     /* in flight when the connection was lost, timed
+                               out or moved: read it back on the session */
+    ZKE_DIRECT_UNKNOWN_ENDED /* in flight when the session ended (expired,
+                               closing, auth failed): nothing to read on */
+};
+
+enum zke_direct_outcome zke_direct_outcome(int rc);
 
 #endif /* ZKELECT_DIRECT_H */

@@ -243,6 +243,55 @@ if "$HELPER" get -z "$HOSTS" "$D/election/a2_${G32}_0000000002" >"$tmp/wake" 2>&
 expect 0 'switchover over a decision the succession is not for' -p $D switchover --to a1 --json
 pyjson "$tmp/out" 'stale succession: a request' "d['direct'] is False and 'another decision' in d['direct_refused']"
 
+# A direct write of unknown outcome (zkelect-lossy loses its multis' replies,
+# ZKELECT_TEST_LOSE). Each case starts over from a1's decision, planted again
+# (`elected` at version DV), with a succession made for it.
+LOSSY="$top/tests/cli/zkelect-lossy"
+DV=1
+dreset() {
+    plant_elected $D ",\"leader_znode\":\"a1_${G32}_0000000001\"" 0
+    DV=$((DV + 1))
+    dsucc $DV 0 ',"switchover":true'
+}
+# lossy WHAT DESC EXIT ARGS...: the CLI, its multis' replies lost as WHAT says
+lossy() {
+    lwhat=$1 ldesc=$2 lexp=$3
+    shift 3
+    ZKELECT_TEST_LOSE=$lwhat "$LOSSY" -z "$HOSTS" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    lrc=$?
+    sanitizer_check "$tmp/err"
+    if [ "$lrc" = "$lexp" ]; then pass; else fail "$ldesc: exit $lrc, expected $lexp ($(cat "$tmp/err"))"; fi
+}
+# applied, its reply lost: read back, and it is the decision
+dreset
+lossy lose 'direct write applied, its reply lost' 0 -p $D switchover --json
+DV=$((DV + 1))  # the write set `elected`
+pyjson "$tmp/out" 'read back as decided' "d['direct'] is True and d['decided'] == 'a2' and d['id'] == 6"
+status_json $D 'one decision, no second request' "d['elected']['leader'] == 'a2' and d['elected']['switchover_id'] == 6 and d['switchover']['id'] == 6 and d['switchover']['state'] == 'acted on'"
+# lost on every try, never applied: said so, nothing written (before: "changed
+# concurrently 5 times in a row", as if someone else had written)
+dreset
+lossy drop,drop,drop,drop,drop 'direct write lost on all five tries' 1 -p $D switchover
+has "$tmp/err" 'switchover 7: its direct write was lost with the connection \(connection loss\) and was not applied; giving up after 5 tries' 'a lost write is not a concurrent change'
+hasnot "$tmp/err" 'changed concurrently' 'no concurrent change claimed'
+status_json $D 'nothing written by the lost tries' "d['elected']['leader'] == 'a1' and d['elected']['switchover_id'] == 0 and d['switchover']['id'] == 6"
+# the last try's reply lost, applied: read back (before: not read back, and
+# "changed concurrently", exit 1, while the decision had been written)
+lossy drop,drop,drop,drop,lose "the last try's reply lost" 0 -p $D switchover --json
+DV=$((DV + 1))
+pyjson "$tmp/out" "the last try read back as decided" "d['direct'] is True and d['decided'] == 'a2' and d['id'] == 7"
+status_json $D 'the last try decided' "d['elected']['leader'] == 'a2' and d['elected']['switchover_id'] == 7 and d['switchover']['state'] == 'acted on'"
+# the session ended with the write in flight (applied here): the outcome is
+# unknown, said so (before: taken as refused; the CLI then wrote a second
+# request, one above the switchover the write had decided)
+dreset
+lossy expire 'the session ended with the direct write in flight' 1 -p $D switchover
+has "$tmp/err" 'switchover 8: the ZooKeeper session ended \(session expired\) while its direct write was in flight: it may or may not have been decided' 'unknown outcome named'
+status_json $D 'no second request after an expiry' "d['elected']['switchover_id'] == 8 and d['switchover']['id'] == 8 and d['switchover']['state'] == 'acted on'"
+# a request that could not have gone directly says nothing of why it did not
+expect 0 'switchover --site: a request' -p $D switchover --site dc1 --json
+pyjson "$tmp/out" 'no direct_refused for --site' "d['direct'] is False and 'direct_refused' not in d and d['site'] == 'dc1'"
+
 # ---- drain / undrain ------------------------------------------------------------------
 t0=$(now_ms)
 expect 0 'drain a2 --for 90s --reason' -p $S drain a2 --for 90s --reason 'kernel upgrade'

@@ -143,10 +143,35 @@ test_hand_slot0(void)
     CU_ASSERT(d.at_ms > 0);
 }
 
+/*
+ * Which results of the multi leave its outcome unknown: every error with
+ * which the request may have reached the server, and among them those after
+ * which the session cannot read it back. (Before, only a connection loss
+ * and a timeout were unknown: an expiry said nothing was written.)
+ */
+static void
+test_outcome(void)
+{
+    CU_ASSERT_EQUAL(zke_direct_outcome(ZOK), ZKE_DIRECT_WRITTEN);
+    CU_ASSERT_EQUAL(zke_direct_outcome(ZBADVERSION), ZKE_DIRECT_NOT_WRITTEN);
+    CU_ASSERT_EQUAL(zke_direct_outcome(ZNONODE), ZKE_DIRECT_NOT_WRITTEN);
+    CU_ASSERT_EQUAL(zke_direct_outcome(ZNODEEXISTS), ZKE_DIRECT_NOT_WRITTEN);
+    CU_ASSERT_EQUAL(zke_direct_outcome(ZNOAUTH), ZKE_DIRECT_NOT_WRITTEN);
+    CU_ASSERT_EQUAL(zke_direct_outcome(ZINVALIDSTATE), ZKE_DIRECT_NOT_WRITTEN);
+    CU_ASSERT_EQUAL(zke_direct_outcome(ZMARSHALLINGERROR), ZKE_DIRECT_NOT_WRITTEN);
+    CU_ASSERT_EQUAL(zke_direct_outcome(ZCONNECTIONLOSS), ZKE_DIRECT_UNKNOWN);
+    CU_ASSERT_EQUAL(zke_direct_outcome(ZOPERATIONTIMEOUT), ZKE_DIRECT_UNKNOWN);
+    CU_ASSERT_EQUAL(zke_direct_outcome(ZSESSIONMOVED), ZKE_DIRECT_UNKNOWN);
+    CU_ASSERT_EQUAL(zke_direct_outcome(ZSESSIONEXPIRED), ZKE_DIRECT_UNKNOWN_ENDED);
+    CU_ASSERT_EQUAL(zke_direct_outcome(ZCLOSING), ZKE_DIRECT_UNKNOWN_ENDED);
+    CU_ASSERT_EQUAL(zke_direct_outcome(ZAUTHFAILED), ZKE_DIRECT_UNKNOWN_ENDED);
+}
+
 static CU_TestInfo direct_tests[] = {
     { "a request the succession covers", test_covered },
     { "each condition refuses alone", test_refused },
     { "the slot-0 handover decision", test_hand_slot0 },
+    { "what a result says of the outcome", test_outcome },
     CU_TEST_INFO_NULL
 };
 

@@ -1553,13 +1553,15 @@ input_without(const struct zkelect_policy_input *in, struct member_cache **mc_of
 }
 
 /*
- * Whether the succession (and the history entry it appends) waits: a
- * decision this elector did not write (an operator's direct switchover, a
- * handover) is in its transition until its leader znode is there, and the
- * write would only meet the old leader's release and the new leader's
- * create on the servers (doc/PROTOCOL.md §4, "The operator's direct
- * switchover"). It waits ZKE_PAUSE_MS at most from when the watchdog began
- * to guard the decision's epoch; group_next_deadline brings it back then.
+ * Whether the succession (and the history entry it appends) waits: the
+ * decision of slot 0 is in its transition until its leader znode is there,
+ * and the write would only meet the old leader's release and the new
+ * leader's create on the servers (doc/PROTOCOL.md §4, "The operator's
+ * direct switchover"). That holds for a decision this elector did not
+ * write (an operator's direct switchover, a handover: the write carries
+ * its history entry) and for one it wrote (the write is the succession
+ * alone). It waits ZKE_PAUSE_MS at most from when the watchdog began to
+ * guard the decision's epoch; group_next_deadline brings it back then.
  */
 static bool
 succession_waits(struct zkelect_group *g, uint64_t now)

@@ -40,12 +40,20 @@ wait_until() {
 # pick_port VAR: set VAR (an array element too: port[n1]) to a loopback port
 # nobody listens on and that this test has not picked before. It assigns
 # rather than prints: $(pick_port) would run in a subshell and forget the
-# ports it picked.
+# ports it picked. The port is below the kernel's ephemeral range
+# (net.ipv4.ip_local_port_range), which the other tests' outgoing
+# connections and port-0 binds draw from: a port picked inside it could be
+# taken by one of them before the daemon binds it (seen in CI: zkelectd
+# "cannot listen on 44780: Address already in use").
 used_ports=" "
 pick_port() {
-    local p
+    local p lo=32768 hi base=20000 span=40000
+    if read -r lo hi 2>/dev/null </proc/sys/net/ipv4/ip_local_port_range &&
+       [ "$lo" -gt 11024 ] 2>/dev/null; then
+        base=10000 span=$(( lo - 10000 ))
+    fi
     while :; do
-        p=$(( 20000 + RANDOM % 40000 ))
+        p=$(( base + RANDOM % span ))
         case $used_ports in *" $p "*) continue ;; esac
         if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
             used_ports="$used_ports$p "

@@ -195,6 +195,11 @@ fi
 log "kill -9 of the leader, restarted at once (T = $SESSION_MS ms)"
 # n1 starts first and leads; n2 (the best) and n3 join; preempt off keeps n1
 for n in n1 n2 n3; do pick_port "port[$n]"; done
+# the HTTP ports are below the ephemeral range, where no outgoing connection
+# of a test running beside this one can take them before zkelectd binds
+read -r eph_lo _ </proc/sys/net/ipv4/ip_local_port_range
+check "the daemons' ports are below the ephemeral range ($eph_lo)" \
+    test "${port[n1]}" -lt "$eph_lo" -a "${port[n2]}" -lt "$eph_lo" -a "${port[n3]}" -lt "$eph_lo"
 write_config n1 10
 write_config n2 30
 write_config n3 20

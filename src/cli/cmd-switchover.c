@@ -371,6 +371,7 @@ cmd_switchover(struct cli *c, int argc, char **argv)
     bool cancel = false, replaced = false, direct = false, unknown = false;
     struct zke_switchover lost[CLI_CAS_TRIES]; /* direct writes of unknown outcome */
     int nlost = 0, i;
+    const char *lost_why = "";
     const char *direct_why = NULL;
     char direct_to[ZKE_ID_MAX + 1] = "";
     uint64_t deadline;
@@ -469,13 +470,14 @@ cmd_switchover(struct cli *c, int argc, char **argv)
             if (nlost > 0)
                 cli_err("switchover %llu: its direct write's outcome is unknown (%s), and "
                         "it cannot be read back; zkelect status shows whether it was "
-                        "decided", (unsigned long long)lost[nlost - 1].id, direct_why);
+                        "decided", (unsigned long long)lost[nlost - 1].id, lost_why);
             return cli_zk_fail(c, "read", fp, rc);
         }
         unknown = false;
         for (i = 0; i < nlost && !direct; i++)
             if (so_acknowledged(&v, &lost[i])) {
                 so = lost[i];
+                sw.id = so.id;
                 snprintf(direct_to, sizeof(direct_to), "%s", v.elected.leader);
                 direct = true;
             }
@@ -485,9 +487,10 @@ cmd_switchover(struct cli *c, int argc, char **argv)
         }
         if (try >= CLI_CAS_TRIES) {
             view_free(&v);
-            cli_err("switchover %llu: its direct write was lost with the connection (%s) "
-                    "and was not applied; giving up after %d tries (try again)",
-                    (unsigned long long)so.id, direct_why, CLI_CAS_TRIES);
+            cli_err("switchover %llu: its direct write was lost with the connection (%s), "
+                    "and a read after it found it not applied; giving up after %d tries "
+                    "(zkelect status shows the decision; try again)",
+                    (unsigned long long)so.id, lost_why, CLI_CAS_TRIES);
             return CLI_EFAIL;
         }
         if (v.elected_version >= 0 && !v.have_elected) {
@@ -579,6 +582,7 @@ cmd_switchover(struct cli *c, int argc, char **argv)
             }
             if (rc == SO_UNKNOWN) {
                 lost[nlost++] = so;
+                lost_why = direct_why;
                 unknown = true;
                 continue;
             }

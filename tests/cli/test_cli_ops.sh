@@ -272,7 +272,7 @@ status_json $D 'one decision, no second request' "d['elected']['leader'] == 'a2'
 # concurrently 5 times in a row", as if someone else had written)
 dreset
 lossy drop,drop,drop,drop,drop 'direct write lost on all five tries' 1 -p $D switchover
-has "$tmp/err" 'switchover 7: its direct write was lost with the connection \(connection loss\) and was not applied; giving up after 5 tries' 'a lost write is not a concurrent change'
+has "$tmp/err" 'switchover 7: its direct write was lost with the connection \(connection loss\), and a read after it found it not applied; giving up after 5 tries' 'a lost write is not a concurrent change'
 hasnot "$tmp/err" 'changed concurrently' 'no concurrent change claimed'
 status_json $D 'nothing written by the lost tries' "d['elected']['leader'] == 'a1' and d['elected']['switchover_id'] == 0 and d['switchover']['id'] == 6"
 # the last try's reply lost, applied: read back (before: not read back, and

@@ -237,10 +237,14 @@
  *               create is applied under a decision a direct switchover
  *               wrote (E_ho, MAX_RESIGN 0); REACH_DSO=2: a speculative one
  *   mutants:    MUT_DSO_STALE (the multi without the check of elected:
- *               a succession for an older `elected` is used; not caught,
- *               README), MUT_DSO_EPOCH (the successor gets the old leader's
- *               epoch, not the reserved one), MUT_DSO_DELETE (the multi
- *               deletes the leader znode too, as a handover does)
+ *               a succession for an older `elected` is used; caught by S20
+ *               only, README), MUT_DSO_EPOCH (the successor gets the old
+ *               leader's epoch, not the reserved one), MUT_DSO_DELETE (the
+ *               multi deletes the leader znode too, as a handover does)
+ *   property:   S20 a direct switchover is applied only over the decision
+ *               its succession was made for (S_ev == E_ver, S_lrg == E_rg
+ *               where the multi is applied): the design's intent, as S17
+ *               for the handover; no other property needs it (README)
  *
  * The predecessor's deletion, issue 18 (PROTOCOL.md §1; on in every check):
  *               a listing remembers the next znode below the predecessor
@@ -315,7 +319,7 @@
  *
  * Safety: the monitor process asserts S1, S3, S7, S8 and L1 in every state
  * (issue 16: L3, L4, L5 too; issue 18: S18); S2, S4, S5, S6 (issue 16: S9, S10) are
- * assertions where the step happens (issue 18: S16, S17). Liveness (-DLIVE): the LTL
+ * assertions where the step happens (issue 18: S16, S17, S20). Liveness (-DLIVE): the LTL
  * formula `live`, checked with pan -a -f.
  */
 
@@ -769,6 +773,8 @@ byte nf, n_disc, n_exp, n_crash, n_lose, n_switch, n_early, n_tfail, n_frz;
 byte n_res;                     /* resigns so far (MAX_RESIGN, not counted in MAXFAULTS) */
 #endif
 #ifdef DIRECT_SO
+bool S20_dso_over_its_decision = 1;     /* a direct switchover is applied only over the decision
+                                           its succession was made for */
 byte n_dso;                     /* direct switchovers read so far (MAX_DSO, not in MAXFAULTS) */
 byte dso_sv, dso_ev;            /* the operator's read: `successor`'s and `elected`'s versions
                                    (+1, as S_ver, E_ver); 0: no multi pending */
@@ -3767,6 +3773,10 @@ inline direct_so() {
     if :: zrc == OK -> touch_check(zu, zs) :: else fi;
     if
     :: zrc == OK ->
+        /* S20: the succession applied is the one made for the decision it
+           replaces (its version and registration), as S17 for a handover */
+        S20_dso_over_its_decision = (S_ev == E_ver && S_lrg == E_rg);
+        assert(S20_dso_over_its_decision);
         E_ver++; E_ld = zu; E_rg = zs;
 #ifndef MUT_DSO_EPOCH
         E_ep = S_ep;                    /* the succession's reserved epoch */

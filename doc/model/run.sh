@@ -846,6 +846,12 @@ mutants_dso() {
     # over while the old leader's step-down runs
     check "mutant MUT_DSO_DELETE (the multi deletes the leader znode, as a handover)" \
         S7_one_active_service -O0 "$DSO -DMUT_DSO_DELETE -DSTABLE_START=2 -DMAXFAULTS=0" "$SAFE" "-m100000"
+    # node 0 resigns and hands over to node 1 between the operator's read
+    # and its multi: the multi writes the same decision again over the
+    # handover's (same content: only the intent property S20 sees it)
+    check "mutant MUT_DSO_STALE (the multi sets elected without its version check)" \
+        S20_dso_over_its_decision -O0 "$DSO -DMUT_DSO_STALE -DPIPE -DMAX_RESIGN=1 -DSTABLE_START=2 -DMAXFAULTS=0" \
+        "$SAFE" "-m100000"
 }
 
 deep_dso() {

@@ -368,8 +368,9 @@ cmd_switchover(struct cli *c, int argc, char **argv)
     int id, rc, wait_s = 0, try, slot = 0;
     int64_t due = 0, now;
     int32_t so_version;
-    bool cancel = false, replaced = false, direct = false, unknown = false;
+    bool cancel = false, replaced = false, direct = false, could_direct = false;
     struct zke_switchover lost[CLI_CAS_TRIES]; /* direct writes of unknown outcome */
+    char lost_to[CLI_CAS_TRIES][ZKE_ID_MAX + 1]; /* the successor each of them named */
     int nlost = 0, i;
     const char *lost_why = "";
     const char *direct_why = NULL;
@@ -459,26 +460,27 @@ cmd_switchover(struct cli *c, int argc, char **argv)
 
     memset(&sw, 0, sizeof(sw));
     memset(&old, 0, sizeof(old));
-    /* a direct write of unknown outcome is read back, also after the last
-       try; a later read still finds it if it was applied after all (and
-       then nothing of ours that followed it was: they checked versions it
-       changed) */
-    for (try = 0; try < CLI_CAS_TRIES || unknown; try++) {
+    /* a direct write of unknown outcome is looked for in every read after
+       it, and once more after the last try when any was lost: a read may
+       come from a server that has not applied it yet, and a later try
+       refused by the versions it changed would otherwise end as "changed
+       concurrently" while it was the decision (nothing of ours that
+       followed it was applied: they checked versions it changed) */
+    for (try = 0; try < CLI_CAS_TRIES || (try == CLI_CAS_TRIES && nlost > 0); try++) {
         rc = view_load(c, &v, VIEW_ALL | VIEW_SUCCESSOR, false, fp, sizeof(fp));
         if (rc != ZOK) {
             view_free(&v);
             if (nlost > 0)
-                cli_err("switchover %llu: its direct write's outcome is unknown (%s), and "
-                        "it cannot be read back; zkelect status shows whether it was "
-                        "decided", (unsigned long long)lost[nlost - 1].id, lost_why);
+                cli_err("switchover %llu: its direct write's reply was lost (%s) and it cannot "
+                        "be read back now: it may or may not have been decided (zkelect status "
+                        "shows the decision)", (unsigned long long)lost[nlost - 1].id, lost_why);
             return cli_zk_fail(c, "read", fp, rc);
         }
-        unknown = false;
         for (i = 0; i < nlost && !direct; i++)
             if (so_acknowledged(&v, &lost[i])) {
                 so = lost[i];
                 sw.id = so.id;
-                snprintf(direct_to, sizeof(direct_to), "%s", v.elected.leader);
+                snprintf(direct_to, sizeof(direct_to), "%s", lost_to[i]);
                 direct = true;
             }
         if (direct) {
@@ -487,10 +489,12 @@ cmd_switchover(struct cli *c, int argc, char **argv)
         }
         if (try >= CLI_CAS_TRIES) {
             view_free(&v);
-            cli_err("switchover %llu: its direct write was lost with the connection (%s), "
-                    "and a read after it found it not applied; giving up after %d tries "
-                    "(zkelect status shows the decision; try again)",
-                    (unsigned long long)so.id, lost_why, CLI_CAS_TRIES);
+            cli_err("switchover %llu: %s lost (%s) and a read after the last try did not "
+                    "find it decided; giving up after %d tries (it may still be applied: "
+                    "zkelect status shows the decision before you try again)",
+                    (unsigned long long)lost[nlost - 1].id,
+                    nlost > 1 ? "the replies of its direct writes were" :
+                    "the reply of its direct write was", lost_why, CLI_CAS_TRIES);
             return CLI_EFAIL;
         }
         if (v.elected_version >= 0 && !v.have_elected) {
@@ -567,6 +571,7 @@ cmd_switchover(struct cli *c, int argc, char **argv)
         sw.site = site;
         sw.cancel = cancel;
         so_version = v.switchover_version;
+        could_direct = !due && !site && !cancel && slot == 0 && v.leaders <= 1;
         direct_why = zke_direct_switchover_refusal(v.have_elected ? &v.elected : NULL,
                                                    v.elected_version,
                                                    v.have_successor ? &v.successor : NULL, &so,
@@ -581,9 +586,9 @@ cmd_switchover(struct cli *c, int argc, char **argv)
                 break;
             }
             if (rc == SO_UNKNOWN) {
+                snprintf(lost_to[nlost], sizeof(lost_to[nlost]), "%s", direct_to);
                 lost[nlost++] = so;
                 lost_why = direct_why;
-                unknown = true;
                 continue;
             }
             if (rc == SO_ENDED) {
@@ -636,9 +641,8 @@ cmd_switchover(struct cli *c, int argc, char **argv)
         cJSON_AddBoolToObject(res, "direct", direct);
         if (direct)
             cJSON_AddStringToObject(res, "decided", direct_to);
-        /* only for a request that could have gone directly: one for now,
-           with no site, that cancels nothing */
-        if (!direct && direct_why && !due && !site && !cancel)
+        /* only for a request that could have gone directly (could_direct) */
+        if (!direct && direct_why && could_direct)
             cJSON_AddStringToObject(res, "direct_refused", direct_why);
         if (from)   /* without --from: the fields of releases before slots */
             cJSON_AddNumberToObject(res, "slot", slot);

@@ -527,8 +527,7 @@ switchover_write(zhandle_t *zh, const char *path, const char *to, const char *by
             bench_direct_switchovers++;
             return 0;
         }
-        if (zke_direct_outcome(rc) == ZKE_DIRECT_UNKNOWN ||
-            zke_direct_outcome(rc) == ZKE_DIRECT_UNKNOWN_ENDED) {
+        if (zke_direct_outcome(rc) != ZKE_DIRECT_NOT_WRITTEN) {
             warnx_("switchover: the direct write's outcome is unknown: %s", zerror(rc));
             return -1;
         }

@@ -194,6 +194,8 @@ zke_direct_outcome(int rc)
     case ZCONNECTIONLOSS:
     case ZOPERATIONTIMEOUT:
     case ZSESSIONMOVED:
+    case ZRUNTIMEINCONSISTENCY: /* the client's answer to every request in
+                                   flight after an out-of-order reply */
         return ZKE_DIRECT_UNKNOWN;
     case ZSESSIONEXPIRED:
     case ZCLOSING:

@@ -61,10 +61,12 @@ int zke_direct_switchover(zhandle_t *zh, const char *base, const struct zke_elec
 enum zke_direct_outcome {
     ZKE_DIRECT_WRITTEN,     /* ZOK */
     ZKE_DIRECT_NOT_WRITTEN, /* refused by the server, or never sent */
-    ZKE_DIRECT_UNKNOWN,     /* in flight when the connection was lost, timed
-                               out or moved: read it back on the session */
-    ZKE_DIRECT_UNKNOWN_ENDED /* in flight when the session ended (expired,
-                               closing, auth failed): nothing to read on */
+    ZKE_DIRECT_UNKNOWN,     /* perhaps in flight when the connection was
+                               lost, timed out, moved or broke (an
+                               out-of-order reply): read it back */
+    ZKE_DIRECT_UNKNOWN_ENDED /* perhaps in flight when the session ended
+                               (expired, closing, auth failed; taken as
+                               unknown to be safe): nothing to read on */
 };
 
 enum zke_direct_outcome zke_direct_outcome(int rc);

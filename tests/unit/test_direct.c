@@ -144,9 +144,10 @@ test_hand_slot0(void)
 }
 
 /*
- * Which results of the multi leave its outcome unknown: every error with
- * which the request may have reached the server, and among them those after
- * which the session cannot read it back. (Before, only a connection loss
+ * Which results of the multi leave its outcome unknown: the errors a request
+ * already sent may get (a connection lost, a timeout, an out-of-order reply
+ * that fails all in flight), and, to be safe, those of a session that ended,
+ * after which it cannot be read back. (Before, only a connection loss
  * and a timeout were unknown: an expiry said nothing was written.)
  */
 static void
@@ -162,6 +163,7 @@ test_outcome(void)
     CU_ASSERT_EQUAL(zke_direct_outcome(ZCONNECTIONLOSS), ZKE_DIRECT_UNKNOWN);
     CU_ASSERT_EQUAL(zke_direct_outcome(ZOPERATIONTIMEOUT), ZKE_DIRECT_UNKNOWN);
     CU_ASSERT_EQUAL(zke_direct_outcome(ZSESSIONMOVED), ZKE_DIRECT_UNKNOWN);
+    CU_ASSERT_EQUAL(zke_direct_outcome(ZRUNTIMEINCONSISTENCY), ZKE_DIRECT_UNKNOWN);
     CU_ASSERT_EQUAL(zke_direct_outcome(ZSESSIONEXPIRED), ZKE_DIRECT_UNKNOWN_ENDED);
     CU_ASSERT_EQUAL(zke_direct_outcome(ZCLOSING), ZKE_DIRECT_UNKNOWN_ENDED);
     CU_ASSERT_EQUAL(zke_direct_outcome(ZAUTHFAILED), ZKE_DIRECT_UNKNOWN_ENDED);

@@ -46,10 +46,19 @@ wait_until() {
 # taken by one of them before the daemon binds it (seen in CI: zkelectd
 # "cannot listen on 44780: Address already in use").
 used_ports=" "
-pick_port() {
-    local p lo=32768 hi base=20000 span=40000
+# ephemeral_floor: the first port of the kernel's ephemeral range, when
+# pick_port can pick below it (the range starts above 11024); else nothing
+ephemeral_floor() {
+    local lo hi
     if read -r lo hi 2>/dev/null </proc/sys/net/ipv4/ip_local_port_range &&
        [ "$lo" -gt 11024 ] 2>/dev/null; then
+        echo "$lo"
+    fi
+}
+pick_port() {
+    local p lo base=20000 span=40000
+    lo=$(ephemeral_floor)
+    if [ -n "$lo" ]; then
         base=10000 span=$(( lo - 10000 ))
     fi
     while :; do

@@ -197,9 +197,9 @@ log "kill -9 of the leader, restarted at once (T = $SESSION_MS ms)"
 for n in n1 n2 n3; do pick_port "port[$n]"; done
 # the HTTP ports are below the ephemeral range, where no outgoing connection
 # of a test running beside this one can take them before zkelectd binds
-# (pick_port's condition: a range that starts above 11024, else it cannot)
-if read -r eph_lo _ 2>/dev/null </proc/sys/net/ipv4/ip_local_port_range &&
-   [ "$eph_lo" -gt 11024 ] 2>/dev/null; then
+# (where pick_port can pick below it: ephemeral_floor)
+eph_lo=$(ephemeral_floor)
+if [ -n "$eph_lo" ]; then
     check "the daemons' ports are below the ephemeral range ($eph_lo)" \
         test "${port[n1]}" -lt "$eph_lo" -a "${port[n2]}" -lt "$eph_lo" -a "${port[n3]}" -lt "$eph_lo"
 else

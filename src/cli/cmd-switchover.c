@@ -571,7 +571,8 @@ cmd_switchover(struct cli *c, int argc, char **argv)
         sw.site = site;
         sw.cancel = cancel;
         so_version = v.switchover_version;
-        could_direct = !due && !site && !cancel && slot == 0 && v.leaders <= 1;
+        could_direct = zke_direct_switchover_kind(v.have_elected ? &v.elected : NULL, &so,
+                                                  v.leaders) == NULL;
         direct_why = zke_direct_switchover_refusal(v.have_elected ? &v.elected : NULL,
                                                    v.elected_version,
                                                    v.have_successor ? &v.successor : NULL, &so,

@@ -81,22 +81,32 @@ zke_hand_slot0(struct zke_elected *e, const struct zke_succ *x, uint64_t epoch,
 }
 
 const char *
+zke_direct_switchover_kind(const struct zke_elected *e, const struct zke_switchover *so,
+                           int leaders)
+{
+    if (leaders != 1 || (e && e->nslots > 0))
+        return "the group has more than one leader";
+    if (so->cancel || so->due_ms > 0 || *so->site)
+        return "the request is scheduled, for a site, or a cancel";
+    if (*so->from && e && strcmp(so->from, e->leader) != 0)
+        return "the request moves another node's slot";
+    return NULL;
+}
+
+const char *
 zke_direct_switchover_refusal(const struct zke_elected *e, int32_t ev,
                               const struct zke_successor *s, const struct zke_switchover *so,
                               int leaders)
 {
     const struct zke_succ *x;
+    const char *why;
 
     if (e == NULL || ev < 0)
         return "there is no decision to move";
-    if (leaders != 1 || e->nslots > 0)
-        return "the group has more than one leader";
-    if (so->cancel || so->due_ms > 0 || *so->site)
-        return "the request is scheduled, for a site, or a cancel";
+    if ((why = zke_direct_switchover_kind(e, so, leaders)) != NULL)
+        return why;
     if (!*e->leader || !*e->leader_znode)
         return "the decision names no registration";
-    if (*so->from && strcmp(so->from, e->leader) != 0)
-        return "the request moves another node's slot";
     if (s == NULL || (x = zke_successor_slot(s, 0)) == NULL)
         return "the elector has recorded no successor";
     if (s->elected_version != ev || strcmp(x->leader, e->leader) != 0 ||

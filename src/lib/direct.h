@@ -33,6 +33,16 @@ void zke_hand_slot0(struct zke_elected *e, const struct zke_succ *x, uint64_t ep
  * switchover to that successor), and an epoch reserved above E's (exactly
  * one above under a decision that says fast_handover). Static text.
  */
+/*
+ * Why request SO over decision E (NULL: none yet) in a group of LEADERS
+ * leaders is not of the kind a direct switchover may write, or NULL when it
+ * is: for slot 0 (no --from, or --from E's leader) of one leader, for now,
+ * with no site and no cancel. The first of the refusal's conditions
+ * (zke_direct_switchover_refusal); static text.
+ */
+const char *zke_direct_switchover_kind(const struct zke_elected *e,
+                                       const struct zke_switchover *so, int leaders);
+
 const char *zke_direct_switchover_refusal(const struct zke_elected *e, int32_t ev,
                                           const struct zke_successor *s,
                                           const struct zke_switchover *so, int leaders);

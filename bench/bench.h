@@ -335,6 +335,10 @@ int recipe_once(struct recipe *r, struct recipe_sample *out);
  * which the holder watches; at that notification the holder deletes its
  * znode. The one- and two-phase figures are taken from that delete call. */
 int recipe_request_once(struct recipe *r, struct recipe_sample *out);
+/* The handover of recipe_once() with a crowd: the holder and the third client
+ * also watch the holder's znode and re-arm (one exists each) at the
+ * notification. Only delete_us, notify_us, lead_us and write_us are set. */
+int recipe_crowd_once(struct recipe *r, struct recipe_sample *out);
 
 /* ---- the targets of issue 18 (bench.c) ----------------------------------- */
 

@@ -111,6 +111,7 @@ struct rphase {
     struct samples ack;             /* delete call -> its reply */
     struct samples write;           /* delete call -> successor's create (two-phase floor) */
     struct samples req_write;       /* request call -> successor's create (three-phase) */
+    struct samples crowd_write;     /* the two-phase floor with a crowd (recipe_crowd_once) */
     int failures;
 };
 
@@ -122,13 +123,14 @@ rphase_free(struct rphase *p)
     samples_free(&p->ack);
     samples_free(&p->write);
     samples_free(&p->req_write);
+    samples_free(&p->crowd_write);
 }
 
 /* One recipe handover after our sample k (record: into p and the CSV). */
 static int
 recipe_step(struct recipe *r, struct rphase *p, FILE *csv, int k, bool record)
 {
-    struct recipe_sample rs;
+    struct recipe_sample rs, cs;
 
     if (r == NULL)
         return 0;
@@ -136,6 +138,15 @@ recipe_step(struct recipe *r, struct rphase *p, FILE *csv, int k, bool record)
     if ((p->request ? recipe_request_once(r, &rs) : recipe_once(r, &rs)) != 0) {
         p->failures++;
         return -1;
+    }
+    cs.write_us = -1;
+    if (!p->request) {
+        /* and the same handover with a crowd (information, not a target) */
+        pace_ms(bopt.gap_ms);
+        if (recipe_crowd_once(r, &cs) != 0) {
+            p->failures++;
+            return -1;
+        }
     }
     if (!record)
         return 0;
@@ -154,6 +165,8 @@ recipe_step(struct recipe *r, struct rphase *p, FILE *csv, int k, bool record)
             rs.successor + 1, (long long)rs.delete_us, (long long)rs.notify_us,
             (long long)rs.lead_us, (long long)rs.write_us, (long long)rs.req_ack_us,
             (long long)rs.req_lead_us, (long long)rs.req_write_us);
+    if (cs.write_us >= 0)
+        samples_add(&p->crowd_write, cs.write_us);
     return 0;
 }
 
@@ -207,6 +220,8 @@ floor_rows(const char *label, const char *sec, struct rphase *p, const struct su
     } else {
         floor_ratio(label, sec, "two-phase floor: delete -> successor's create (no read)",
             "two-phase floor", &p->write, &p->total, ours);
+        floor_ratio(label, sec, "  the same, 2 more clients woken (each re-arms: 1 read)",
+            "crowded floor", &p->crowd_write, &p->total, ours);
     }
 }
 

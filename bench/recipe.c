@@ -26,7 +26,15 @@
  *   notification the holder deletes its znode, and the rest is as above:
  *   request write -> successor's create is three writes and two
  *   notifications, the least a request that moves an ephemeral leader znode
- *   from one session to another can cost.
+ *   from one session to another can cost;
+ * - the crowded two-phase floor (recipe_crowd_once(), a sample of its own):
+ *   the two-phase floor again, with the holder and the third client also
+ *   watching the holder's znode, each re-arming its watch with one exists
+ *   at the notification, as a member that follows the leader does. Our
+ *   release wakes the leaver, the elector and the successor at once (each
+ *   with several notifications and reads); the recipe wakes one client.
+ *   On a host whose CPUs the clients share with the servers, what the
+ *   wakeups cost the successor shows there.
  *
  * Everything after the delete runs on the clients' completion threads, as an
  * application would write it: the watcher issues an asynchronous
@@ -70,6 +78,8 @@ struct recipe {
     zhandle_t *op;                  /* the operator's client */
     uint64_t del_call_us;           /* request variant: the holder's delete call */
     uint64_t del_ack_us;            /* ... and its reply */
+    int crowd_pending;              /* recipe_crowd_once(): watches armed or reads in flight */
+    int crowd_errors;               /* ... that failed */
     struct rclient c[RECIPE_CLIENTS];
 };
 
@@ -447,6 +457,122 @@ recipe_once(struct recipe *r, struct recipe_sample *out)
         return -1;
     }
     /* settle before the next (ours) sample */
+    return settle(r, h, s);
+}
+
+/* ---- the crowded two-phase floor ------------------------------------------ */
+
+static void
+crowd_done(int rc, const struct Stat *st, const void *data)
+{
+    struct recipe *r = (struct recipe *)(uintptr_t)data;
+
+    (void)st;
+    pthread_mutex_lock(&r->mu);
+    if (rc != ZOK && rc != ZNONODE)
+        r->crowd_errors++;
+    r->crowd_pending--;
+    changed(r);
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* A crowd client's watch fired: re-arm it with one exists (a read), as a
+   member that follows the leader znode does at its deletion. */
+static void
+crowd_watcher(zhandle_t *zh, int type, int state, const char *path, void *ctx)
+{
+    struct recipe *r = ctx;
+
+    (void)state;
+    if (type != ZOO_DELETED_EVENT)
+        return;                     /* session events: the bench's sessions stay up */
+    if (zoo_aexists(zh, path, 0, crowd_done, r) != ZOK) {
+        pthread_mutex_lock(&r->mu);
+        r->crowd_errors++;
+        r->crowd_pending--;
+        changed(r);
+        pthread_mutex_unlock(&r->mu);
+    }
+}
+
+/* Wait (r->mu held) until no crowd watch or read is left; 0, or -1. */
+static int
+crowd_wait(struct recipe *r)
+{
+    struct timespec ts;
+    uint64_t until = now_us() + (uint64_t)BENCH_WAIT_MS * 1000u;
+
+    ts.tv_sec = (time_t)(until / 1000000u);
+    ts.tv_nsec = (long)(until % 1000000u) * 1000L;
+    while (r->crowd_pending > 0 && r->crowd_errors == 0)
+        if (pthread_cond_timedwait(&r->cv, &r->mu, &ts) == ETIMEDOUT)
+            break;
+    return r->crowd_pending == 0 && r->crowd_errors == 0 ? 0 : -1;
+}
+
+int
+recipe_crowd_once(struct recipe *r, struct recipe_sample *out)
+{
+    struct rclient *h, *s, *third = NULL;
+    struct Stat st;
+    char path[256];
+    uint64_t t0, t1;
+    int holder, rc, i;
+
+    memset(out, 0, sizeof(*out));
+    out->req_ack_us = out->req_lead_us = out->req_write_us = -1;
+    if (wait_steady(r, &holder, BENCH_WAIT_MS) != 0)
+        return -1;
+    pthread_mutex_lock(&r->mu);
+    rc = pick(r, holder, &h, &s);
+    for (i = 0; rc == 0 && i < RECIPE_CLIENTS; i++)
+        if (&r->c[i] != h && &r->c[i] != s)
+            third = &r->c[i];
+    snprintf(path, sizeof(path), "%s/%s", r->base, h->name);
+    r->crowd_pending = 0;
+    r->crowd_errors = 0;
+    pthread_mutex_unlock(&r->mu);
+    if (rc != 0 || third == NULL)
+        return -1;
+    /* the crowd: the holder and the third client watch the holder's znode
+       (synchronous: armed before the delete) */
+    pthread_mutex_lock(&r->mu);
+    r->crowd_pending = 2;
+    pthread_mutex_unlock(&r->mu);
+    if ((rc = zoo_wexists(h->zh, path, crowd_watcher, r, &st)) != ZOK ||
+        (rc = zoo_wexists(third->zh, path, crowd_watcher, r, &st)) != ZOK) {
+        warnx_("recipe: crowd: exists %s: %s", path, zerror(rc));
+        return -1;
+    }
+
+    t0 = now_us();
+    rc = zoo_delete(h->zh, path, -1);
+    t1 = now_us();
+    if (rc != ZOK) {
+        warnx_("recipe: delete %s: %s", path, zerror(rc));
+        return -1;
+    }
+    pthread_mutex_lock(&r->mu);
+    h->leads = false;
+    h->name[0] = '\0';
+    rc = wait_lead(r, s, t0);
+    out->holder = h->idx;
+    out->successor = s->idx;
+    out->delete_us = (int64_t)(t1 - t0);
+    out->notify_us = after(s->notify_us, t0);
+    out->lead_us = after(s->leads ? s->lead_us : 0, t0);
+    out->write_us = after(s->write_us, t0);
+    if (rc == 0 && crowd_wait(r) != 0) {
+        warnx_("recipe: crowd: a watch or its re-arm did not complete within %d ms",
+            BENCH_WAIT_MS);
+        rc = -1;
+    } else if (rc != 0) {
+        warnx_("recipe: the successor did not lead and write within %d ms of the delete",
+            BENCH_WAIT_MS);
+    }
+    pthread_mutex_unlock(&r->mu);
+    if (rc != 0)
+        return -1;
     return settle(r, h, s);
 }
 

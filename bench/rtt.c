@@ -302,6 +302,7 @@ ws_wait(struct wstate *ws, int timeout_ms)
 enum op {
     OP_CREATE_EPH, OP_SET, OP_DELETE, OP_GET, OP_EXISTS,
     OP_MULTI_CHECK_CREATE, OP_MULTI_CHECK_SET, OP_MULTI_SET_SET, OP_MULTI_DEL_DEL,
+    OP_MULTI_RELEASE, OP_MULTI_RELEASE_WATCHED,
     OP_GET_ARM, OP_EXISTS_ARM, OP_CHILDREN_ARM,
     OP_NOTIFY_SET, OP_NOTIFY_DELETE, OP_NOTIFY_CREATE,
     OP_WATCH_GET, OP_WATCH_EXISTS, OP_WATCH_CHILDREN,
@@ -318,6 +319,8 @@ static const char *const op_names[OP__COUNT] = {
     [OP_MULTI_CHECK_SET] = "multi(check+setData)",
     [OP_MULTI_SET_SET] = "multi(setData+setData)",
     [OP_MULTI_DEL_DEL] = "multi(delete+delete)",
+    [OP_MULTI_RELEASE] = "multi(a release: 8 ops)",
+    [OP_MULTI_RELEASE_WATCHED] = "  same with 3 watches fired per handle",
     [OP_GET_ARM] = "getData with watch",
     [OP_EXISTS_ARM] = "exists with watch",
     [OP_CHILDREN_ARM] = "getChildren with watch",
@@ -352,6 +355,85 @@ fail(struct rtt_ctx *c, const char *what, int rc)
     if (c->errors <= 10)
         warnx_("rtt %s: %s: %s", c->label, what, rc ? zerror(rc) : "timed out");
     return -1;
+}
+
+static void
+noop_watcher(zhandle_t *zh, int type, int state, const char *path, void *ctx)
+{
+    (void)zh;
+    (void)type;
+    (void)state;
+    (void)path;
+    (void)ctx;
+}
+
+/*
+ * A multi of a graceful leave's shape (register.c, reg_unregister: the
+ * checks, the leader znode's delete, `elected` and the wake set, the
+ * registration's delete) on server s, WATCHED or not. Watched: every handle
+ * watches three of the znodes it changes (the writer its deleted leader
+ * znode, `elected` and its registration; each other handle the leader
+ * znode, `elected` and the woken znode), as the leaver, the elector and the
+ * successor do; each watch fires once. 0, or -1 (counted in c).
+ */
+static int
+release_multi(struct rtt_ctx *c, zhandle_t **H, int ns, int s, const char *base,
+    const char *payload, bool watched, int64_t *us)
+{
+    char pc[256], pd[256], pd2[256], pw[256], prx[256], prm[256], buf[PAYLOAD_LEN + 16];
+    zoo_op_t ops[8];
+    zoo_op_result_t res[8];
+    struct Stat st;
+    uint64_t t0, t1;
+    int rc, j, len, n = 0;
+
+    snprintf(pc, sizeof(pc), "%s/c", base);
+    snprintf(pd, sizeof(pd), "%s/d", base);
+    snprintf(pd2, sizeof(pd2), "%s/d2", base);
+    snprintf(pw, sizeof(pw), "%s/w", base);
+    snprintf(prx, sizeof(prx), "%s/rx", base);
+    snprintf(prm, sizeof(prm), "%s/rm", base);
+    if ((rc = zoo_create(H[s], prx, payload, 80, &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL, NULL, 0)) !=
+            ZOK ||
+        (rc = zoo_create(H[s], prm, payload, 80, &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL, NULL, 0)) !=
+            ZOK) {
+        zoo_delete(H[s], prx, -1);
+        return fail(c, "create for multi(release)", rc);
+    }
+    for (j = 0; watched && j < ns; j++) {
+        const char *third = j == s ? prm : pd2;
+        rc = zoo_wexists(H[j], prx, noop_watcher, NULL, &st);
+        len = (int)sizeof(buf);
+        if (rc == ZOK)
+            rc = zoo_wget(H[j], pd, noop_watcher, NULL, buf, &len, &st);
+        len = (int)sizeof(buf);
+        if (rc == ZOK)
+            rc = j == s ? zoo_wexists(H[j], third, noop_watcher, NULL, &st)
+                        : zoo_wget(H[j], third, noop_watcher, NULL, buf, &len, &st);
+        if (rc != ZOK) {
+            zoo_delete(H[s], prx, -1);
+            zoo_delete(H[s], prm, -1);
+            return fail(c, "watches for multi(release)", rc);
+        }
+    }
+    zoo_check_op_init(&ops[n++], pc, -1);
+    zoo_check_op_init(&ops[n++], pw, -1);
+    zoo_check_op_init(&ops[n++], pd2, -1);
+    zoo_check_op_init(&ops[n++], pc, -1);
+    zoo_delete_op_init(&ops[n++], prx, -1);
+    zoo_set_op_init(&ops[n++], pd, payload, PAYLOAD_LEN, -1, NULL);
+    zoo_set_op_init(&ops[n++], pd2, "n2", 2, -1, NULL);
+    zoo_delete_op_init(&ops[n++], prm, -1);
+    t0 = now_us();
+    rc = zoo_multi(H[s], n, ops, res);
+    t1 = now_us();
+    if (rc != ZOK) {
+        zoo_delete(H[s], prx, -1);
+        zoo_delete(H[s], prm, -1);
+        return fail(c, watched ? "multi(release), watched" : "multi(release)", rc);
+    }
+    *us = (int64_t)(t1 - t0);
+    return 0;
 }
 
 /* One sample of every operation. */
@@ -467,6 +549,14 @@ rtt_iteration(struct rtt_ctx *c, zhandle_t **H, int ns, const char *base, int k,
     } else {
         fail(c, "create for multi(delete+delete)", ZSYSTEMERROR);
         zoo_delete(zh, pu1, -1);
+    }
+
+    {
+        int64_t us;
+        if (release_multi(c, H, ns, s, base, payload, false, &us) == 0)
+            record(c, OP_MULTI_RELEASE, k, s, -1, us);
+        if (release_multi(c, H, ns, s, base, payload, true, &us) == 0)
+            record(c, OP_MULTI_RELEASE_WATCHED, k, s, -1, us);
     }
 
     /* watch: getData on the watcher, setData by the writer */
@@ -642,8 +732,8 @@ section_rtt(struct zkh *z, const char *label, struct floor_parts *fp)
     if (c.errors)
         table_note("%d operation(s) failed and are not in the figures", c.errors);
     if (c0.servers_ms >= 0 && c1.servers_ms >= 0 && bopt.rtt_samples > 0)
-        table_note("CPU per iteration (23 requests, 15 of them writes): "
-            "ZooKeeper servers %.2f ms, bench %.2f ms; wall %.2f ms",
+        table_note("CPU per iteration (%d requests, 21 of them writes): "
+            "ZooKeeper servers %.2f ms, bench %.2f ms; wall %.2f ms", 29 + 3 * ns,
             (c1.servers_ms - c0.servers_ms) / bopt.rtt_samples,
             (c1.self_ms - c0.self_ms) / bopt.rtt_samples,
             (double)(w1 - w0) / 1000.0 / bopt.rtt_samples);

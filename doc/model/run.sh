@@ -852,6 +852,13 @@ mutants_dso() {
     check "mutant MUT_DSO_STALE (the multi sets elected without its version check)" \
         S20_dso_over_its_decision -O0 "$DSO -DMUT_DSO_STALE -DPIPE -DMAX_RESIGN=1 -DSTABLE_START=2 -DMAXFAULTS=0" \
         "$SAFE" "-m100000"
+    # the operator names node 1 at epoch 2 (elected 2, successor not
+    # written); node 0 (READY) resigns before its read of elected 2 comes
+    # back and hands over with its record for elected 1: epoch 2 again (S17
+    # fails at the same step)
+    check "mutant MUT_SUCC_STALE (the handover does not check elected's version)" \
+        S16_handover_epoch_fresh -O0 "$DSO -DMUT_SUCC_STALE -DPIPE -DMAX_RESIGN=1 -DSTABLE_START=2 -DMAXFAULTS=0" \
+        "$SAFE" "-m100000"
 }
 
 deep_dso() {

@@ -336,8 +336,9 @@ int recipe_once(struct recipe *r, struct recipe_sample *out);
  * znode. The one- and two-phase figures are taken from that delete call. */
 int recipe_request_once(struct recipe *r, struct recipe_sample *out);
 /* The handover of recipe_once() with a crowd: the holder and the third client
- * also watch the holder's znode and re-arm (one exists each) at the
- * notification. Only delete_us, notify_us, lead_us and write_us are set. */
+ * also watch the holder's znode and read it once (an exists each, no watch)
+ * at the notification. holder, successor, delete_us, notify_us, lead_us and
+ * write_us are set (the request figures are -1). */
 int recipe_crowd_once(struct recipe *r, struct recipe_sample *out);
 
 /* ---- the targets of issue 18 (bench.c) ----------------------------------- */

@@ -13,9 +13,9 @@
  * three. This is the floor of a one-phase handover: one write, one
  * notification, one read.
  *
- * Two more floors are measured in the same samples, with no protocol behind
- * them (nothing checks that the successor may lead; they are what the wire
- * costs):
+ * Three more floors are measured, with no protocol behind them (nothing
+ * checks that the successor may lead; they are what the wire costs), the
+ * first two in the same samples:
  * - the two-phase floor: at its notification the successor also creates an
  *   ephemeral znode (BASE-w/w-NNNNNNNNNN; the getChildren is sent first, so
  *   the recipe's figure does not wait for it): delete call -> that create's
@@ -29,12 +29,13 @@
  *   from one session to another can cost;
  * - the crowded two-phase floor (recipe_crowd_once(), a sample of its own):
  *   the two-phase floor again, with the holder and the third client also
- *   watching the holder's znode, each re-arming its watch with one exists
- *   at the notification, as a member that follows the leader does. Our
- *   release wakes the leaver, the elector and the successor at once (each
- *   with several notifications and reads); the recipe wakes one client.
- *   On a host whose CPUs the clients share with the servers, what the
- *   wakeups cost the successor shows there.
+ *   watching the holder's znode, each reading it once with exists (no
+ *   watch: the sequential name never comes back) at the notification, as a
+ *   member that follows the leader reads at its deletion. Our release wakes
+ *   the leaver, the elector and the successor at once (each with several
+ *   notifications and reads); the recipe wakes one client. On a host whose
+ *   CPUs the clients share with the servers, the wakeups may delay the
+ *   successor: this floor shows how much, for two of them.
  *
  * Everything after the delete runs on the clients' completion threads, as an
  * application would write it: the watcher issues an asynchronous
@@ -78,7 +79,8 @@ struct recipe {
     zhandle_t *op;                  /* the operator's client */
     uint64_t del_call_us;           /* request variant: the holder's delete call */
     uint64_t del_ack_us;            /* ... and its reply */
-    int crowd_pending;              /* recipe_crowd_once(): watches armed or reads in flight */
+    unsigned crowd_gen;             /* recipe_crowd_once()'s sample (stale callbacks: ignored) */
+    int crowd_pending;              /* its watches armed or reads in flight */
     int crowd_errors;               /* ... that failed */
     struct rclient c[RECIPE_CLIENTS];
 };
@@ -414,88 +416,61 @@ after(uint64_t t, uint64_t t0)
     return t ? (int64_t)t - (int64_t)t0 : -1;
 }
 
-int
-recipe_once(struct recipe *r, struct recipe_sample *out)
-{
-    struct rclient *h, *s;
-    char path[256];
-    uint64_t t0, t1;
-    int holder, rc;
-
-    memset(out, 0, sizeof(*out));
-    out->req_ack_us = out->req_lead_us = out->req_write_us = -1;
-    if (wait_steady(r, &holder, BENCH_WAIT_MS) != 0)
-        return -1;
-    pthread_mutex_lock(&r->mu);
-    rc = pick(r, holder, &h, &s);
-    snprintf(path, sizeof(path), "%s/%s", r->base, h->name);
-    pthread_mutex_unlock(&r->mu);
-    if (rc != 0)
-        return -1;
-
-    t0 = now_us();
-    rc = zoo_delete(h->zh, path, -1);
-    t1 = now_us();
-    if (rc != ZOK) {
-        warnx_("recipe: delete %s: %s", path, zerror(rc));
-        return -1;
-    }
-    pthread_mutex_lock(&r->mu);
-    h->leads = false;
-    h->name[0] = '\0';
-    rc = wait_lead(r, s, t0);
-    out->holder = h->idx;
-    out->successor = s->idx;
-    out->delete_us = (int64_t)(t1 - t0);
-    out->notify_us = after(s->notify_us, t0);
-    out->lead_us = after(s->leads ? s->lead_us : 0, t0);
-    out->write_us = after(s->write_us, t0);
-    pthread_mutex_unlock(&r->mu);
-    if (rc != 0) {
-        warnx_("recipe: the successor did not lead and write within %d ms of the delete",
-            BENCH_WAIT_MS);
-        return -1;
-    }
-    /* settle before the next (ours) sample */
-    return settle(r, h, s);
-}
-
 /* ---- the crowded two-phase floor ------------------------------------------ */
+
+/* One crowd watch: its sample's generation (freed with its read's reply). */
+struct crowd {
+    struct recipe *r;
+    unsigned gen;
+};
+
+/* A crowd watch or its read ended (r->mu held): count it for its sample. */
+static void
+crowd_end(struct crowd *x, bool error)
+{
+    struct recipe *r = x->r;
+
+    if (x->gen == r->crowd_gen) {
+        if (error)
+            r->crowd_errors++;
+        r->crowd_pending--;
+        changed(r);
+    }
+    free(x);
+}
 
 static void
 crowd_done(int rc, const struct Stat *st, const void *data)
 {
-    struct recipe *r = (struct recipe *)(uintptr_t)data;
+    struct crowd *x = (struct crowd *)(uintptr_t)data;
+    struct recipe *r = x->r;
 
     (void)st;
     pthread_mutex_lock(&r->mu);
-    if (rc != ZOK && rc != ZNONODE)
-        r->crowd_errors++;
-    r->crowd_pending--;
-    changed(r);
+    crowd_end(x, rc != ZOK && rc != ZNONODE);
     pthread_mutex_unlock(&r->mu);
 }
 
-/* A crowd client's watch fired: re-arm it with one exists (a read), as a
-   member that follows the leader znode does at its deletion. */
+/* A crowd client's watch fired: read the znode once with exists (no watch:
+   its sequential name never comes back), as a member that follows the
+   leader znode reads it at its deletion. */
 static void
 crowd_watcher(zhandle_t *zh, int type, int state, const char *path, void *ctx)
 {
-    struct recipe *r = ctx;
+    struct crowd *x = ctx;
+    struct recipe *r = x->r;
 
     (void)state;
     if (type != ZOO_DELETED_EVENT)
         return;                     /* session events: the bench's sessions stay up */
-    if (zoo_aexists(zh, path, 0, crowd_done, r) != ZOK) {
+    if (zoo_aexists(zh, path, 0, crowd_done, x) != ZOK) {
         pthread_mutex_lock(&r->mu);
-        r->crowd_errors++;
-        r->crowd_pending--;
-        changed(r);
+        crowd_end(x, true);
         pthread_mutex_unlock(&r->mu);
     }
 }
 
-/* Wait (r->mu held) until no crowd watch or read is left; 0, or -1. */
+/* Wait (r->mu held) until no crowd watch or read of this sample is left. */
 static int
 crowd_wait(struct recipe *r)
 {
@@ -510,16 +485,48 @@ crowd_wait(struct recipe *r)
     return r->crowd_pending == 0 && r->crowd_errors == 0 ? 0 : -1;
 }
 
-int
-recipe_crowd_once(struct recipe *r, struct recipe_sample *out)
+/* Client C watches PATH for the crowd (*XP: its context); 0, or a
+   ZooKeeper error. */
+static int
+crowd_arm(struct recipe *r, struct rclient *c, const char *path, struct crowd **xp)
+{
+    struct crowd *x = malloc(sizeof(*x));
+    struct Stat st;
+    int rc;
+
+    if (x == NULL)
+        return ZSYSTEMERROR;
+    x->r = r;
+    pthread_mutex_lock(&r->mu);
+    x->gen = r->crowd_gen;
+    r->crowd_pending++;
+    pthread_mutex_unlock(&r->mu);
+    if ((rc = zoo_wexists(c->zh, path, crowd_watcher, x, &st)) != ZOK) {
+        pthread_mutex_lock(&r->mu);
+        crowd_end(x, false);
+        pthread_mutex_unlock(&r->mu);
+        x = NULL;
+    }
+    *xp = x;
+    return rc;
+}
+
+/*
+ * One handover of the lock recipe (recipe_once), with a crowd or not
+ * (recipe_crowd_once: the holder and the third client also watch the
+ * holder's znode and read it once at the notification).
+ */
+static int
+handover(struct recipe *r, struct recipe_sample *out, bool crowd)
 {
     struct rclient *h, *s, *third = NULL;
-    struct Stat st;
+    struct crowd *xh, *xt;
     char path[256];
     uint64_t t0, t1;
-    int holder, rc, i;
+    int holder, rc, crc = 0, i;
 
     memset(out, 0, sizeof(*out));
+    out->delete_us = out->notify_us = out->lead_us = out->write_us = -1;
     out->req_ack_us = out->req_lead_us = out->req_write_us = -1;
     if (wait_steady(r, &holder, BENCH_WAIT_MS) != 0)
         return -1;
@@ -529,20 +536,28 @@ recipe_crowd_once(struct recipe *r, struct recipe_sample *out)
         if (&r->c[i] != h && &r->c[i] != s)
             third = &r->c[i];
     snprintf(path, sizeof(path), "%s/%s", r->base, h->name);
+    r->crowd_gen++;                 /* a late callback of an earlier crowd counts for nothing */
     r->crowd_pending = 0;
     r->crowd_errors = 0;
     pthread_mutex_unlock(&r->mu);
-    if (rc != 0 || third == NULL)
+    if (rc != 0 || (crowd && third == NULL))
         return -1;
-    /* the crowd: the holder and the third client watch the holder's znode
-       (synchronous: armed before the delete) */
-    pthread_mutex_lock(&r->mu);
-    r->crowd_pending = 2;
-    pthread_mutex_unlock(&r->mu);
-    if ((rc = zoo_wexists(h->zh, path, crowd_watcher, r, &st)) != ZOK ||
-        (rc = zoo_wexists(third->zh, path, crowd_watcher, r, &st)) != ZOK) {
-        warnx_("recipe: crowd: exists %s: %s", path, zerror(rc));
-        return -1;
+    if (crowd) {
+        /* synchronous: armed before the delete, which fires every watch */
+        if ((rc = crowd_arm(r, h, path, &xh)) != ZOK) {
+            warnx_("recipe: crowd: exists %s: %s", path, zerror(rc));
+            return -1;
+        }
+        if ((rc = crowd_arm(r, third, path, &xt)) != ZOK) {
+            warnx_("recipe: crowd: exists %s: %s", path, zerror(rc));
+            /* the holder's watch must not fire in a later sample (its
+               context is left allocated: a removal may still call the
+               watcher) */
+            if ((rc = zoo_remove_watches(h->zh, path, ZWATCHTYPE_DATA, crowd_watcher, xh, 0)) !=
+                ZOK)
+                warnx_("recipe: crowd: remove the watch on %s: %s", path, zerror(rc));
+            return -1;
+        }
     }
 
     t0 = now_us();
@@ -562,19 +577,35 @@ recipe_crowd_once(struct recipe *r, struct recipe_sample *out)
     out->notify_us = after(s->notify_us, t0);
     out->lead_us = after(s->leads ? s->lead_us : 0, t0);
     out->write_us = after(s->write_us, t0);
-    if (rc == 0 && crowd_wait(r) != 0) {
-        warnx_("recipe: crowd: a watch or its re-arm did not complete within %d ms",
-            BENCH_WAIT_MS);
-        rc = -1;
-    } else if (rc != 0) {
+    if (crowd && rc == 0)
+        crc = crowd_wait(r);
+    pthread_mutex_unlock(&r->mu);
+    if (rc != 0) {
         warnx_("recipe: the successor did not lead and write within %d ms of the delete",
             BENCH_WAIT_MS);
-    }
-    pthread_mutex_unlock(&r->mu);
-    if (rc != 0)
         return -1;
-    return settle(r, h, s);
+    }
+    if (crc != 0)
+        warnx_("recipe: crowd: a watch or its read did not complete within %d ms",
+            BENCH_WAIT_MS);
+    /* settle before the next (ours) sample; the handover went through, so
+       the holder queues again whatever the crowd did */
+    rc = settle(r, h, s);
+    return rc != 0 || crc != 0 ? -1 : 0;
 }
+
+int
+recipe_once(struct recipe *r, struct recipe_sample *out)
+{
+    return handover(r, out, false);
+}
+
+int
+recipe_crowd_once(struct recipe *r, struct recipe_sample *out)
+{
+    return handover(r, out, true);
+}
+
 
 static void
 del_done(int rc, const void *data)

@@ -31,6 +31,18 @@
 
 /* ---- raw handles --------------------------------------------------------- */
 
+/* A condition variable whose timed waits take CLOCK_MONOTONIC deadlines. */
+static void
+cond_init_mono(pthread_cond_t *cv)
+{
+    pthread_condattr_t ca;
+
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(cv, &ca);
+    pthread_condattr_destroy(&ca);
+}
+
 struct zkconn {
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -56,7 +68,6 @@ zhandle_t *
 zk_connect(const char *hosts, int timeout_ms)
 {
     struct zkconn *c = calloc(1, sizeof(*c));
-    pthread_condattr_t ca;
     struct timespec ts;
     zhandle_t *zh;
     int connected;
@@ -64,10 +75,7 @@ zk_connect(const char *hosts, int timeout_ms)
     if (c == NULL)
         return NULL;
     pthread_mutex_init(&c->mu, NULL);
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&c->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    cond_init_mono(&c->cv);
     zh = zookeeper_init(hosts, conn_watcher, RTT_SESSION_MS, NULL, c, ZOO_NO_LOG_CLIENTENV);
     if (zh == NULL) {
         fprintf(stderr, "zkbench: zookeeper_init(%s): %s\n", hosts, strerror(errno));
@@ -319,8 +327,8 @@ static const char *const op_names[OP__COUNT] = {
     [OP_MULTI_CHECK_SET] = "multi(check+setData)",
     [OP_MULTI_SET_SET] = "multi(setData+setData)",
     [OP_MULTI_DEL_DEL] = "multi(delete+delete)",
-    [OP_MULTI_RELEASE] = "multi(a release: 8 ops)",
-    [OP_MULTI_RELEASE_WATCHED] = "  same with 3 watches fired per handle",
+    [OP_MULTI_RELEASE] = "multi(a release: 9 ops)",
+    [OP_MULTI_RELEASE_WATCHED] = "multi(a release) 3 watches per handle",
     [OP_GET_ARM] = "getData with watch",
     [OP_EXISTS_ARM] = "exists with watch",
     [OP_CHILDREN_ARM] = "getChildren with watch",
@@ -357,64 +365,168 @@ fail(struct rtt_ctx *c, const char *what, int rc)
     return -1;
 }
 
+/* The watches release_multi() arms, and how many of them fired. */
+struct fired {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int n;
+};
+
 static void
-noop_watcher(zhandle_t *zh, int type, int state, const char *path, void *ctx)
+count_watcher(zhandle_t *zh, int type, int state, const char *path, void *ctx)
 {
+    struct fired *f = ctx;
+
     (void)zh;
-    (void)type;
     (void)state;
     (void)path;
-    (void)ctx;
+    if (type != ZOO_DELETED_EVENT && type != ZOO_CHANGED_EVENT)
+        return;                     /* session events: the bench's sessions stay up */
+    pthread_mutex_lock(&f->mu);
+    f->n++;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* Wait until N of F's watches fired; 0, or -1 after BENCH_WAIT_MS. */
+static int
+fired_wait(struct fired *f, int n)
+{
+    struct timespec ts;
+    uint64_t until = now_us() + (uint64_t)BENCH_WAIT_MS * 1000u;
+    int rc;
+
+    ts.tv_sec = (time_t)(until / 1000000u);
+    ts.tv_nsec = (long)(until % 1000000u) * 1000L;
+    pthread_mutex_lock(&f->mu);
+    while (f->n < n)
+        if (pthread_cond_timedwait(&f->cv, &f->mu, &ts) == ETIMEDOUT)
+            break;
+    rc = f->n >= n ? 0 : -1;
+    pthread_mutex_unlock(&f->mu);
+    return rc;
+}
+
+struct synced {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int rc;                         /* 1: in flight */
+};
+
+static void
+sync_done(int rc, const char *value, const void *data)
+{
+    struct synced *y = (struct synced *)(uintptr_t)data;
+
+    (void)value;
+    pthread_mutex_lock(&y->mu);
+    y->rc = rc;
+    pthread_cond_broadcast(&y->cv);
+    pthread_mutex_unlock(&y->mu);
+}
+
+/* A sync of PATH on ZH, waited for: ZH's server has applied every write
+   acknowledged before it. A ZooKeeper error code. */
+static int
+sync_wait(zhandle_t *zh, const char *path)
+{
+    struct synced *y = malloc(sizeof(*y));
+    struct timespec ts;
+    uint64_t until = now_us() + (uint64_t)BENCH_WAIT_MS * 1000u;
+    int rc;
+
+    if (y == NULL)
+        return ZSYSTEMERROR;
+    pthread_mutex_init(&y->mu, NULL);
+    cond_init_mono(&y->cv);
+    y->rc = 1;
+    ts.tv_sec = (time_t)(until / 1000000u);
+    ts.tv_nsec = (long)(until % 1000000u) * 1000L;
+    pthread_mutex_lock(&y->mu);
+    rc = zoo_async(zh, path, sync_done, y);
+    if (rc == ZOK)
+        while (y->rc == 1)
+            if (pthread_cond_timedwait(&y->cv, &y->mu, &ts) == ETIMEDOUT)
+                break;
+    if (rc == ZOK)
+        rc = y->rc == 1 ? ZOPERATIONTIMEOUT : y->rc;
+    pthread_mutex_unlock(&y->mu);
+    if (rc == ZOPERATIONTIMEOUT)
+        return rc;                  /* its completion may still come: y is left to it */
+    pthread_cond_destroy(&y->cv);
+    pthread_mutex_destroy(&y->mu);
+    free(y);
+    return rc;
 }
 
 /*
- * A multi of a graceful leave's shape (register.c, reg_unregister: the
- * checks, the leader znode's delete, `elected` and the wake set, the
- * registration's delete) on server s, WATCHED or not. Watched: every handle
- * watches three of the znodes it changes (the writer its deleted leader
- * znode, `elected` and its registration; each other handle the leader
- * znode, `elected` and the woken znode), as the leaver, the elector and the
- * successor do; each watch fires once. 0, or -1 (counted in c).
+ * A multi of a graceful leave's shape (register.c, reg_unregister, for a
+ * group with a config: four checks, the leader znode's delete, `elected`
+ * and the wake set, the two deletes of the registration: 9 ops) on server
+ * s, WATCHED or not. Watched: every handle watches three of the znodes it
+ * changes (the writer its leader znode, `elected` and its registration;
+ * each other handle the leader znode, `elected` and the woken znode), as the
+ * leaver, the elector and the successor do; each watch fires once, and the
+ * next operation waits for all of them (off the clock). 0, or -1 (counted
+ * in c).
  */
 static int
 release_multi(struct rtt_ctx *c, zhandle_t **H, int ns, int s, const char *base,
     const char *payload, bool watched, int64_t *us)
 {
-    char pc[256], pd[256], pd2[256], pw[256], prx[256], prm[256], buf[PAYLOAD_LEN + 16];
-    zoo_op_t ops[8];
-    zoo_op_result_t res[8];
+    static struct fired f = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+    static bool f_init;
+    char pc[256], pd[256], pd2[256], pw[256], prx[256], prm[256], pr3[256], buf[PAYLOAD_LEN + 16];
+    zoo_op_t ops[9];
+    zoo_op_result_t res[9];
     struct Stat st;
     uint64_t t0, t1;
-    int rc, j, len, n = 0;
+    int rc = ZOK, j, len, n = 0, armed = 0;
+    const char *what = "create for multi(release)";
 
+    if (!f_init) {
+        /* the deadline of fired_wait() is on CLOCK_MONOTONIC */
+        pthread_cond_destroy(&f.cv);
+        cond_init_mono(&f.cv);
+        f_init = true;
+    }
     snprintf(pc, sizeof(pc), "%s/c", base);
     snprintf(pd, sizeof(pd), "%s/d", base);
     snprintf(pd2, sizeof(pd2), "%s/d2", base);
     snprintf(pw, sizeof(pw), "%s/w", base);
     snprintf(prx, sizeof(prx), "%s/rx", base);
     snprintf(prm, sizeof(prm), "%s/rm", base);
+    snprintf(pr3, sizeof(pr3), "%s/r3", base);
     if ((rc = zoo_create(H[s], prx, payload, 80, &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL, NULL, 0)) !=
             ZOK ||
         (rc = zoo_create(H[s], prm, payload, 80, &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL, NULL, 0)) !=
-            ZOK) {
-        zoo_delete(H[s], prx, -1);
-        return fail(c, "create for multi(release)", rc);
-    }
+            ZOK ||
+        (rc = zoo_create(H[s], pr3, payload, 40, &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL, NULL, 0)) !=
+            ZOK)
+        goto fail;
+    pthread_mutex_lock(&f.mu);
+    f.n = 0;
+    pthread_mutex_unlock(&f.mu);
     for (j = 0; watched && j < ns; j++) {
         const char *third = j == s ? prm : pd2;
-        rc = zoo_wexists(H[j], prx, noop_watcher, NULL, &st);
+        /* another server may not have applied the creates yet */
+        what = "sync for multi(release)";
+        if (j != s && (rc = sync_wait(H[j], prx)) != ZOK)
+            goto fail;
+        what = "watches for multi(release)";
+        if ((rc = zoo_wexists(H[j], prx, count_watcher, &f, &st)) != ZOK)
+            goto fail;
+        armed++;
         len = (int)sizeof(buf);
-        if (rc == ZOK)
-            rc = zoo_wget(H[j], pd, noop_watcher, NULL, buf, &len, &st);
+        if ((rc = zoo_wget(H[j], pd, count_watcher, &f, buf, &len, &st)) != ZOK)
+            goto fail;
+        armed++;
         len = (int)sizeof(buf);
-        if (rc == ZOK)
-            rc = j == s ? zoo_wexists(H[j], third, noop_watcher, NULL, &st)
-                        : zoo_wget(H[j], third, noop_watcher, NULL, buf, &len, &st);
-        if (rc != ZOK) {
-            zoo_delete(H[s], prx, -1);
-            zoo_delete(H[s], prm, -1);
-            return fail(c, "watches for multi(release)", rc);
-        }
+        rc = j == s ? zoo_wexists(H[j], third, count_watcher, &f, &st)
+                    : zoo_wget(H[j], third, count_watcher, &f, buf, &len, &st);
+        if (rc != ZOK)
+            goto fail;
+        armed++;
     }
     zoo_check_op_init(&ops[n++], pc, -1);
     zoo_check_op_init(&ops[n++], pw, -1);
@@ -424,16 +536,27 @@ release_multi(struct rtt_ctx *c, zhandle_t **H, int ns, int s, const char *base,
     zoo_set_op_init(&ops[n++], pd, payload, PAYLOAD_LEN, -1, NULL);
     zoo_set_op_init(&ops[n++], pd2, "n2", 2, -1, NULL);
     zoo_delete_op_init(&ops[n++], prm, -1);
+    zoo_delete_op_init(&ops[n++], pr3, -1);
     t0 = now_us();
     rc = zoo_multi(H[s], n, ops, res);
     t1 = now_us();
-    if (rc != ZOK) {
-        zoo_delete(H[s], prx, -1);
-        zoo_delete(H[s], prm, -1);
-        return fail(c, watched ? "multi(release), watched" : "multi(release)", rc);
-    }
+    what = watched ? "multi(release), watched" : "multi(release)";
+    if (rc != ZOK)
+        goto fail;
     *us = (int64_t)(t1 - t0);
+    if (armed && fired_wait(&f, armed) != 0)
+        return fail(c, "multi(release)'s watches", 0); /* not all fired in time */
     return 0;
+fail:
+    /* nothing left behind: the ephemerals go, a watch still armed fires now */
+    zoo_delete(H[s], prx, -1);
+    zoo_delete(H[s], prm, -1);
+    zoo_delete(H[s], pr3, -1);
+    if (armed) {
+        zoo_set(H[s], pd, payload, PAYLOAD_LEN, -1);
+        zoo_set(H[s], pd2, "n2", 2, -1);
+    }
+    return fail(c, what, rc);
 }
 
 /* One sample of every operation. */
@@ -662,7 +785,6 @@ section_rtt(struct zkh *z, const char *label, struct floor_parts *fp)
     struct wstate ws;
     struct summary sm[OP__COUNT];
     zhandle_t *H[ZKH_MAX_SERVERS];
-    pthread_condattr_t ca;
     struct cputime c0, c1;
     uint64_t w0, w1;
     char base[128], path[256], payload[PAYLOAD_LEN + 1], title[160], modes[256], csvname[64];
@@ -676,10 +798,7 @@ section_rtt(struct zkh *z, const char *label, struct floor_parts *fp)
     payload[PAYLOAD_LEN] = '\0';
     memset(&ws, 0, sizeof(ws));
     pthread_mutex_init(&ws.mu, NULL);
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&ws.cv, &ca);
-    pthread_condattr_destroy(&ca);
+    cond_init_mono(&ws.cv);
 
     for (i = 0; i < ns; i++)
         if ((H[i] = zk_connect(zkh_host(z, i), BENCH_WAIT_MS)) == NULL)
@@ -732,8 +851,8 @@ section_rtt(struct zkh *z, const char *label, struct floor_parts *fp)
     if (c.errors)
         table_note("%d operation(s) failed and are not in the figures", c.errors);
     if (c0.servers_ms >= 0 && c1.servers_ms >= 0 && bopt.rtt_samples > 0)
-        table_note("CPU per iteration (%d requests, 21 of them writes): "
-            "ZooKeeper servers %.2f ms, bench %.2f ms; wall %.2f ms", 29 + 3 * ns,
+        table_note("CPU per iteration (%d requests, 23 of them writes): "
+            "ZooKeeper servers %.2f ms, bench %.2f ms; wall %.2f ms", 30 + 4 * ns,
             (c1.servers_ms - c0.servers_ms) / bopt.rtt_samples,
             (c1.self_ms - c0.self_ms) / bopt.rtt_samples,
             (double)(w1 - w0) / 1000.0 / bopt.rtt_samples);

@@ -122,9 +122,9 @@
  *               leader znode READY: READY visible before the work is
  *               done; with WORK_NODE), MUT_SUCC_NOCHECK (the handover does
  *               not check successor's version), MUT_SUCC_STALE (nor elected's:
- *               a record for any elected version is used; caught only
- *               with DIRECT_SO, by S16: the handover lands over the
- *               operator's decision, README)
+ *               a record for any elected version is used; caught with
+ *               DIRECT_SO, by S16: the handover lands over the operator's
+ *               decision; against the fence not settled, README)
  *   properties: S18 (PIPE) a READY leader znode's owner has finished a
  *               takeover with work at its epoch, or has no work (READY is
  *               visible only once the work is done); S16 a handover's epoch is above every epoch decided; S17 a

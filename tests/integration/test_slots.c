@@ -226,12 +226,20 @@ on_event(void *data, const struct zkelect_event *ev)
         n->ntakeover++;
         break;
     case ZKELECT_EV_READY:
-        check_ready(n, ev);
-        n->nready++;
-        break;
     case ZKELECT_EV_RESUMED:
+        if (n->crashed) {
+            /* its process is dead in the emulation: its handle may still
+               win its session back and verify its leader znode before the
+               close lands (crash()), but no service runs there */
+            fprintf(stderr, "%s %s in slot %d at epoch %llu left aside: crashed\n", n->id,
+                    ev->name, ev->slot, (unsigned long long)ev->epoch);
+            break;
+        }
         check_ready(n, ev);
-        n->nresumed++;
+        if (ev->type == ZKELECT_EV_READY)
+            n->nready++;
+        else
+            n->nresumed++;
         break;
     case ZKELECT_EV_FENCED:
         n->fenced_slot = n->ready_slot >= 0 ? n->ready_slot : ev->slot;
@@ -579,7 +587,10 @@ finish(void)
  * lost" meanwhile). Returns the time the session was closed (us).
  * From the first try on the node counts as crashed: the checker leaves its
  * READY aside (a dead process runs no service) until its handle says
- * -leadership-lost or registers on a new session. Under the sanitizer CI's
+ * -leadership-lost or registers on a new session, and so its handle's own
+ * +ready and +resumed: having won its session back, the handle may verify
+ * its leader znode just before the close lands and report +resumed after
+ * the next active's READY (seen once in CI, 2026-11-28). Under the sanitizer CI's
  * load its handle had not yet seen the close when the next active was READY,
  * 4 ms after it.
  */

@@ -24,16 +24,6 @@ void zke_hand_slot0(struct zke_elected *e, const struct zke_succ *x, uint64_t ep
                     const char *policy);
 
 /*
- * Why the succession S does not cover the switchover request SO over E, the
- * decision read at version EV, in a group of LEADERS leaders (the config's
- * N), or NULL when it does: a request for slot 0 (no --from, or --from the
- * leader), with no site, no time and no cancel, to nobody in particular or
- * to S's successor of slot 0; S made for this very version of `elected`,
- * for the registration it names, with "switchover" set (the policy sends a
- * switchover to that successor), and an epoch reserved above E's (exactly
- * one above under a decision that says fast_handover). Static text.
- */
-/*
  * Why request SO over decision E (NULL: none yet) in a group of LEADERS
  * leaders is not of the kind a direct switchover may write, or NULL when it
  * is: for slot 0 (no --from, or --from E's leader) of one leader, for now,
@@ -43,6 +33,16 @@ void zke_hand_slot0(struct zke_elected *e, const struct zke_succ *x, uint64_t ep
 const char *zke_direct_switchover_kind(const struct zke_elected *e,
                                        const struct zke_switchover *so, int leaders);
 
+/*
+ * Why the succession S does not cover the switchover request SO over E, the
+ * decision read at version EV, in a group of LEADERS leaders (the config's
+ * N), or NULL when it does: a request for slot 0 (no --from, or --from the
+ * leader), with no site, no time and no cancel, to nobody in particular or
+ * to S's successor of slot 0; S made for this very version of `elected`,
+ * for the registration it names, with "switchover" set (the policy sends a
+ * switchover to that successor), and an epoch reserved above E's (exactly
+ * one above under a decision that says fast_handover). Static text.
+ */
 const char *zke_direct_switchover_refusal(const struct zke_elected *e, int32_t ev,
                                           const struct zke_successor *s,
                                           const struct zke_switchover *so, int leaders);

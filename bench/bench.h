@@ -28,7 +28,7 @@
  *   node.c      zkbench-node, a separate program: one node in its own process
  *   swarm.c     zkbench-swarm, a separate program: many nodes (one session
  *               each) in one process, for section 5
- *   util.h      what the three programs share: now_us(), opt_num()
+ *   util.h      what the three programs share: now_us(), cond_init_mono(), mono_at(), opt_num()
  *
  * Times: CLOCK_MONOTONIC in microseconds everywhere (now_us()); every node
  * runs on this machine, so the clocks of child processes are the same clock.

@@ -520,12 +520,7 @@ wait_leader(zhandle_t *zh, const char *p_leader, struct lwatch *w, struct fpd *d
         if (now_us() >= until)
             return -1;
         /* wake on the watch, or every 500 ms to look at the daemons */
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_nsec += 500000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        ts = mono_at(now_us() + 500000u);
         pthread_mutex_lock(&w->mu);
         while (w->fired == seen)
             if (pthread_cond_timedwait(&w->cv, &w->mu, &ts) == ETIMEDOUT)
@@ -767,7 +762,6 @@ section_footprint(struct zkh *z)
     static struct smaps_sum sm0;
     struct psnap i0[FP_N], i1[FP_N], e0[FP_N], e1[FP_N];
     struct lwatch w;
-    pthread_condattr_t ca;
     struct samples lat = {0};
     struct summary sm;
     zhandle_t *ctl = NULL;
@@ -785,10 +779,7 @@ section_footprint(struct zkh *z)
     memset(e0, 0, sizeof(e0));
     memset(e1, 0, sizeof(e1));
     pthread_mutex_init(&w.mu, NULL);
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&w.cv, &ca);
-    pthread_condattr_destroy(&ca);
+    cond_init_mono(&w.cv);
     w.fired = 0;
 
     printf("\n7. Footprint: zkelectd, %d daemons (policy nodeid, session %d s, HTTP on, no "

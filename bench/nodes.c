@@ -69,13 +69,9 @@ node_log(void *data, int level, const char *msg)
 void
 nodes_init(void)
 {
-    pthread_condattr_t ca;
     int i;
 
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&evlog.cv, &ca);
-    pthread_condattr_destroy(&ca);
+    cond_init_mono(&evlog.cv);
     for (i = 0; i < NODE_SLOTS; i++) {
         nodes[i].idx = i;
         nodes[i].pid = -1;
@@ -174,13 +170,7 @@ evlog_wait(size_t from, int type, int who, int not_who, uint64_t min_epoch, int 
     size_t i = from;
     int rc = -1;
 
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += timeout_ms / 1000;
-    ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    ts = mono_at(now_us() + (uint64_t)timeout_ms * 1000u);
     pthread_mutex_lock(&evlog.mu);
     for (;;) {
         for (; i < evlog.n; i++) {

@@ -280,12 +280,9 @@ steady(struct recipe *r, int *holder)
 static int
 wait_steady(struct recipe *r, int *holder, int timeout_ms)
 {
-    struct timespec ts;
-    uint64_t until = now_us() + (uint64_t)timeout_ms * 1000u;
+    struct timespec ts = mono_at(now_us() + (uint64_t)timeout_ms * 1000u);
     int ok, errors = 0, i;
 
-    ts.tv_sec = (time_t)(until / 1000000u);
-    ts.tv_nsec = (long)(until % 1000000u) * 1000L;
     pthread_mutex_lock(&r->mu);
     while (!(ok = steady(r, holder))) {
         for (errors = 0, i = 0; i < RECIPE_CLIENTS; i++)
@@ -306,16 +303,12 @@ struct recipe *
 recipe_open(const char *hosts, const char *base)
 {
     struct recipe *r = calloc(1, sizeof(*r));
-    pthread_condattr_t ca;
     int i, holder, rc;
 
     if (r == NULL)
         return NULL;
     pthread_mutex_init(&r->mu, NULL);
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&r->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    cond_init_mono(&r->cv);
     snprintf(r->base, sizeof(r->base), "%s", base);
     snprintf(r->wbase, sizeof(r->wbase), "%s-w", base);
     snprintf(r->req, sizeof(r->req), "%s-req", base);
@@ -383,11 +376,8 @@ pick(struct recipe *r, int holder, struct rclient **hp, struct rclient **sp)
 static int
 wait_lead(struct recipe *r, struct rclient *s, uint64_t t0)
 {
-    struct timespec ts;
-    uint64_t until = t0 + (uint64_t)BENCH_WAIT_MS * 1000u;
+    struct timespec ts = mono_at(t0 + (uint64_t)BENCH_WAIT_MS * 1000u);
 
-    ts.tv_sec = (time_t)(until / 1000000u);
-    ts.tv_nsec = (long)(until % 1000000u) * 1000L;
     while (!(s->leads && s->write_us) && s->errors == 0)
         if (pthread_cond_timedwait(&r->cv, &r->mu, &ts) == ETIMEDOUT)
             break;
@@ -474,11 +464,8 @@ crowd_watcher(zhandle_t *zh, int type, int state, const char *path, void *ctx)
 static int
 crowd_wait(struct recipe *r)
 {
-    struct timespec ts;
-    uint64_t until = now_us() + (uint64_t)BENCH_WAIT_MS * 1000u;
+    struct timespec ts = mono_at(now_us() + (uint64_t)BENCH_WAIT_MS * 1000u);
 
-    ts.tv_sec = (time_t)(until / 1000000u);
-    ts.tv_nsec = (long)(until % 1000000u) * 1000L;
     while (r->crowd_pending > 0 && r->crowd_errors == 0)
         if (pthread_cond_timedwait(&r->cv, &r->mu, &ts) == ETIMEDOUT)
             break;
@@ -605,7 +592,6 @@ recipe_crowd_once(struct recipe *r, struct recipe_sample *out)
 {
     return handover(r, out, true);
 }
-
 
 static void
 del_done(int rc, const void *data)

@@ -31,18 +31,6 @@
 
 /* ---- raw handles --------------------------------------------------------- */
 
-/* A condition variable whose timed waits take CLOCK_MONOTONIC deadlines. */
-static void
-cond_init_mono(pthread_cond_t *cv)
-{
-    pthread_condattr_t ca;
-
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(cv, &ca);
-    pthread_condattr_destroy(&ca);
-}
-
 struct zkconn {
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -84,13 +72,7 @@ zk_connect(const char *hosts, int timeout_ms)
     }
     if (trace_no_resolve_on())
         zoo_set_servers_resolution_delay(zh, -1);
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += timeout_ms / 1000;
-    ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    ts = mono_at(now_us() + (uint64_t)timeout_ms * 1000u);
     pthread_mutex_lock(&c->mu);
     while (c->state != ZOO_CONNECTED_STATE)
         if (pthread_cond_timedwait(&c->cv, &c->mu, &ts) == ETIMEDOUT)
@@ -287,13 +269,7 @@ ws_wait(struct wstate *ws, int timeout_ms)
     struct timespec ts;
     int rc = 0;
 
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += timeout_ms / 1000;
-    ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    ts = mono_at(now_us() + (uint64_t)timeout_ms * 1000u);
     pthread_mutex_lock(&ws->mu);
     while (!ws->done)
         if (pthread_cond_timedwait(&ws->cv, &ws->mu, &ts) == ETIMEDOUT)
@@ -392,12 +368,9 @@ count_watcher(zhandle_t *zh, int type, int state, const char *path, void *ctx)
 static int
 fired_wait(struct fired *f, int n)
 {
-    struct timespec ts;
-    uint64_t until = now_us() + (uint64_t)BENCH_WAIT_MS * 1000u;
+    struct timespec ts = mono_at(now_us() + (uint64_t)BENCH_WAIT_MS * 1000u);
     int rc;
 
-    ts.tv_sec = (time_t)(until / 1000000u);
-    ts.tv_nsec = (long)(until % 1000000u) * 1000L;
     pthread_mutex_lock(&f->mu);
     while (f->n < n)
         if (pthread_cond_timedwait(&f->cv, &f->mu, &ts) == ETIMEDOUT)
@@ -431,8 +404,7 @@ static int
 sync_wait(zhandle_t *zh, const char *path)
 {
     struct synced *y = malloc(sizeof(*y));
-    struct timespec ts;
-    uint64_t until = now_us() + (uint64_t)BENCH_WAIT_MS * 1000u;
+    struct timespec ts = mono_at(now_us() + (uint64_t)BENCH_WAIT_MS * 1000u);
     int rc;
 
     if (y == NULL)
@@ -440,8 +412,6 @@ sync_wait(zhandle_t *zh, const char *path)
     pthread_mutex_init(&y->mu, NULL);
     cond_init_mono(&y->cv);
     y->rc = 1;
-    ts.tv_sec = (time_t)(until / 1000000u);
-    ts.tv_nsec = (long)(until % 1000000u) * 1000L;
     pthread_mutex_lock(&y->mu);
     rc = zoo_async(zh, path, sync_done, y);
     if (rc == ZOK)

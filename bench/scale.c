@@ -302,8 +302,7 @@ wait_pred(bool (*pred)(void *), void *arg, int timeout_ms)
             return true;
         if ((now = now_us()) >= until)
             return false;
-        ts.tv_sec = (time_t)(until / 1000000u);
-        ts.tv_nsec = (long)(until % 1000000u) * 1000L;
+        ts = mono_at(until);
         pthread_cond_timedwait(&S.cv, &S.mu, &ts);
     }
 }
@@ -1375,11 +1374,7 @@ section_scale(struct zkh *z, int members)
     sigaction(SIGPIPE, &sa, NULL);
 
     if (!S.cv_init) {
-        pthread_condattr_t ca;
-        pthread_condattr_init(&ca);
-        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-        pthread_cond_init(&S.cv, &ca);
-        pthread_condattr_destroy(&ca);
+        cond_init_mono(&S.cv);
         S.cv_init = true;
     }
     nsw = (members + SWARM_SIZE - 1) / SWARM_SIZE;

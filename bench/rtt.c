@@ -341,12 +341,41 @@ fail(struct rtt_ctx *c, const char *what, int rc)
     return -1;
 }
 
-/* The watches release_multi() arms, and how many of them fired. */
+/* The watches one sample of release_multi() arms, and how many of them
+   fired. One per sample: a watch that fires late, after its sample gave
+   up, counts in its own sample's, never in the next one's. */
 struct fired {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int n;
 };
+
+static int fired_wait(struct fired *f, int n);
+
+static struct fired *
+fired_new(void)
+{
+    struct fired *f = malloc(sizeof(*f));
+
+    if (f == NULL)
+        return NULL;
+    pthread_mutex_init(&f->mu, NULL);
+    cond_init_mono(&f->cv);         /* the deadline of fired_wait() is on CLOCK_MONOTONIC */
+    f->n = 0;
+    return f;
+}
+
+/* Free F once all ARMED of its watches fired; else leave it to the ones
+   still armed (a few bytes, after a failure already counted). */
+static void
+fired_done(struct fired *f, int armed)
+{
+    if (armed && fired_wait(f, armed) != 0)
+        return;
+    pthread_cond_destroy(&f->cv);
+    pthread_mutex_destroy(&f->mu);
+    free(f);
+}
 
 static void
 count_watcher(zhandle_t *zh, int type, int state, const char *path, void *ctx)
@@ -444,8 +473,7 @@ static int
 release_multi(struct rtt_ctx *c, zhandle_t **H, int ns, int s, const char *base,
     const char *payload, bool watched, int64_t *us)
 {
-    static struct fired f = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
-    static bool f_init;
+    struct fired *f = NULL;
     char pc[256], pd[256], pd2[256], pw[256], prx[256], prm[256], pr3[256], buf[PAYLOAD_LEN + 16];
     zoo_op_t ops[9];
     zoo_op_result_t res[9];
@@ -454,12 +482,6 @@ release_multi(struct rtt_ctx *c, zhandle_t **H, int ns, int s, const char *base,
     int rc = ZOK, j, len, n = 0, armed = 0;
     const char *what = "create for multi(release)";
 
-    if (!f_init) {
-        /* the deadline of fired_wait() is on CLOCK_MONOTONIC */
-        pthread_cond_destroy(&f.cv);
-        cond_init_mono(&f.cv);
-        f_init = true;
-    }
     snprintf(pc, sizeof(pc), "%s/c", base);
     snprintf(pd, sizeof(pd), "%s/d", base);
     snprintf(pd2, sizeof(pd2), "%s/d2", base);
@@ -474,9 +496,11 @@ release_multi(struct rtt_ctx *c, zhandle_t **H, int ns, int s, const char *base,
         (rc = zoo_create(H[s], pr3, payload, 40, &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL, NULL, 0)) !=
             ZOK)
         goto fail;
-    pthread_mutex_lock(&f.mu);
-    f.n = 0;
-    pthread_mutex_unlock(&f.mu);
+    if ((f = fired_new()) == NULL) {
+        rc = ZSYSTEMERROR;
+        what = "watch counter for multi(release)";
+        goto fail;
+    }
     for (j = 0; watched && j < ns; j++) {
         const char *third = j == s ? prm : pd2;
         /* another server may not have applied the creates yet */
@@ -484,16 +508,16 @@ release_multi(struct rtt_ctx *c, zhandle_t **H, int ns, int s, const char *base,
         if (j != s && (rc = sync_wait(H[j], prx)) != ZOK)
             goto fail;
         what = "watches for multi(release)";
-        if ((rc = zoo_wexists(H[j], prx, count_watcher, &f, &st)) != ZOK)
+        if ((rc = zoo_wexists(H[j], prx, count_watcher, f, &st)) != ZOK)
             goto fail;
         armed++;
         len = (int)sizeof(buf);
-        if ((rc = zoo_wget(H[j], pd, count_watcher, &f, buf, &len, &st)) != ZOK)
+        if ((rc = zoo_wget(H[j], pd, count_watcher, f, buf, &len, &st)) != ZOK)
             goto fail;
         armed++;
         len = (int)sizeof(buf);
-        rc = j == s ? zoo_wexists(H[j], third, count_watcher, &f, &st)
-                    : zoo_wget(H[j], third, count_watcher, &f, buf, &len, &st);
+        rc = j == s ? zoo_wexists(H[j], third, count_watcher, f, &st)
+                    : zoo_wget(H[j], third, count_watcher, f, buf, &len, &st);
         if (rc != ZOK)
             goto fail;
         armed++;
@@ -514,8 +538,9 @@ release_multi(struct rtt_ctx *c, zhandle_t **H, int ns, int s, const char *base,
     if (rc != ZOK)
         goto fail;
     *us = (int64_t)(t1 - t0);
-    if (armed && fired_wait(&f, armed) != 0)
-        return fail(c, "multi(release)'s watches", 0); /* not all fired in time */
+    if (armed && fired_wait(f, armed) != 0)
+        return fail(c, "multi(release)'s watches", 0); /* not all fired in time: f stays theirs */
+    fired_done(f, 0);
     return 0;
 fail:
     /* nothing left behind: the ephemerals go, a watch still armed fires now */
@@ -526,6 +551,8 @@ fail:
         zoo_set(H[s], pd, payload, PAYLOAD_LEN, -1);
         zoo_set(H[s], pd2, "n2", 2, -1);
     }
+    if (f)
+        fired_done(f, armed);
     return fail(c, what, rc);
 }
 

@@ -356,10 +356,11 @@ struct zke_succ {
 };
 
 /*
- * successor: written only by the elector, with each decision and whenever
- * the policy's answer changes: for each slot with a leader, what the policy
- * would choose if that leader left. A resigning leader uses its entry to
- * write the handover decision itself (doc/PROTOCOL.md).
+ * successor: written only by the elector, whenever the policy's answer
+ * changes: for each slot with a leader, what the policy would choose if that
+ * leader left. A resigning leader uses its entry to write the handover
+ * decision itself, and an operator's switchover the entry's switchover flag
+ * to write its decision (doc/PROTOCOL.md §4).
  */
 struct zke_successor {
     int32_t elected_version;                  /* required, 0..INT32_MAX: the version

@@ -620,21 +620,7 @@ test_graceful_leave(void)
        leave between the two finds n2's watch not armed yet: n2 hears no
        wake, reads the decision and takes over the ordinary way (correct,
        but not the fast path this test checks; seen in CI under load) */
-    {
-        uint64_t end = now_ms() + WAIT_MS;
-        int named = 0;
-
-        while (now_ms() < end) {
-            pthread_mutex_lock(&rec_mu);
-            named = nodes[1].named;
-            pthread_mutex_unlock(&rec_mu);
-            if (named)
-                break;
-            struct timespec ts = {0, 2 * 1000000};
-            nanosleep(&ts, NULL);
-        }
-        CU_ASSERT(named);
-    }
+    CU_ASSERT(wait_counter(&nodes[1].named, 1, WAIT_MS));
     CU_ASSERT_EQUAL(zkelect_unnominate(nodes[0].g, WAIT_MS), 0);
     CU_ASSERT_EQUAL(nodes[0].nstepdown, 1);
     i = wait_one_ready(WAIT_MS, "n2");

@@ -350,33 +350,6 @@ struct fired {
     int n;
 };
 
-static int fired_wait(struct fired *f, int n);
-
-static struct fired *
-fired_new(void)
-{
-    struct fired *f = malloc(sizeof(*f));
-
-    if (f == NULL)
-        return NULL;
-    pthread_mutex_init(&f->mu, NULL);
-    cond_init_mono(&f->cv);         /* the deadline of fired_wait() is on CLOCK_MONOTONIC */
-    f->n = 0;
-    return f;
-}
-
-/* Free F once all ARMED of its watches fired; else leave it to the ones
-   still armed (a few bytes, after a failure already counted). */
-static void
-fired_done(struct fired *f, int armed)
-{
-    if (armed && fired_wait(f, armed) != 0)
-        return;
-    pthread_cond_destroy(&f->cv);
-    pthread_mutex_destroy(&f->mu);
-    free(f);
-}
-
 static void
 count_watcher(zhandle_t *zh, int type, int state, const char *path, void *ctx)
 {
@@ -407,6 +380,31 @@ fired_wait(struct fired *f, int n)
     rc = f->n >= n ? 0 : -1;
     pthread_mutex_unlock(&f->mu);
     return rc;
+}
+
+static struct fired *
+fired_new(void)
+{
+    struct fired *f = malloc(sizeof(*f));
+
+    if (f == NULL)
+        return NULL;
+    pthread_mutex_init(&f->mu, NULL);
+    cond_init_mono(&f->cv);         /* the deadline of fired_wait() is on CLOCK_MONOTONIC */
+    f->n = 0;
+    return f;
+}
+
+/* Free F once all ARMED of its watches fired; else leave it to the ones
+   still armed (a few bytes, after a failure already counted). */
+static void
+fired_done(struct fired *f, int armed)
+{
+    if (armed && fired_wait(f, armed) != 0)
+        return;
+    pthread_cond_destroy(&f->cv);
+    pthread_mutex_destroy(&f->mu);
+    free(f);
 }
 
 struct synced {

@@ -256,21 +256,23 @@ section_groups(struct zkh *z, int ngroups)
     if (c0.servers_ms >= 0 && reqs > 0) {
         double srv = c1.servers_ms - c0.servers_ms;
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        double cpus = ncpu > 0 ? (double)ncpu : 1.0;
+        double all = srv + (c1.self_ms - c0.self_ms);   /* the servers' and this process's */
         cpu_req = srv / (double)reqs;
         table_note("server CPU per request: %.3f ms (%.0f ms of the 3 JVMs / %llu library "
             "requests%s); at that cost the servers alone need %.1f s of %ld CPUs' time for "
             "these %d groups", cpu_req, srv, reqs,
             pk0 >= 0 && pk1 >= 0 ? "" : "; servers' packets unknown",
-            srv / 1000.0 / (double)(ncpu > 0 ? ncpu : 1), ncpu, ngroups);
+            srv / 1000.0 / cpus, ncpu, ngroups);
         if (pk0 >= 0 && pk1 > pk0)
             table_note("  per packet the servers received (incl. pings and mntr): %.3f ms",
                 srv / (double)(pk1 - pk0));
         /* the servers and this process share the machine's CPUs: with both
            busy all the time, the burst could not end sooner than this */
-        floor_s = (srv + (c1.self_ms - c0.self_ms)) / 1000.0 / (double)(ncpu > 0 ? ncpu : 1);
+        floor_s = all / 1000.0 / cpus;
         table_note("  CPU floor: the servers and this process used %.0f ms of CPU, %.1f s of "
-            "%ld CPUs' time even if no CPU ever waited (all READY took %.1f s)",
-            srv + (c1.self_ms - c0.self_ms), floor_s, ncpu, (double)(t_ready - t0) / 1e6);
+            "%ld CPUs' time even if no CPU ever waited (all READY took %.1f s)", all, floor_s,
+            ncpu, (double)(t_ready - t0) / 1e6);
         summary_csv_value(label, "CPU floor", floor_s * 1000.0, "ms");
         summary_csv_value(label, "server CPU per request", cpu_req, "ms");
     }
